@@ -1,0 +1,1 @@
+"""hookgate: hooks for AI agents."""

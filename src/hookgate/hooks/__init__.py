@@ -1,0 +1,42 @@
+"""hookgate's hook engine: events, config, runner and reply formats.
+
+A library of its own: it knows nothing of models, tools or front ends. Embed it as
+
+    config = load_hooks_file(Path("hookgate.yaml"))
+    engine = HookEngine(config, session_id="...")
+    outcome = await engine.run("preToolCall", {"tool": "shell", "arguments": {...}})
+    if outcome.blocked: ...
+
+and call `adopt_orphans()` once at start-up where PID 1 may not reap.
+"""
+
+from hookgate.hooks.config import HooksConfig, HookSpec, callable_hook, load_hooks_file, parse_hooks
+from hookgate.hooks.errors import ConfigError, HookgateError
+from hookgate.hooks.events import EVENTS, EventSpec, OnError, canonical_event
+from hookgate.hooks.formats import FORMATS, BadReply, HookReply
+from hookgate.hooks.process import ProcessResult, SpawnError, adopt_orphans, run_process
+from hookgate.hooks.runner import HookEngine, HookFailure, Outcome
+
+__all__ = [
+    "EVENTS",
+    "FORMATS",
+    "BadReply",
+    "ConfigError",
+    "EventSpec",
+    "HookEngine",
+    "HookFailure",
+    "HookReply",
+    "HookSpec",
+    "HookgateError",
+    "HooksConfig",
+    "OnError",
+    "Outcome",
+    "ProcessResult",
+    "SpawnError",
+    "adopt_orphans",
+    "callable_hook",
+    "canonical_event",
+    "load_hooks_file",
+    "parse_hooks",
+    "run_process",
+]

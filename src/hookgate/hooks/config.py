@@ -1,0 +1,307 @@
+"""The hook configuration: the `hooks:` mapping of a YAML file, parsed once, strictly.
+
+`parse_hooks` turns that mapping into a frozen `HooksConfig`; every mistake is a
+`ConfigError` naming the file, line, key path and value. The order of each event's
+list is the order its hooks run in.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hookgate.hooks.errors import ConfigError
+from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, OnError, canonical_event
+from hookgate.hooks.formats import FORMATS
+from hookgate.hooks.yamlfile import (
+    Where,
+    check_keys,
+    describe,
+    did_you_mean,
+    expect_mapping,
+    load_yaml,
+)
+
+DEFAULT_SHELL = "/bin/sh"
+#: The longest timeout a hook may ask for; a hook sits in the middle of the turn.
+MAX_TIMEOUT = 3600.0
+HOOK_KEYS = (
+    "name", "command", "args", "python", "shell", "matcher", "timeout",
+    "onError", "format", "env", "cwd",
+)  # fmt: skip
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, None: 1.0}
+
+HookCallable = Callable[[Mapping[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class HookSpec:
+    """One configured hook, validated: exactly one of command, args or function is set."""
+
+    event: EventSpec
+    name: str
+    timeout: float
+    on_error: OnError
+    format: str = "native"
+    command: str | None = None
+    args: tuple[str, ...] | None = None
+    function: HookCallable | None = None
+    shell: str = DEFAULT_SHELL
+    matcher: re.Pattern[str] | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    origin: str = ""
+    """Where the hook was defined, `file:line`, for messages."""
+
+    def argv(self) -> tuple[str, ...]:
+        """The command line the hook runs as (empty for a Python callable)."""
+        if self.args is not None:
+            return self.args
+        if self.command is not None:
+            return (self.shell, "-c", self.command)
+        return ()
+
+    def matches(self, target: str | None) -> bool:
+        """Whether the hook runs for this tool or agent name."""
+        if self.matcher is None:
+            return True
+        return target is not None and self.matcher.search(target) is not None
+
+
+@dataclass(frozen=True)
+class HooksConfig:
+    """Every event's hooks, in order, as read once at session start."""
+
+    hooks: Mapping[str, tuple[HookSpec, ...]] = field(default_factory=dict)
+    source: str = ""
+
+    def for_event(self, event: str) -> tuple[HookSpec, ...]:
+        return self.hooks.get(event, ())
+
+    def __iter__(self) -> Any:
+        for event in EVENTS:
+            yield from self.for_event(event)
+
+
+def load_hooks_file(path: Path) -> HooksConfig:
+    """Read the `hooks:` mapping of the YAML file `path` (other top-level keys are not ours)."""
+    document = load_yaml(path)
+    where = Where(str(path))
+    if document is None:
+        return HooksConfig(source=str(path))
+    document = expect_mapping(document, where, "the file's top level")
+    return parse_hooks(document.get("hooks"), where.key(document, "hooks"), base_dir=path.parent)
+
+
+def parse_hooks(node: Any, where: Where, *, base_dir: Path) -> HooksConfig:
+    """Validate the `hooks:` mapping found at `where`; `base_dir` anchors relative `cwd`."""
+    if node is None:
+        return HooksConfig(source=where.file)
+    node = expect_mapping(node, where, "a mapping of event names to lists of hooks")
+    hooks: dict[str, tuple[HookSpec, ...]] = {}
+    for raw_name, entries in node.items():
+        spec = canonical_event(str(raw_name))
+        at = where.key(node, str(raw_name))
+        if spec is None:
+            hint = did_you_mean(str(raw_name), EVENT_NAMES) or "events: " + ", ".join(EVENTS)
+            raise at.error(f"unknown event {raw_name!r}", hint=hint)
+        if spec.name in hooks:
+            raise at.error(f"{raw_name!r} repeats event {spec.name!r} under another spelling")
+        if entries is None:
+            entries = []
+        if not isinstance(entries, list):
+            raise at.error(f"expected a list of hooks, got {describe(entries)}")
+        hooks[spec.name] = tuple(
+            parse_hook(entry, spec, at.item(entries, i), base_dir=base_dir)
+            for i, entry in enumerate(entries)
+        )
+    return HooksConfig(hooks=hooks, source=where.file)
+
+
+def parse_hook(node: Any, event: EventSpec, where: Where, *, base_dir: Path) -> HookSpec:
+    """Validate one hook entry of `event`'s list."""
+    node = expect_mapping(node, where, "a hook")
+    check_keys(node, where, HOOK_KEYS)
+    kinds = [key for key in ("command", "args", "python") if key in node]
+    if len(kinds) != 1:
+        found = " and ".join(kinds) or "none of them"
+        raise where.error(
+            f"a hook needs exactly one of command, args or python; found {found}",
+            hint="command: 'a shell command line', args: [program, arg, ...], "
+            "python: package.module:function",
+        )
+    format_name = _choice(node, where, "format", tuple(FORMATS), "native")
+    fmt = FORMATS[format_name]
+    if not fmt.supports(event):
+        raise where.key(node, "format").error(
+            f"format {format_name!r} has no counterpart of event {event.name!r}",
+            hint="use format: native for this event",
+        )
+    on_error = OnError(_choice(node, where, "onError", tuple(e.value for e in OnError),
+                               event.default_on_error.value))  # fmt: skip
+    kind = kinds[0]
+    return HookSpec(
+        event=event,
+        name=_string(node, where, "name") or _default_name(node, kind),
+        timeout=_timeout(node, where, fmt.default_timeout),
+        on_error=on_error,
+        format=format_name,
+        command=_string(node, where, "command", required=kind == "command"),
+        args=_args(node, where) if kind == "args" else None,
+        function=_import_callable(node, where) if kind == "python" else None,
+        shell=_string(node, where, "shell") or DEFAULT_SHELL,
+        matcher=_matcher(node, where, event),
+        env=_env(node, where),
+        cwd=_cwd(node, where, base_dir),
+        origin=f"{where.file}:{where.line}" if where.line else where.file,
+    )
+
+
+def parse_duration(value: Any) -> float | None:
+    """Seconds from `10`, `2.5`, `500ms`, `10s` or `1m`; None when it is none of those."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str) and (match := _DURATION.match(value)):
+        return float(match.group(1)) * _UNITS[match.group(2)]
+    return None
+
+
+def _default_name(node: Mapping[Any, Any], kind: str) -> str:
+    value = node[kind]
+    text = " ".join(str(a) for a in value) if isinstance(value, list) else str(value)
+    text = " ".join(text.split())
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _string(
+    node: Mapping[Any, Any], where: Where, key: str, *, required: bool = False
+) -> str | None:
+    if key not in node:
+        return None
+    value = node[key]
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise where.key(node, key).error(f"expected a non-empty string, got {describe(value)}")
+    return value
+
+
+def _choice(
+    node: Mapping[Any, Any], where: Where, key: str, choices: tuple[str, ...], default: str
+) -> str:
+    value = node.get(key, default)
+    if value not in choices:
+        hint = did_you_mean(str(value), choices) or f"one of: {', '.join(choices)}"
+        raise where.key(node, key).error(f"{value!r} is not one of {', '.join(choices)}", hint=hint)
+    return str(value)
+
+
+def _timeout(node: Mapping[Any, Any], where: Where, default: float) -> float:
+    if "timeout" not in node:
+        return default
+    seconds = parse_duration(node["timeout"])
+    if seconds is None or not 0 < seconds <= MAX_TIMEOUT:
+        raise where.key(node, "timeout").error(
+            f"expected a duration above 0 and at most {MAX_TIMEOUT:g}s, got {describe(node['timeout'])}",
+            hint="seconds as a number, or a string such as '500ms', '10s', '2m'",
+        )
+    return seconds
+
+
+def _args(node: Mapping[Any, Any], where: Where) -> tuple[str, ...]:
+    value = node["args"]
+    if not isinstance(value, list) or not value or not all(isinstance(a, str) for a in value):
+        raise where.key(node, "args").error(
+            f"expected a non-empty list of strings, got {describe(value)}",
+            hint="args: [./guard.py, --strict]",
+        )
+    return tuple(value)
+
+
+def _matcher(node: Mapping[Any, Any], where: Where, event: EventSpec) -> re.Pattern[str] | None:
+    if "matcher" not in node:
+        return None
+    at = where.key(node, "matcher")
+    if event.match_on.value == "nothing":
+        raise at.error(f"event {event.name!r} has no tool or agent name to match",
+                       hint="remove the matcher")  # fmt: skip
+    value = node["matcher"]
+    if not isinstance(value, str):
+        raise at.error(f"expected a regular expression string, got {describe(value)}")
+    try:
+        return re.compile(value)
+    except re.error as exc:
+        raise at.error(f"invalid regular expression {value!r}: {exc}") from exc
+
+
+def _env(node: Mapping[Any, Any], where: Where) -> dict[str, str]:
+    value = node.get("env", {})
+    at = where.key(node, "env")
+    if not isinstance(value, Mapping):
+        raise at.error(f"expected a mapping of names to strings, got {describe(value)}")
+    env: dict[str, str] = {}
+    for key, item in value.items():
+        if not isinstance(key, str) or not key or "=" in key:
+            raise at.key(value, str(key)).error(f"invalid variable name {key!r}")
+        if isinstance(item, bool) or not isinstance(item, str | int | float):
+            raise at.key(value, key).error(f"expected a string value, got {describe(item)}")
+        env[key] = str(item)
+    return env
+
+
+def _cwd(node: Mapping[Any, Any], where: Where, base_dir: Path) -> str | None:
+    value = _string(node, where, "cwd")
+    if value is None:
+        return None
+    path = (base_dir / value).resolve()
+    if not path.is_dir():
+        raise where.key(node, "cwd").error(f"{value!r} is not a directory ({path})")
+    return str(path)
+
+
+def _import_callable(node: Mapping[Any, Any], where: Where) -> HookCallable:
+    at = where.key(node, "python")
+    reference = node["python"]
+    module_name, _, attribute = str(reference).partition(":")
+    if not isinstance(reference, str) or not module_name or not attribute:
+        raise at.error(f"expected 'package.module:function', got {describe(reference)}")
+    try:
+        target: Any = importlib.import_module(module_name)
+        for part in attribute.split("."):
+            target = getattr(target, part)
+    except Exception as exc:
+        raise at.error(f"cannot import {reference!r}: {exc}",
+                       hint="is the module on PYTHONPATH?") from exc  # fmt: skip
+    if not callable(target):
+        raise at.error(f"{reference!r} is not callable")
+    return target  # type: ignore[no-any-return]
+
+
+def callable_hook(
+    event: str,
+    function: HookCallable,
+    *,
+    name: str | None = None,
+    matcher: str | None = None,
+    timeout: float = 10.0,
+    on_error: str | None = None,
+) -> HookSpec:
+    """A hook made of a Python callable, for `HookEngine(..., extra=[...])`."""
+    spec = canonical_event(event)
+    if spec is None:
+        hint = did_you_mean(event, EVENT_NAMES)
+        raise ConfigError(f"unknown event {event!r}", hint=hint)
+    return HookSpec(
+        event=spec,
+        name=name or str(getattr(function, "__qualname__", repr(function))),
+        timeout=timeout,
+        on_error=OnError(on_error) if on_error else spec.default_on_error,
+        function=function,
+        matcher=re.compile(matcher) if matcher else None,
+        origin="python",
+    )

@@ -1,0 +1,106 @@
+"""What a reply format is: how a payload is written to a hook and its answer read back.
+
+A format turns the engine's payload (a flat mapping of the event's fields) into the
+bytes on the hook's stdin, and the finished process into a `HookReply`; anything
+wrong with the answer is a `BadReply`, which the runner treats as the hook failing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from hookgate.hooks.errors import HookgateError
+from hookgate.hooks.events import EventSpec
+from hookgate.hooks.process import ProcessResult
+
+#: Exit status that blocks: the hook said no on purpose.
+EXIT_BLOCK = 2
+#: Exit statuses of a shell that could not run the command: never a deliberate block.
+EXIT_NOT_EXECUTABLE = 126
+EXIT_NOT_FOUND = 127
+
+
+class BadReply(HookgateError):
+    """The hook ran but its answer cannot be applied; the hook has failed."""
+
+
+@dataclass(frozen=True)
+class HookReply:
+    """One hook's decision, validated for its event."""
+
+    block: bool = False
+    reason: str | None = None
+    changes: Mapping[str, Any] = field(default_factory=dict)
+    """Payload fields replaced, each one the event allows to change."""
+    context: str | None = None
+    message: str | None = None
+
+
+ALLOW = HookReply()
+
+
+class ReplyFormat(Protocol):
+    """A hook protocol: how the event is written and how the reply is read."""
+
+    name: str
+    default_timeout: float
+
+    def supports(self, event: EventSpec) -> bool:
+        """Whether this format can express `event` at all."""
+        ...
+
+    def encode(self, event: EventSpec, payload: Mapping[str, Any]) -> bytes:
+        """The bytes written to the hook's stdin."""
+        ...
+
+    def decode(
+        self, event: EventSpec, payload: Mapping[str, Any], result: ProcessResult
+    ) -> HookReply:
+        """The decision of a finished hook; raises `BadReply`."""
+        ...
+
+
+def check_exit(result: ProcessResult) -> None:
+    """Raise `BadReply` for every exit that is neither 0 (allow) nor 2 (block)."""
+    code = result.returncode
+    if code in (0, EXIT_BLOCK):
+        return
+    detail = _stderr_tail(result)
+    if result.signal is not None:
+        raise BadReply(f"killed by signal {result.signal}{detail}")
+    if code == EXIT_NOT_EXECUTABLE:
+        raise BadReply(f"exit 126: the command is not executable{detail}")
+    if code == EXIT_NOT_FOUND:
+        raise BadReply(f"exit 127: the command was not found{detail}")
+    raise BadReply(f"exit {code}{detail}")
+
+
+def block_reason(result: ProcessResult) -> str:
+    """The reason a hook that exited 2 gave: stdout preferred, stderr otherwise."""
+    for stream in (result.stdout, result.stderr):
+        text = stream.decode("utf-8", "replace").strip()
+        if text:
+            return text
+    return "no reason given"
+
+
+def read_json_object(stdout: bytes) -> dict[str, Any] | None:
+    """stdout as a JSON object, or None when it is empty or not one."""
+    text = stdout.decode("utf-8", "replace").strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _stderr_tail(result: ProcessResult, limit: int = 300) -> str:
+    text = result.stderr.decode("utf-8", "replace").strip()
+    if not text:
+        return ""
+    return ": " + (text if len(text) <= limit else "…" + text[-limit:])

@@ -1,0 +1,358 @@
+"""Start an external process, feed it, read it, bound it, and leave nothing of it behind.
+
+`run_process` is the one function hookgate starts processes with: hooks and the shell
+tool alike. The process runs in a session (and process group) of its own; stdin is
+written while stdout and stderr are drained, each capped; the timeout is enforced here,
+whatever the process does; at the end the whole group is killed and the leader reaped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from hookgate.hooks.errors import HookgateError
+
+#: Bytes kept of stdout and of stderr each; the rest is read and dropped, so a flood
+#: can neither block the process on a full pipe nor fill our memory.
+OUTPUT_CAP = 1024 * 1024
+#: Seconds between SIGTERM and SIGKILL when a process group is stopped.
+KILL_GRACE = 0.5
+#: Seconds we wait, once the leader has exited, for its pipes to close. A grandchild
+#: still holding them past this is killed with the group: its output is not waited for.
+EOF_GRACE = 0.1
+#: Bytes read from a pipe per wake-up.
+READ_CHUNK = 64 * 1024
+#: Signals a child must start with at their default action. Python ignores SIGPIPE and
+#: an ignored signal survives exec: a hook piping into `head` would spin otherwise.
+_RESET_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
+#: prctl(2) option that makes a process the reaper of its descendants' orphans.
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+class SpawnError(HookgateError):
+    """The program could not be started: not found, not executable, bad directory."""
+
+    def __init__(self, message: str, *, errno: int | None = None) -> None:
+        super().__init__(message)
+        self.errno = errno
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    """What a finished (or stopped) process left: exit status and capped output."""
+
+    returncode: int
+    """The exit status; a process killed by a signal has `-signal`, as in subprocess."""
+    stdout: bytes
+    stderr: bytes
+    stdout_truncated: bool
+    stderr_truncated: bool
+    timed_out: bool
+    duration: float
+    """Seconds from start to reaping."""
+
+    @property
+    def signal(self) -> int | None:
+        """The signal that ended the process, if one did."""
+        return -self.returncode if self.returncode < 0 else None
+
+
+async def run_process(
+    argv: Sequence[str],
+    *,
+    stdin: bytes = b"",
+    env: Mapping[str, str],
+    cwd: str | None = None,
+    timeout: float,
+    output_cap: int = OUTPUT_CAP,
+) -> ProcessResult:
+    """Run `argv` to completion or to `timeout` seconds, whichever comes first.
+
+    Raises `SpawnError` when the program cannot be started; every other outcome is
+    a `ProcessResult`. Cancelling the caller stops the process group the same way a
+    timeout does, and the cancellation goes on once the leader is reaped.
+    """
+    started = time.monotonic()
+    child = _Child.spawn(argv, env=env, cwd=cwd, output_cap=output_cap)
+    timed_out = False
+    try:
+        child.feed(stdin)
+        try:
+            async with asyncio.timeout(timeout):
+                await asyncio.shield(child.exited)
+        except TimeoutError:
+            timed_out = True
+            await child.stop_group()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(EOF_GRACE):
+                await asyncio.shield(child.output_closed)
+    except BaseException:
+        await child.stop_group()
+        raise
+    finally:
+        child.finish()
+    return ProcessResult(
+        returncode=child.returncode,
+        stdout=bytes(child.stdout.data),
+        stderr=bytes(child.stderr.data),
+        stdout_truncated=child.stdout.truncated,
+        stderr_truncated=child.stderr.truncated,
+        timed_out=timed_out,
+        duration=time.monotonic() - started,
+    )
+
+
+def resolve_program(program: str, env: Mapping[str, str]) -> str:
+    """The path `program` runs as, searched in the child's PATH, like a shell would."""
+    if os.sep in program:
+        return program
+    found = shutil.which(program, path=env.get("PATH", os.defpath))
+    if found is None:
+        raise SpawnError(f"{program!r} not found in PATH", errno=2)
+    return found
+
+
+class _Pipe:
+    """The read end of a child's stdout or stderr, drained by the event loop."""
+
+    def __init__(self, fd: int, cap: int, done: asyncio.Future[None]) -> None:
+        self.fd: int | None = fd
+        self.cap = cap
+        self.data = bytearray()
+        self.truncated = False
+        self._done = done
+        os.set_blocking(fd, False)
+        asyncio.get_running_loop().add_reader(fd, self._on_readable)
+
+    def _on_readable(self) -> None:
+        assert self.fd is not None
+        try:
+            chunk = os.read(self.fd, READ_CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.close()
+            return
+        room = self.cap - len(self.data)
+        if len(chunk) > room:
+            self.truncated = True
+            chunk = chunk[: max(room, 0)]
+        self.data += chunk
+
+    def close(self) -> None:
+        if self.fd is None:
+            return
+        asyncio.get_running_loop().remove_reader(self.fd)
+        os.close(self.fd)
+        self.fd = None
+        if not self._done.done():
+            self._done.set_result(None)
+
+
+class _Child:
+    """A started process group: its pipes, its exit, and the means to stop it."""
+
+    def __init__(self, pid: int, stdin_fd: int, stdout_fd: int, stderr_fd: int, cap: int) -> None:
+        loop = asyncio.get_running_loop()
+        self.pid = pid  # == the process group id: the child called setsid
+        self.returncode = 0
+        self._reaped = False
+        self._stdin_fd: int | None = stdin_fd
+        self._pending = memoryview(b"")
+        self.exited: asyncio.Future[None] = loop.create_future()
+        out_done: asyncio.Future[None] = loop.create_future()
+        err_done: asyncio.Future[None] = loop.create_future()
+        self.output_closed = asyncio.gather(out_done, err_done)
+        self.stdout = _Pipe(stdout_fd, cap, out_done)
+        self.stderr = _Pipe(stderr_fd, cap, err_done)
+        self._pidfd = _watch_exit(pid, self.exited)
+
+    @classmethod
+    def spawn(
+        cls, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None, output_cap: int
+    ) -> _Child:
+        if not argv:
+            raise SpawnError("empty command")
+        program = resolve_program(argv[0], env)
+        stdin_r, stdin_w = os.pipe()
+        stdout_r, stdout_w = os.pipe()
+        stderr_r, stderr_w = os.pipe()
+        try:
+            pid = _start(program, argv, env, cwd, stdin_r, stdout_w, stderr_w)
+        except BaseException:
+            for fd in (stdin_w, stdout_r, stderr_r):
+                os.close(fd)
+            raise
+        finally:
+            for fd in (stdin_r, stdout_w, stderr_w):
+                os.close(fd)
+        return cls(pid, stdin_w, stdout_r, stderr_r, output_cap)
+
+    def feed(self, data: bytes) -> None:
+        """Write `data` to stdin, then close it; what does not fit now goes in the background."""
+        self._pending = memoryview(data)
+        self._write_some()
+        if self._stdin_fd is not None:
+            os.set_blocking(self._stdin_fd, False)
+            asyncio.get_running_loop().add_writer(self._stdin_fd, self._write_some)
+
+    def _write_some(self) -> None:
+        fd = self._stdin_fd
+        if fd is None:
+            return
+        try:
+            while self._pending:
+                written = os.write(fd, self._pending)
+                self._pending = self._pending[written:]
+        except BlockingIOError:
+            return  # the pipe is full: the loop calls again once the child reads
+        except OSError:
+            pass  # the child closed its stdin (EPIPE) or is gone: it did not want the rest
+        self._close_stdin()
+
+    def _close_stdin(self) -> None:
+        fd, self._stdin_fd = self._stdin_fd, None
+        if fd is not None:
+            asyncio.get_running_loop().remove_writer(fd)
+            os.close(fd)
+
+    async def stop_group(self) -> None:
+        """SIGTERM the group, give it `KILL_GRACE` seconds, then SIGKILL it."""
+        if self._reaped:
+            return
+        self._signal_group(signal.SIGTERM)
+        try:
+            async with asyncio.timeout(KILL_GRACE):
+                await asyncio.shield(self.exited)
+        except TimeoutError:
+            pass
+        finally:
+            # Also on a second cancellation: whatever still runs is killed now.
+            self._signal_group(signal.SIGKILL)
+
+    def _signal_group(self, signum: int) -> None:
+        # Sent while the leader is unreaped, so the group id cannot have been reused.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signum)
+
+    def finish(self) -> None:
+        """Kill whatever is left of the group, reap the leader, release every fd."""
+        self._close_stdin()
+        if not self._reaped:
+            self._signal_group(signal.SIGKILL)
+            _, status = os.waitpid(self.pid, 0)
+            self._reaped = True
+            self.returncode = os.waitstatus_to_exitcode(status)
+            _reap_adopted(self.pid)
+        for pipe in (self.stdout, self.stderr):
+            pipe.close()
+        if self._pidfd is not None:
+            asyncio.get_running_loop().remove_reader(self._pidfd)
+            os.close(self._pidfd)
+            self._pidfd = None
+        if not self.exited.done():
+            self.exited.cancel()
+
+
+def _start(
+    program: str,
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    cwd: str | None,
+    stdin_fd: int,
+    stdout_fd: int,
+    stderr_fd: int,
+) -> int:
+    """Start the child in a new session with the three pipe ends as fds 0, 1 and 2.
+
+    `posix_spawn` is the fast path; it cannot change directory, so a hook with a
+    `cwd` other than ours starts through `subprocess.Popen`, which can.
+    """
+    if cwd is None or os.path.abspath(cwd) == os.getcwd():
+        actions = [
+            (os.POSIX_SPAWN_DUP2, stdin_fd, 0),
+            (os.POSIX_SPAWN_DUP2, stdout_fd, 1),
+            (os.POSIX_SPAWN_DUP2, stderr_fd, 2),
+        ]
+        try:
+            return os.posix_spawn(
+                program, list(argv), dict(env),
+                file_actions=actions, setsid=True, setsigdef=_RESET_SIGNALS,
+            )  # fmt: skip
+        except OSError as exc:
+            raise SpawnError(f"cannot run {program!r}: {exc.strerror}", errno=exc.errno) from exc
+    try:
+        popen = subprocess.Popen(
+            [program, *argv[1:]], executable=program, stdin=stdin_fd, stdout=stdout_fd,
+            stderr=stderr_fd, cwd=cwd, env=dict(env), start_new_session=True,
+        )  # fmt: skip
+    except OSError as exc:
+        raise SpawnError(
+            f"cannot run {program!r} in {cwd!r}: {exc.strerror}", errno=exc.errno
+        ) from exc
+    popen.returncode = 0  # we reap it ourselves; keep Popen from trying (and warning)
+    return popen.pid
+
+
+def _watch_exit(pid: int, exited: asyncio.Future[None]) -> int | None:
+    """Resolve `exited` when `pid` exits, leaving it unreaped (a zombie holds the group id).
+
+    A pidfd tells the event loop directly; where there is none (Linux < 5.3), a thread
+    waits with WNOWAIT.
+    """
+    loop = asyncio.get_running_loop()
+
+    def mark_exited() -> None:
+        if not exited.done():
+            exited.set_result(None)
+
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        waiter = loop.run_in_executor(None, _wait_unreaped, pid)
+        waiter.add_done_callback(lambda _: mark_exited())
+        return None
+    loop.add_reader(pidfd, mark_exited)
+    return pidfd
+
+
+def _wait_unreaped(pid: int) -> None:
+    with contextlib.suppress(ChildProcessError):
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+
+
+def _reap_adopted(pgid: int) -> None:
+    """Reap the killed members of group `pgid` that were reparented to us.
+
+    They are ours only where `adopt_orphans()` made this process a subreaper; each was
+    sent SIGKILL, so each wait is short.
+    """
+    with contextlib.suppress(ChildProcessError):
+        while True:
+            os.waitpid(-pgid, 0)
+
+
+def adopt_orphans() -> bool:
+    """Make this process the reaper of its descendants' orphans (Linux only).
+
+    A hook's grandchild outlives its parent, is killed with the group, and must then be
+    reaped by someone: normally PID 1, but a container's PID 1 often never reaps, and
+    every killed grandchild would stay a zombie. Call this once at start-up in a
+    program that runs hooks; it returns whether the kernel agreed.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False

@@ -1,0 +1,257 @@
+"""Run an event's hooks in order and fold their replies into one `Outcome`.
+
+Every event starts allowed; each hook sees the payload as the hooks before it left
+it; the first block ends the chain (on events that can block); a failing hook never
+raises out of here: its `onError` decides what the failure means.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import inspect
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from hookgate.hooks.config import HooksConfig, HookSpec
+from hookgate.hooks.errors import ConfigError
+from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, OnError
+from hookgate.hooks.formats import FORMATS, BadReply, HookReply, reply_from_json
+from hookgate.hooks.process import SpawnError, run_process
+from hookgate.hooks.yamlfile import did_you_mean
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class HookFailure:
+    """A hook that could not give a usable answer, and why."""
+
+    hook: str
+    event: str
+    message: str
+    on_error: OnError
+
+    def __str__(self) -> str:
+        return f"hook {self.hook!r} ({self.event}) failed: {self.message}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The decision for one event, all its hooks considered."""
+
+    event: str
+    payload: Mapping[str, Any]
+    """The event's fields after every change the hooks made."""
+    blocked: bool = False
+    reason: str | None = None
+    blocked_by: str | None = None
+    context: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()
+    """Lines for the user: hook messages, failures under `warn`, annotations."""
+    errors: tuple[HookFailure, ...] = ()
+    changed: tuple[str, ...] = ()
+    """Names of the payload fields some hook replaced."""
+    hooks_run: int = 0
+
+    @property
+    def allowed(self) -> bool:
+        return not self.blocked
+
+
+@dataclass
+class _Chain:
+    """The state an event's hooks build up as they run."""
+
+    spec: EventSpec
+    payload: dict[str, Any]
+    context: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    errors: list[HookFailure] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    blocked_by: HookSpec | None = None
+    reason: str | None = None
+    hooks_run: int = 0
+
+
+class HookEngine:
+    """The hooks of one session, read once: `await engine.run(event, payload)`.
+
+    `session_id`, `project_dir` and `asked_depth` reach every hook, in its payload
+    and as `HOOKGATE_*` variables. `extra` adds hooks (Python callables, usually)
+    after those of the config, event by event.
+    """
+
+    def __init__(
+        self,
+        config: HooksConfig | None = None,
+        *,
+        session_id: str,
+        project_dir: str | None = None,
+        asked_depth: int = 0,
+        extra: Iterable[HookSpec] = (),
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.session_id = session_id
+        self.project_dir = os.path.abspath(project_dir or os.getcwd())
+        self.asked_depth = asked_depth
+        hooks = {event: list(specs) for event, specs in (config.hooks if config else {}).items()}
+        for spec in extra:
+            hooks.setdefault(spec.event.name, []).append(spec)
+        self._hooks: dict[str, tuple[HookSpec, ...]] = {e: tuple(s) for e, s in hooks.items() if s}
+        base_env = dict(os.environ if environ is None else environ)
+        self._env = {id(spec): self._hook_env(spec, base_env) for spec in self}
+
+    def __iter__(self) -> Any:
+        for event in EVENTS:
+            yield from self._hooks.get(event, ())
+
+    def hooks_for(self, event: str) -> tuple[HookSpec, ...]:
+        """The hooks of `event` (either spelling), in the order they run."""
+        return self._hooks.get(EVENT_NAMES.get(event, event), ())
+
+    async def run(self, event: str, payload: Mapping[str, Any]) -> Outcome:
+        """Run the hooks of `event` on `payload` (the event's own fields)."""
+        name = EVENT_NAMES.get(event)
+        if name is None:
+            raise ConfigError(f"unknown event {event!r}", hint=did_you_mean(event, EVENT_NAMES))
+        hooks = self._hooks.get(name)
+        if not hooks:
+            return Outcome(event=name, payload=payload)
+        spec = EVENTS[name]
+        target = _target(spec, payload)
+        chain = _Chain(spec, dict(payload))
+        for hook in hooks:
+            if not hook.matches(target):
+                continue
+            chain.hooks_run += 1
+            await self._run_one(hook, chain)
+            if chain.blocked_by is not None and spec.can_block:
+                break
+        return Outcome(
+            event=name,
+            payload=chain.payload,
+            blocked=chain.blocked_by is not None and spec.can_block,
+            reason=chain.reason if spec.can_block else None,
+            blocked_by=chain.blocked_by.name if chain.blocked_by and spec.can_block else None,
+            context=tuple(chain.context),
+            notices=tuple(chain.notices),
+            errors=tuple(chain.errors),
+            changed=tuple(chain.changed),
+            hooks_run=chain.hooks_run,
+        )
+
+    async def _run_one(self, hook: HookSpec, chain: _Chain) -> None:
+        try:
+            reply = await self._ask(hook, chain)
+        except (BadReply, SpawnError, TimeoutError) as exc:
+            message = (
+                f"timed out after {hook.timeout:g}s" if isinstance(exc, TimeoutError) else str(exc)
+            )
+            self._fail(hook, chain, message)
+            return
+        except Exception as exc:  # a Python hook's own bug: its failure, not ours
+            self._fail(hook, chain, f"raised {type(exc).__name__}: {exc}")
+            return
+        _apply(hook, reply, chain)
+
+    async def _ask(self, hook: HookSpec, chain: _Chain) -> HookReply:
+        envelope = self._envelope(chain)
+        if hook.function is not None:
+            return await _call(hook, envelope, chain.spec)
+        fmt = FORMATS[hook.format]
+        result = await run_process(
+            hook.argv(),
+            stdin=fmt.encode(chain.spec, envelope),
+            env=self._env[id(hook)],
+            cwd=hook.cwd or self.project_dir,
+            timeout=hook.timeout,
+        )
+        if result.timed_out:
+            raise TimeoutError
+        return fmt.decode(chain.spec, envelope, result)
+
+    def _envelope(self, chain: _Chain) -> dict[str, Any]:
+        envelope: dict[str, Any] = {
+            "event": chain.spec.name,
+            "session_id": self.session_id,
+            "cwd": self.project_dir,
+        }
+        if self.asked_depth:
+            envelope["asked"] = {"depth": self.asked_depth}
+        envelope.update(chain.payload)
+        return envelope
+
+    def _fail(self, hook: HookSpec, chain: _Chain, message: str) -> None:
+        failure = HookFailure(hook.name, chain.spec.name, message, hook.on_error)
+        if hook.on_error is OnError.IGNORE:
+            return
+        chain.errors.append(failure)
+        if hook.on_error is OnError.WARN:
+            chain.notices.append(str(failure))
+            return
+        _block(hook, chain, f"hook {hook.name!r} failed: {message}")
+
+    def _hook_env(self, hook: HookSpec, base: Mapping[str, str]) -> dict[str, str]:
+        env = {**base, **hook.env}
+        env.update(
+            HOOKGATE_EVENT=hook.event.name,
+            HOOKGATE_HOOK_NAME=hook.name,
+            HOOKGATE_SESSION_ID=self.session_id,
+            HOOKGATE_PROJECT_DIR=self.project_dir,
+            HOOKGATE_ASKED_DEPTH=str(self.asked_depth),
+        )
+        return env
+
+
+async def _call(hook: HookSpec, envelope: dict[str, Any], spec: EventSpec) -> HookReply:
+    """Run a Python hook: it gets a copy of the payload and answers as a native reply."""
+    assert hook.function is not None
+    answer = hook.function(copy.deepcopy(envelope))
+    if inspect.isawaitable(answer):
+        async with asyncio.timeout(hook.timeout):
+            answer = await answer
+    if answer is None:
+        return HookReply()
+    if isinstance(answer, HookReply):
+        return answer
+    if not isinstance(answer, Mapping):
+        raise BadReply(f"a Python hook must return a mapping or None, got {type(answer).__name__}")
+    return reply_from_json(spec, envelope, answer)
+
+
+def _apply(hook: HookSpec, reply: HookReply, chain: _Chain) -> None:
+    if reply.message:
+        chain.notices.append(f"{hook.name}: {reply.message}")
+    if reply.block:
+        _block(hook, chain, reply.reason or f"blocked by hook {hook.name!r}")
+        return
+    for key, value in reply.changes.items():
+        chain.payload[key] = value
+        if key not in chain.changed:
+            chain.changed.append(key)
+    if reply.context:
+        chain.context.append(reply.context)
+
+
+def _block(hook: HookSpec, chain: _Chain, reason: str) -> None:
+    if chain.spec.can_block:
+        chain.blocked_by, chain.reason = hook, reason
+        return
+    # Too late to stop anything: the objection annotates the event instead.
+    chain.notices.append(f"{hook.name} objected: {reason}")
+    chain.context.append(reason)
+
+
+def _target(spec: EventSpec, payload: Mapping[str, Any]) -> str | None:
+    if spec.match_on is MatchOn.TOOL:
+        return str(payload.get("tool", ""))
+    if spec.match_on is MatchOn.AGENT:
+        return str(payload.get("agent", ""))
+    return None
+
+
+__all__ = ["HookEngine", "HookFailure", "Outcome"]

@@ -1,0 +1,124 @@
+"""Strict YAML reading that remembers where each value came from.
+
+`load_yaml` parses a file (duplicate keys are errors); `Where` is a position in it,
+a file, a line and a key path, that turns a mistake into a `ConfigError` saying
+exactly that, with a hint. Shared by the hook config and the agent file.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from hookgate.hooks.errors import ConfigError
+
+
+def load_yaml(path: Path) -> Any:
+    """Parse `path`; a missing file or bad YAML is a `ConfigError` naming file and line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{path}: no such file", hint="create it, or name another with --config/--agent"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from exc
+    return parse_yaml(text, str(path))
+
+
+def parse_yaml(text: str, source: str) -> Any:
+    """Parse YAML `text` read from `source` (a file name, for messages)."""
+    try:
+        return YAML(typ="rt", pure=True).load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = f":{mark.line + 1}" if mark else ""
+        raise ConfigError(f"{source}{line}: invalid YAML: {exc.problem or exc.context}") from exc
+    except YAMLError as exc:
+        raise ConfigError(f"{source}: invalid YAML: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class Where:
+    """A position in a config file: file, line (1-based, when known) and key path."""
+
+    file: str
+    path: str = ""
+    line: int | None = None
+
+    def key(self, node: Any, key: str) -> Where:
+        """The position of `node[key]`."""
+        path = f"{self.path}.{key}" if self.path else key
+        return Where(self.file, path, _line_of(node, key) or self.line)
+
+    def item(self, node: Any, index: int) -> Where:
+        """The position of `node[index]`."""
+        return Where(self.file, f"{self.path}[{index}]", _line_of(node, index) or self.line)
+
+    def error(self, message: str, *, hint: str | None = None) -> ConfigError:
+        line = f":{self.line}" if self.line else ""
+        path = f" {self.path}:" if self.path else ""
+        return ConfigError(f"{self.file}{line}:{path} {message}", hint=hint)
+
+
+def _line_of(node: Any, key: str | int) -> int | None:
+    lc = getattr(node, "lc", None)
+    if lc is None:
+        return None
+    try:
+        position = lc.key(key) if isinstance(key, str) else lc.item(key)
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return None
+    return int(position[0]) + 1
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
+    """A hint naming the closest choice to `word`, if one is close."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    if not close and isinstance(word, str):
+        lowered = {choice.lower(): choice for choice in choices}
+        close = [lowered[word.lower()]] if word.lower() in lowered else []
+    return f"did you mean {close[0]!r}?" if close else None
+
+
+def expect_mapping(node: Any, where: Where, what: str) -> Mapping[Any, Any]:
+    """`node` if it is a mapping, else the error a user needs."""
+    if not isinstance(node, Mapping):
+        raise where.error(f"expected {what} (a mapping), got {_kind(node)} {node!r}")
+    return node
+
+
+def check_keys(node: Mapping[Any, Any], where: Where, allowed: Iterable[str]) -> None:
+    """Refuse any key of `node` not in `allowed`, with a did-you-mean hint."""
+    allowed = tuple(allowed)
+    for key in node:
+        if not isinstance(key, str) or key not in allowed:
+            hint = did_you_mean(str(key), allowed) or f"known keys: {', '.join(allowed)}"
+            raise where.key(node, str(key)).error(f"unknown key {key!r}", hint=hint)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    return type(value).__name__
+
+
+def describe(value: Any) -> str:
+    """`value` as an error message shows it: its kind and its repr."""
+    return f"{_kind(value)} {value!r}" if value is not None else "nothing"

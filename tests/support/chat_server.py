@@ -1,0 +1,312 @@
+"""A real OpenAI-compatible chat-completions server on loopback, for tests.
+
+`ChatServer` listens on 127.0.0.1 (ephemeral port) in a thread and answers
+`POST /v1/chat/completions` from a queue of `ServedReply`s, as SSE when the request
+says `stream: true` and as one JSON object otherwise. It records every request, and a
+reply can inject a fault: an HTTP error status, a dropped, stalled or early-ended
+stream, or malformed tool-call arguments (pass `arguments` as a raw string).
+
+    with ChatServer() as server:
+        server.queue(ServedReply(text="hello"), ServedReply.http_error(500, "boom"))
+        ...  # point a client at server.url
+        assert "what I asked" in server.sent_text()
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import socket
+import threading
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any, Literal
+
+Fault = Literal["drop", "stall", "end"]
+"""drop: close the TCP connection; stall: go silent; end: finish the body cleanly, but
+without a finish reason or `[DONE]`."""
+
+CHAT_PATH = "/v1/chat/completions"
+# An idle keep-alive connection's handler thread gives up after this many seconds.
+IDLE_CONNECTION_S = 10.0
+# A stalled stream stays silent this long unless the server closes first.
+DEFAULT_STALL_S = 30.0
+
+
+@dataclass(frozen=True)
+class ServedToolCall:
+    """A tool call the server sends; a `str` `arguments` is sent verbatim, even if not JSON."""
+
+    name: str
+    arguments: Mapping[str, Any] | str = field(default_factory=dict)
+    id: str | None = None  # None: "call_<n>", numbered across the server's life
+
+
+@dataclass(frozen=True)
+class ServedReply:
+    """One scripted response: text and/or tool calls, or an HTTP error, plus an optional fault."""
+
+    text: str = ""
+    tool_calls: Sequence[ServedToolCall] = ()
+    status: int = 200
+    error_body: str = ""  # the body sent with a non-200 status
+    fault: Fault | None = None
+    fault_after: int = 1  # SSE events sent before the fault strikes
+    stall_s: float = DEFAULT_STALL_S
+    pieces: int = 3  # the text and each call's arguments are streamed in this many deltas
+    interleave: bool = False  # interleave the deltas of several tool calls
+
+    @classmethod
+    def http_error(cls, status: int, body: str) -> ServedReply:
+        """Answer with `status` and `body` (sent as JSON if it parses, else as text)."""
+        return cls(status=status, error_body=body)
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request the server received; header names are lower-case, `body` is the decoded
+    JSON ({} if it was not a JSON object)."""
+
+    path: str
+    headers: Mapping[str, str]
+    body: Mapping[str, Any]
+
+
+class ChatServer:
+    """The loopback server; use it as a context manager or call `start()`/`close()`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._replies: deque[ServedReply] = deque()
+        self._requests: list[RecordedRequest] = []
+        self._call_ids = itertools.count(1)
+        self.closing = threading.Event()  # wakes stalled streams on close
+        self._httpd = _HTTPServer(self)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, name="chat-server", daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        """The base URL to give an OpenAI client, e.g. `http://127.0.0.1:41234/v1`."""
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def queue(self, *replies: ServedReply) -> None:
+        """Append replies; each request consumes the oldest one."""
+        with self._lock:
+            self._replies.extend(replies)
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every request received so far, oldest first."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def remaining(self) -> int:
+        """How many queued replies no request has consumed yet."""
+        with self._lock:
+            return len(self._replies)
+
+    def sent_text(self) -> str:
+        """All request bodies as JSON text, one per line, for substring checks."""
+        return "\n".join(json.dumps(request.body) for request in self.requests)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self) -> None:
+        self.closing.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join()
+
+    def __enter__(self) -> ChatServer:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def take(self, request: RecordedRequest) -> ServedReply | None:
+        """Record `request`; pop the reply for a chat request (None: queue empty, or no chat)."""
+        with self._lock:
+            self._requests.append(request)
+            if request.path != CHAT_PATH or not self._replies:
+                return None
+            return self._replies.popleft()
+
+    def next_call_id(self) -> str:
+        with self._lock:
+            return f"call_{next(self._call_ids)}"
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False  # a stalled or idle handler must not hold up close()
+
+    def __init__(self, chat: ChatServer) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.chat = chat
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive and chunked streams, like real servers
+    timeout = IDLE_CONNECTION_S
+    server: _HTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Stay quiet: test output is for test failures."""
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = {}
+        if not isinstance(body, dict):
+            body = {}
+        chat = self.server.chat
+        reply = chat.take(RecordedRequest(self.path, _lower_keys(self.headers.items()), body))
+        if self.path != CHAT_PATH:
+            self._send_body(404, json.dumps({"error": {"message": f"no route {self.path}"}}))
+        elif reply is None:
+            message = "chat_server: no queued reply left"
+            self._send_body(500, json.dumps({"error": {"message": message}}))
+        elif reply.status != 200:
+            self._send_body(reply.status, reply.error_body)
+        else:
+            calls = [_wire_tool_call(call, chat) for call in reply.tool_calls]
+            model = str(body.get("model", "scripted"))
+            if body.get("stream"):
+                self._send_stream(reply, calls, model)
+            else:
+                self._send_completion(reply, calls, model)
+
+    def _send_body(self, status: int, text: str) -> None:
+        data = text.encode()
+        try:
+            json.loads(text)
+            content_type = "application/json"
+        except ValueError:
+            content_type = "text/plain; charset=utf-8"
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_completion(self, reply: ServedReply, calls: list[_WireCall], model: str) -> None:
+        if reply.fault == "stall":
+            self.server.chat.closing.wait(reply.stall_s)
+        if reply.fault in ("drop", "stall"):
+            self._drop()
+            return
+        message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+        if calls:
+            message["tool_calls"] = [call.whole() for call in calls]
+        choice = {"index": 0, "message": message, "finish_reason": _finish_reason(calls)}
+        completion = {**_envelope(model, "chat.completion"), "choices": [choice]}
+        self._send_body(200, json.dumps(completion))
+
+    def _send_stream(self, reply: ServedReply, calls: list[_WireCall], model: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        events = [json.dumps(chunk) for chunk in _stream_chunks(reply, calls, model)]
+        for sent, event in enumerate([*events, "[DONE]"]):
+            if reply.fault is not None and sent == reply.fault_after:
+                self._strike(reply)
+                return
+            self._write_chunk(f"data: {event}\n\n".encode())
+        self._write_chunk(b"")
+
+    def _strike(self, reply: ServedReply) -> None:
+        if reply.fault == "end":
+            self._write_chunk(b"")
+            return
+        if reply.fault == "stall":
+            self.server.chat.closing.wait(reply.stall_s)
+        self._drop()
+
+    def _write_chunk(self, data: bytes) -> None:
+        """One HTTP/1.1 chunk; an empty one ends the body."""
+        self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _drop(self) -> None:
+        self.close_connection = True
+        with contextlib.suppress(OSError):  # the client may have hung up first
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+
+@dataclass(frozen=True)
+class _WireCall:
+    id: str
+    name: str
+    arguments: str
+
+    def whole(self) -> dict[str, Any]:
+        function = {"name": self.name, "arguments": self.arguments}
+        return {"id": self.id, "type": "function", "function": function}
+
+    def deltas(self, index: int, pieces: int) -> list[dict[str, Any]]:
+        """The first delta names the call; the arguments follow in `pieces` parts."""
+        first = {**self.whole(), "index": index, "function": {"name": self.name, "arguments": ""}}
+        rest = [
+            {"index": index, "function": {"arguments": part}}
+            for part in _split(self.arguments, pieces)
+        ]
+        return [first, *rest]
+
+
+def _wire_tool_call(call: ServedToolCall, chat: ChatServer) -> _WireCall:
+    arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+    return _WireCall(id=call.id or chat.next_call_id(), name=call.name, arguments=arguments)
+
+
+def _stream_chunks(reply: ServedReply, calls: list[_WireCall], model: str) -> list[dict[str, Any]]:
+    chunks = [_chunk(model, {"role": "assistant", "content": ""})]
+    chunks += [_chunk(model, {"content": part}) for part in _split(reply.text, reply.pieces)]
+    per_call = [call.deltas(index, reply.pieces) for index, call in enumerate(calls)]
+    if reply.interleave:
+        ordered = [d for group in itertools.zip_longest(*per_call) for d in group if d is not None]
+    else:
+        ordered = [delta for deltas in per_call for delta in deltas]
+    chunks += [_chunk(model, {"tool_calls": [delta]}) for delta in ordered]
+    chunks.append(_chunk(model, {}, finish_reason=_finish_reason(calls)))
+    return chunks
+
+
+def _chunk(model: str, delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish_reason}
+    return {**_envelope(model, "chat.completion.chunk"), "choices": [choice]}
+
+
+def _envelope(model: str, kind: str) -> dict[str, Any]:
+    return {"id": "chatcmpl-test", "object": kind, "created": 0, "model": model}
+
+
+def _finish_reason(calls: Sequence[_WireCall]) -> str:
+    return "tool_calls" if calls else "stop"
+
+
+def _split(text: str, pieces: int) -> Iterator[str]:
+    """`text` in up to `pieces` consecutive non-empty parts."""
+    size = max(1, -(-len(text) // max(1, pieces)))
+    return (text[start : start + size] for start in range(0, len(text), size))
+
+
+def _lower_keys(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+    return {name.lower(): value for name, value in headers}
