@@ -26,13 +26,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Literal
 
-Fault = Literal["drop", "stall", "end"]
-"""drop: close the TCP connection; stall: go silent; end: finish the body cleanly, but
-without a finish reason or `[DONE]`."""
+Fault = Literal["hang", "drop", "stall", "end", "error_event", "garbage"]
+"""hang: never send even the status line; drop: close the TCP connection mid-stream;
+stall: go silent mid-stream; end: finish the body cleanly, but without a finish reason
+or `[DONE]`; error_event: send `data: {"error": {"message": error_body}}` and end, as
+vLLM does; garbage: send an event that is not JSON. Without `stream: true`, drop and
+stall strike before the status line and the rest do nothing."""
 
 CHAT_PATH = "/v1/chat/completions"
 # An idle keep-alive connection's handler thread gives up after this many seconds.
 IDLE_CONNECTION_S = 10.0
+# How often the serving loop checks for close(); close() waits up to this long.
+SHUTDOWN_POLL_S = 0.02
 # A stalled stream stays silent this long unless the server closes first.
 DEFAULT_STALL_S = 30.0
 
@@ -53,10 +58,10 @@ class ServedReply:
     text: str = ""
     tool_calls: Sequence[ServedToolCall] = ()
     status: int = 200
-    error_body: str = ""  # the body sent with a non-200 status
+    error_body: str = ""  # the body sent with a non-200 status, or the error_event message
     fault: Fault | None = None
     fault_after: int = 1  # SSE events sent before the fault strikes
-    stall_s: float = DEFAULT_STALL_S
+    stall_s: float = DEFAULT_STALL_S  # how long "hang" and "stall" stay silent
     pieces: int = 3  # the text and each call's arguments are streamed in this many deltas
     interleave: bool = False  # interleave the deltas of several tool calls
 
@@ -87,7 +92,10 @@ class ChatServer:
         self.closing = threading.Event()  # wakes stalled streams on close
         self._httpd = _HTTPServer(self)
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, name="chat-server", daemon=True
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": SHUTDOWN_POLL_S},
+            name="chat-server",
+            daemon=True,
         )
 
     @property
@@ -183,6 +191,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif reply is None:
             message = "chat_server: no queued reply left"
             self._send_body(500, json.dumps({"error": {"message": message}}))
+        elif reply.fault == "hang":
+            chat.closing.wait(reply.stall_s)
+            self._drop()
         elif reply.status != 200:
             self._send_body(reply.status, reply.error_body)
         else:
@@ -233,12 +244,18 @@ class _Handler(BaseHTTPRequestHandler):
         self._write_chunk(b"")
 
     def _strike(self, reply: ServedReply) -> None:
-        if reply.fault == "end":
-            self._write_chunk(b"")
-            return
-        if reply.fault == "stall":
+        """Send the fault in place of the rest of the stream."""
+        if reply.fault == "error_event":
+            error = {"error": {"message": reply.error_body, "type": "server_error"}}
+            self._write_chunk(f"data: {json.dumps(error)}\n\n".encode())
+        elif reply.fault == "garbage":
+            self._write_chunk(b"data: this is not json\n\n")
+        elif reply.fault == "stall":
             self.server.chat.closing.wait(reply.stall_s)
-        self._drop()
+        if reply.fault in ("drop", "stall"):
+            self._drop()
+        else:
+            self._write_chunk(b"")  # a clean end of the body, but no finish reason or [DONE]
 
     def _write_chunk(self, data: bytes) -> None:
         """One HTTP/1.1 chunk; an empty one ends the body."""

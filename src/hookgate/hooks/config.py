@@ -7,6 +7,7 @@ list is the order its hooks run in.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import re
 from collections.abc import Callable, Mapping
@@ -166,8 +167,10 @@ def parse_duration(value: Any) -> float | None:
     """Seconds from `10`, `2.5`, `500ms`, `10s` or `1m`; None when it is none of those."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int | float):
-        return float(value)
+    if isinstance(value, int):
+        return float(value) if abs(value) <= MAX_TIMEOUT else None  # float() of 10**400 raises
+    if isinstance(value, float):
+        return value
     if isinstance(value, str) and (match := _DURATION.match(value)):
         return float(match.group(1)) * _UNITS[match.group(2)]
     return None
@@ -235,7 +238,7 @@ def _matcher(node: Mapping[Any, Any], where: Where, event: EventSpec) -> re.Patt
         raise at.error(f"expected a regular expression string, got {describe(value)}")
     try:
         return re.compile(value)
-    except re.error as exc:
+    except (re.error, OverflowError, RecursionError) as exc:  # `a{99999999999}`, deep nesting
         raise at.error(f"invalid regular expression {value!r}: {exc}") from exc
 
 
@@ -258,7 +261,9 @@ def _cwd(node: Mapping[Any, Any], where: Where, base_dir: Path) -> str | None:
     value = _string(node, where, "cwd")
     if value is None:
         return None
-    path = (base_dir / value).resolve()
+    path = base_dir / value
+    with contextlib.suppress(ValueError):  # an embedded NUL byte: is_dir() says no below
+        path = path.resolve()
     if not path.is_dir():
         raise where.key(node, "cwd").error(f"{value!r} is not a directory ({path})")
     return str(path)

@@ -49,6 +49,8 @@ class Outcome:
     blocked: bool = False
     reason: str | None = None
     blocked_by: str | None = None
+    response: str | None = None
+    """The blocking hook's message, meant as the answer to a blocked event."""
     context: tuple[str, ...] = ()
     notices: tuple[str, ...] = ()
     """Lines for the user: hook messages, failures under `warn`, annotations."""
@@ -74,6 +76,7 @@ class _Chain:
     changed: list[str] = field(default_factory=list)
     blocked_by: HookSpec | None = None
     reason: str | None = None
+    response: str | None = None
     hooks_run: int = 0
 
 
@@ -129,14 +132,15 @@ class HookEngine:
                 continue
             chain.hooks_run += 1
             await self._run_one(hook, chain)
-            if chain.blocked_by is not None and spec.can_block:
+            if chain.blocked_by is not None:
                 break
         return Outcome(
             event=name,
             payload=chain.payload,
-            blocked=chain.blocked_by is not None and spec.can_block,
-            reason=chain.reason if spec.can_block else None,
-            blocked_by=chain.blocked_by.name if chain.blocked_by and spec.can_block else None,
+            blocked=chain.blocked_by is not None,
+            reason=chain.reason,
+            blocked_by=chain.blocked_by.name if chain.blocked_by else None,
+            response=chain.response,
             context=tuple(chain.context),
             notices=tuple(chain.notices),
             errors=tuple(chain.errors),
@@ -224,7 +228,9 @@ async def _call(hook: HookSpec, envelope: dict[str, Any], spec: EventSpec) -> Ho
 
 
 def _apply(hook: HookSpec, reply: HookReply, chain: _Chain) -> None:
-    if reply.message:
+    if reply.block and chain.spec.can_block:
+        chain.response = reply.message  # shown as the answer, not as a notice
+    elif reply.message:
         chain.notices.append(f"{hook.name}: {reply.message}")
     if reply.block:
         _block(hook, chain, reply.reason or f"blocked by hook {hook.name!r}")

@@ -116,7 +116,10 @@ class OpenAIChatModel:
                 f"mid-reply: {_cause(exc)}"
             ) from exc
         except openai.OpenAIError as exc:
-            raise ModelError(f"the model server reported an error mid-reply: {exc}") from exc
+            raise ModelError(
+                f"the model server at {self.config.base_url} reported an error mid-reply: "
+                f"{_excerpt(str(exc))}"
+            ) from exc
         except json.JSONDecodeError as exc:
             raise ModelError(
                 f"the model server at {self.config.base_url} sent a stream event "

@@ -1,0 +1,128 @@
+"""One agent session, assembled: config, hooks, model, guarded tools, history.
+
+`open_agent` reads the agent file once (the hooks are a snapshot from then on), opens
+or resumes the session file, and runs the `sessionStart` hooks; a block there aborts
+the run. Front ends hold an `AgentSession` and call `turn.run_turn` with it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from hookgate.agentfile import AgentConfig, load_agent_file
+from hookgate.consent import AlwaysAllow, Consent
+from hookgate.history import History
+from hookgate.hooks import HookEngine, HookgateError
+from hookgate.messages import Message, ToolSpec
+from hookgate.models import ModelClient, make_model
+from hookgate.policy import Policy
+from hookgate.session import Session, SessionStore
+from hookgate.toolcall import ToolGate
+from hookgate.tools import Tool, ToolContext, ToolRegistry, builtin_tools
+
+
+class SessionStopped(HookgateError):
+    """A sessionStart hook blocked the run."""
+
+
+@dataclass
+class AgentSession:
+    config: AgentConfig
+    engine: HookEngine
+    model: ModelClient
+    gate: ToolGate
+    history: History
+    project_dir: Path
+
+    @property
+    def session_id(self) -> str:
+        return self.engine.session_id
+
+    def model_messages(self, context: Sequence[str] = ()) -> list[Message]:
+        """What the model reads: the system prompt, the conversation, this turn's context.
+
+        Hook context is appended to the turn's question in a tagged block, in the
+        requests of this turn only; the history keeps the question alone.
+        """
+        messages = [Message("system", self.config.system), *self.history.messages]
+        if context:
+            index = max(i for i, m in enumerate(messages) if m.role == "user")
+            block = "\n".join(context)
+            question = messages[index]
+            messages[index] = Message(
+                "user", f'{question.content}\n\n<context source="hooks">\n{block}\n</context>'
+            )
+        return messages
+
+    def tool_specs(self) -> list[ToolSpec]:
+        return self.gate.tools.specs()
+
+    async def compact_if_needed(self) -> None:
+        await self.history.compact(self.model, self.config.system, self.config.context_budget)
+
+    async def aclose(self) -> None:
+        await self.model.aclose()
+
+
+async def open_agent(
+    agent_file: Path,
+    *,
+    notify: Callable[[str], None],
+    consent: Consent,
+    store: SessionStore | None = None,
+    resume: str | None = None,
+    continue_last: bool = False,
+    asked_depth: int = 0,
+    extra_tools: Sequence[Tool] = (),
+) -> AgentSession:
+    """Read `agent_file`, open the session, run `sessionStart`; raises on a block."""
+    config = load_agent_file(agent_file)
+    project_dir = Path.cwd()
+    store = store or SessionStore()
+    session, source = _open_session(store, config, project_dir, resume, continue_last)
+    engine = HookEngine(
+        config.hooks, session_id=session.id, project_dir=str(project_dir), asked_depth=asked_depth
+    )
+    history = History(session, session.messages(), notify)
+    start = await engine.run("sessionStart", {"source": source})
+    for notice in start.notices:
+        notify(notice)
+    if start.blocked:
+        history.event("session_stopped", {"reason": start.reason})
+        raise SessionStopped(f"the session was stopped by a sessionStart hook: {start.reason}")
+    tools = ToolRegistry()
+    for tool in builtin_tools():
+        if tool.spec.name in config.tools:
+            tools.add(tool)
+    for tool in extra_tools:
+        tools.add(tool)
+    gate = ToolGate(
+        engine=engine,
+        tools=tools,
+        policy=Policy(allow=config.permissions.allow, deny=config.permissions.deny),
+        consent=AlwaysAllow() if config.yolo else consent,
+        context=ToolContext(
+            project_dir=project_dir, env=dict(os.environ), shell_timeout=config.shell_timeout
+        ),
+    )
+    model = make_model(config.model, config.base_dir)
+    return AgentSession(config, engine, model, gate, history, project_dir)
+
+
+def _open_session(
+    store: SessionStore,
+    config: AgentConfig,
+    project_dir: Path,
+    resume: str | None,
+    continue_last: bool,
+) -> tuple[Session, str]:
+    if resume:
+        return store.open(resume), "resume"
+    if continue_last:
+        latest = store.latest(cwd=str(project_dir))
+        if latest is not None:
+            return latest, "resume"
+    return store.create(agent_file=str(config.path), cwd=str(project_dir)), "startup"

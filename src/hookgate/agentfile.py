@@ -1,0 +1,180 @@
+"""The agent file (`hookgate.yaml`): model, system prompt, tools, permissions, hooks.
+
+Loaded once, strictly, into a frozen `AgentConfig`: an unknown key is an error naming
+file, line, key path and value. The `hooks:` mapping is the engine's own config.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hookgate.hooks import HooksConfig, parse_hooks
+from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping, load_yaml
+from hookgate.tools import BUILTIN_TOOL_NAMES
+
+DEFAULT_AGENT_FILE = Path("hookgate.yaml")
+TOP_LEVEL_KEYS = (
+    "model", "system", "tools", "permissions", "yolo", "hooks", "agents", "mcp_servers",
+    "max_steps", "context_budget", "shell_timeout",
+)  # fmt: skip
+DEFAULT_SYSTEM = (
+    "You are a careful coding assistant working in the user's project directory. "
+    "Use the tools to inspect and change files; keep answers short."
+)
+
+
+@dataclass(frozen=True)
+class Permissions:
+    """Rules on tool calls, judged on the model's own arguments: deny, then allow, then ask."""
+
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AgentRef:
+    """Another agent this one may hand questions to."""
+
+    name: str
+    file: Path
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    path: Path
+    model: str | Mapping[str, Any]
+    system: str = DEFAULT_SYSTEM
+    tools: tuple[str, ...] = BUILTIN_TOOL_NAMES
+    permissions: Permissions = field(default_factory=Permissions)
+    yolo: bool = False
+    hooks: HooksConfig = field(default_factory=HooksConfig)
+    agents: Mapping[str, AgentRef] = field(default_factory=dict)
+    mcp_servers: Mapping[str, Any] = field(default_factory=dict)
+    max_steps: int = 50
+    context_budget: int = 200_000
+    """Characters of conversation kept before older turns are summarised."""
+    shell_timeout: float = 120.0
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent
+
+
+def load_agent_file(path: Path) -> AgentConfig:
+    """Read and validate the agent file at `path`."""
+    path = path.resolve()
+    where = Where(str(path))
+    document = load_yaml(path)
+    document = expect_mapping(document if document is not None else {}, where, "the agent file")
+    check_keys(document, where, TOP_LEVEL_KEYS)
+    if "model" not in document:
+        raise where.error(
+            "no 'model' key",
+            hint="model: scripted:replies.yaml (offline), or model: {name: llama3.2, base_url: http://localhost:11434/v1}",
+        )
+    return AgentConfig(
+        path=path,
+        model=_model(document, where),
+        system=_text(document, where, "system", DEFAULT_SYSTEM),
+        tools=_tools(document, where),
+        permissions=_permissions(document, where),
+        yolo=_bool(document, where, "yolo"),
+        hooks=parse_hooks(
+            document.get("hooks"), where.key(document, "hooks"), base_dir=path.parent
+        ),
+        agents=_agents(document, where, path.parent),
+        mcp_servers=dict(document.get("mcp_servers") or {}),
+        max_steps=_positive(document, where, "max_steps", 50),
+        context_budget=_positive(document, where, "context_budget", 200_000),
+        shell_timeout=float(_positive(document, where, "shell_timeout", 120)),
+    )
+
+
+def _model(document: Mapping[Any, Any], where: Where) -> str | Mapping[str, Any]:
+    value = document["model"]
+    if isinstance(value, str) and value.strip():
+        return value
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise where.key(document, "model").error(
+        f"expected a model name, 'scripted:PATH' or a mapping, got {describe(value)}"
+    )
+
+
+def _text(document: Mapping[Any, Any], where: Where, key: str, default: str) -> str:
+    value = document.get(key, default)
+    if not isinstance(value, str):
+        raise where.key(document, key).error(f"expected a string, got {describe(value)}")
+    return value
+
+
+def _bool(document: Mapping[Any, Any], where: Where, key: str) -> bool:
+    value = document.get(key, False)
+    if not isinstance(value, bool):
+        raise where.key(document, key).error(f"expected true or false, got {describe(value)}")
+    return value
+
+
+def _positive(document: Mapping[Any, Any], where: Where, key: str, default: int) -> int:
+    value = document.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise where.key(document, key).error(
+            f"expected a positive whole number, got {describe(value)}"
+        )
+    return value
+
+
+def _string_list(document: Mapping[Any, Any], where: Where, key: str) -> tuple[str, ...]:
+    value = document.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise where.key(document, key).error(f"expected a list of strings, got {describe(value)}")
+    return tuple(value)
+
+
+def _tools(document: Mapping[Any, Any], where: Where) -> tuple[str, ...]:
+    if "tools" not in document:
+        return BUILTIN_TOOL_NAMES
+    names = _string_list(document, where, "tools")
+    for index, name in enumerate(names):
+        if name not in BUILTIN_TOOL_NAMES:
+            raise (
+                where.key(document, "tools")
+                .item(document["tools"], index)
+                .error(
+                    f"unknown tool {name!r}",
+                    hint="built-in tools: " + ", ".join(BUILTIN_TOOL_NAMES),
+                )
+            )
+    return names
+
+
+def _permissions(document: Mapping[Any, Any], where: Where) -> Permissions:
+    if "permissions" not in document:
+        return Permissions()
+    at = where.key(document, "permissions")
+    node = expect_mapping(document["permissions"], at, "permission rules")
+    check_keys(node, at, ("allow", "deny"))
+    return Permissions(allow=_string_list(node, at, "allow"), deny=_string_list(node, at, "deny"))
+
+
+def _agents(document: Mapping[Any, Any], where: Where, base_dir: Path) -> dict[str, AgentRef]:
+    if not document.get("agents"):
+        return {}
+    at = where.key(document, "agents")
+    node = expect_mapping(document["agents"], at, "agents by name")
+    agents: dict[str, AgentRef] = {}
+    for name, entry in node.items():
+        here = at.key(node, str(name))
+        entry = expect_mapping(entry, here, "an agent (file, description)")
+        check_keys(entry, here, ("file", "description"))
+        file = entry.get("file")
+        if not isinstance(file, str):
+            raise here.error(f"expected 'file: PATH' of the agent's own file, got {describe(file)}")
+        agents[str(name)] = AgentRef(
+            str(name), (base_dir / file).resolve(), str(entry.get("description", ""))
+        )
+    return agents

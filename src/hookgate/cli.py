@@ -1,0 +1,97 @@
+"""The `hookgate` command: line mode by default, `-p` for one question, and subcommands.
+
+Expected errors (a config mistake, a stopped session) print one line and a hint on
+stderr and exit 1; Ctrl-C exits 130. stdout carries only the product's output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from hookgate.hooks import HookgateError, adopt_orphans
+from hookgate.hooks import cli as hooks_cli
+
+EXIT_ERROR = 1
+EXIT_INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hookgate",
+        description="An AI agent with hooks: your rules around it, outside its code.",
+    )
+    parser.add_argument("--agent", type=Path, default=Path("hookgate.yaml"),
+                        help="the agent file (default: ./hookgate.yaml)")  # fmt: skip
+    parser.add_argument("-p", "--print", dest="question", metavar="QUESTION",
+                        help="answer one question and exit; the answer alone on stdout")  # fmt: skip
+    parser.add_argument("-v", "--verbose", action="store_true", help="show tool calls on stderr")
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument("-c", "--continue", dest="continue_last", action="store_true",
+                        help="continue the latest session of this directory")  # fmt: skip
+    resume.add_argument("-r", "--resume", metavar="ID", help="resume the session ID")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    hooks_cli.add_parser(commands)
+    init = commands.add_parser("init", help="write a commented starter agent file")
+    init.add_argument("--force", action="store_true", help="overwrite an existing file")
+    init.set_defaults(handler=_run_init)
+    demo = commands.add_parser("demo", help="an offline session with example hooks at work")
+    demo.add_argument("--keep", type=Path, help="run in this directory and keep it")
+    demo.set_defaults(handler=_run_demo)
+    sessions = commands.add_parser("sessions", help="list saved sessions")
+    sessions.set_defaults(handler=_run_sessions)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    adopt_orphans()
+    try:
+        if getattr(args, "handler", None) is not None:
+            return int(args.handler(args))
+        if args.question is not None:
+            from hookgate.frontends.printmode import print_mode
+
+            return asyncio.run(
+                print_mode(args.agent, args.question, resume=args.resume,
+                           continue_last=args.continue_last, verbose=args.verbose)
+            )  # fmt: skip
+        from hookgate.frontends.line import line_mode
+
+        return asyncio.run(
+            line_mode(args.agent, resume=args.resume, continue_last=args.continue_last)
+        )
+    except HookgateError as exc:
+        print(f"hookgate: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+def _run_init(args: argparse.Namespace) -> int:
+    from hookgate.starter import write_starter
+
+    path = write_starter(args.agent, force=args.force)
+    print(f"wrote {path}; edit it, then run: hookgate hooks check --config {path}")
+    return 0
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from hookgate.demo import run_demo
+
+    return run_demo(keep=args.keep)
+
+
+def _run_sessions(args: argparse.Namespace) -> int:
+    from hookgate.session import SessionStore
+
+    for info in SessionStore().list():
+        print(info)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

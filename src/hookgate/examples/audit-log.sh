@@ -1,0 +1,5 @@
+#!/bin/sh
+# postGeneration audit log (native format): one JSON line per turn, whatever its outcome.
+# A blocked question arrives here as its marker, never as the question.
+# The log goes to $AUDIT_LOG (default: ./audit.log).
+jq -c '{time: (now | todate), session: .session_id, outcome, prompt, answer}' >>"${AUDIT_LOG:-audit.log}"

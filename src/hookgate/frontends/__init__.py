@@ -1,0 +1,1 @@
+"""Front ends: each reads questions, calls `turn.run_turn`, and shows what it reports."""

@@ -1,0 +1,187 @@
+"""The hook author's commands: `hookgate hooks check | fire | schema`.
+
+Stable on purpose, scripts and CI run them. `check` validates and lists; `fire` runs
+an event's hooks as the agent would and prints the outcome as JSON (exit 0 allowed,
+2 blocked, 1 config error); `schema` prints the JSON Schemas of an event.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hookgate.hooks.config import HooksConfig, HookSpec, load_hooks_file
+from hookgate.hooks.errors import ConfigError
+from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, canonical_event
+from hookgate.hooks.formats import FORMATS
+from hookgate.hooks.lint import lint_hook
+from hookgate.hooks.process import adopt_orphans
+from hookgate.hooks.runner import HookEngine, Outcome
+from hookgate.hooks.yamlfile import did_you_mean
+
+DEFAULT_CONFIG = Path("hookgate.yaml")
+EXIT_OK, EXIT_ERROR, EXIT_BLOCKED = 0, 1, 2
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register `hooks` and its commands on the main CLI's subparsers."""
+    hooks = subparsers.add_parser("hooks", help="check, fire and describe hooks")
+    commands = hooks.add_subparsers(dest="hooks_command", required=True, metavar="COMMAND")
+    config_help = f"the agent or hooks file (default: ./{DEFAULT_CONFIG})"
+
+    check = commands.add_parser("check", help="validate the config and list each event's hooks")
+    check.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help=config_help)
+    check.set_defaults(handler=run_check)
+
+    fire = commands.add_parser("fire", help="run an event's hooks on JSON read from stdin")
+    fire.add_argument("event", help="event name, either spelling")
+    fire.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help=config_help)
+    fire.add_argument("--tool", help="tool name, for tool events (matchers test it)")
+    fire.add_argument("--agent", help="agent name, for hand-off events (matchers test it)")
+    fire.set_defaults(handler=run_fire)
+
+    schema = commands.add_parser("schema", help="print the JSON Schemas of an event")
+    schema.add_argument("event", help="event name, either spelling")
+    schema.add_argument("--format", default="native", choices=sorted(FORMATS))
+    schema.set_defaults(handler=run_schema)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    config = load_hooks_file(args.config)
+    project_dir = args.config.resolve().parent
+    count = sum(1 for _ in config)
+    print(f"{args.config}: valid, {count} hook{'s' if count != 1 else ''}")
+    warnings = 0
+    for event in EVENTS.values():
+        hooks = config.for_event(event.name)
+        if not hooks:
+            continue
+        print(f"\n{event.name}  ({event.fires})")
+        for index, hook in enumerate(hooks, 1):
+            print(f"  {index}. {_describe(hook)}")
+            for warning in asyncio.run(lint_hook(hook, project_dir)):
+                warnings += 1
+                print(f"     warning: {warning}", file=sys.stderr)
+    if warnings:
+        print(f"\n{warnings} warning{'s' if warnings != 1 else ''}", file=sys.stderr)
+    return EXIT_OK
+
+
+def run_fire(args: argparse.Namespace) -> int:
+    event = _event(args.event)
+    config = load_hooks_file(args.config) if args.config.exists() else HooksConfig()
+    text = sys.stdin.read()
+    try:
+        given = json.loads(text) if text.strip() else {}
+    except ValueError as exc:
+        raise ConfigError(f"stdin is not JSON: {exc}", hint=_input_hint(event)) from exc
+    payload = payload_from_input(event, given, tool=args.tool, agent=args.agent)
+    adopt_orphans()
+    engine = HookEngine(
+        config,
+        session_id=f"fire-{uuid.uuid4().hex[:12]}",
+        project_dir=str(args.config.resolve().parent),
+    )
+    outcome = asyncio.run(engine.run(event.name, payload))
+    print(json.dumps(outcome_json(event, outcome), indent=2, ensure_ascii=False))
+    return EXIT_BLOCKED if outcome.blocked else EXIT_OK
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    from hookgate.hooks.schema import schema_for
+
+    event = _event(args.event)
+    if not FORMATS[args.format].supports(event):
+        raise ConfigError(f"format {args.format!r} has no counterpart of event {event.name!r}")
+    document = {kind: schema_for(event.name, args.format, kind) for kind in ("payload", "reply")}
+    print(json.dumps(document, indent=2))
+    return EXIT_OK
+
+
+def payload_from_input(
+    event: EventSpec, given: Any, *, tool: str | None, agent: str | None
+) -> dict[str, Any]:
+    """The event's payload from what `fire` reads: arguments, a result, a prompt or fields."""
+    if event.name in ("preToolCall", "postToolCall") and not tool:
+        raise ConfigError(
+            f"{event.name} needs --tool NAME", hint="hookgate hooks fire preToolCall --tool shell"
+        )
+    if event.name == "preToolCall":
+        return {"tool": tool, "arguments": _object(given, event)}
+    if event.name == "postToolCall":
+        result = (
+            {"content": given, "is_error": False}
+            if isinstance(given, str)
+            else _object(given, event)
+        )
+        return {"tool": tool, "arguments": {}, "result": result}
+    fields = dict(_object(given, event))
+    if agent:
+        fields["agent"] = agent
+    return fields
+
+
+def outcome_json(event: EventSpec, outcome: Outcome) -> dict[str, Any]:
+    """The JSON `fire` prints: decision, the input after all changes, context, notices."""
+    payload = outcome.payload
+    shown: Any = payload
+    if event.name == "preToolCall":
+        shown = payload.get("arguments")
+    elif event.name == "postToolCall":
+        shown = payload.get("result")
+    return {
+        "event": event.name,
+        "blocked": outcome.blocked,
+        "reason": outcome.reason,
+        "blocked_by": outcome.blocked_by,
+        "input": shown,
+        "changed": list(outcome.changed),
+        "context": list(outcome.context),
+        "notices": list(outcome.notices),
+        "errors": [str(error) for error in outcome.errors],
+        "hooks_run": outcome.hooks_run,
+    }
+
+
+def _event(name: str) -> EventSpec:
+    spec = canonical_event(name)
+    if spec is None:
+        hint = did_you_mean(name, EVENT_NAMES) or "events: " + ", ".join(EVENTS)
+        raise ConfigError(f"unknown event {name!r}", hint=hint)
+    return spec
+
+
+def _object(given: Any, event: EventSpec) -> Mapping[str, Any]:
+    if not isinstance(given, dict):
+        raise ConfigError(
+            f"stdin must hold a JSON object for {event.name}", hint=_input_hint(event)
+        )
+    return given
+
+
+def _input_hint(event: EventSpec) -> str:
+    return {
+        "preToolCall": 'the tool\'s arguments, e.g. {"command": "ls"}',
+        "postToolCall": 'the tool\'s result: {"content": "...", "is_error": false} or a string',
+        "preGeneration": '{"prompt": "the question"}',
+    }.get(event.name, "an object of the event's fields: " + ", ".join(event.payload))
+
+
+def _describe(hook: HookSpec) -> str:
+    if hook.function is not None:
+        what = f"python {getattr(hook.function, '__module__', '?')}:{getattr(hook.function, '__qualname__', '?')}"
+    elif hook.args is not None:
+        what = "args " + json.dumps(list(hook.args))
+    else:
+        what = f"{hook.shell} -c {json.dumps(hook.command)}"
+    parts = [f"{hook.name!r}: {what}"]
+    if hook.matcher is not None:
+        parts.append(f"matcher {hook.matcher.pattern!r}")
+    parts.append(f"format {hook.format}, timeout {hook.timeout:g}s, onError {hook.on_error.value}")
+    return "; ".join(parts) + f"  [{hook.origin}]"

@@ -1,0 +1,144 @@
+"""Checks `hookgate hooks check` runs beyond validation: will each hook's program run?
+
+A hook whose program is missing fails on every event; a script that its own shell
+cannot parse is worse: dash exits 2 on a syntax error, and exit 2 is a deliberate
+block, so such a guard silently blocks everything. These are warnings, not errors:
+the config is valid, the program may be installed later.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from hookgate.hooks.config import HookSpec
+from hookgate.hooks.process import SpawnError, resolve_program, run_process
+
+#: Shells whose `-n` flag parses a script without running it.
+_SHELLS = frozenset({"sh", "dash", "bash", "zsh", "ksh", "mksh", "ash"})
+#: Seconds a syntax check may take.
+_CHECK_TIMEOUT = 5.0
+#: Words a shell runs itself: nothing to find in PATH.
+_BUILTINS = frozenset(
+    [
+        "exit",
+        "echo",
+        "printf",
+        "test",
+        "[",
+        "true",
+        "false",
+        ":",
+        "cd",
+        "read",
+        "export",
+        "set",
+        "unset",
+        "eval",
+        "exec",
+        ".",
+        "source",
+        "if",
+        "case",
+        "for",
+        "while",
+        "until",
+        "{",
+        "(",
+        "!",
+        "command",
+        "type",
+        "trap",
+        "wait",
+        "shift",
+        "local",
+        "return",
+    ]
+)
+
+
+async def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:
+    """Warnings about `hook`: missing or non-executable program, shell syntax errors."""
+    if hook.function is not None:
+        return []
+    cwd = Path(hook.cwd) if hook.cwd else project_dir
+    env = {**os.environ, **hook.env}
+    warnings: list[str] = []
+    if hook.command is not None:
+        problem = await _shell_syntax(hook.shell, ["-n", "-c", hook.command], env, cwd)
+        if problem:
+            warnings.append(f"{hook.shell} cannot parse the command: {problem}")
+    program = _program_of(hook)
+    if program is not None and program not in _BUILTINS:
+        warnings.extend([w async for w in _check_program(program, env, cwd)])
+    return warnings
+
+
+def _program_of(hook: HookSpec) -> str | None:
+    if hook.args is not None:
+        return hook.args[0]
+    try:
+        words = shlex.split(hook.command or "", comments=True)
+    except ValueError:
+        return None  # the syntax check reports it
+    while words and "=" in words[0] and not words[0].startswith(("=", "/", ".")):
+        words.pop(0)  # VAR=value prefixes
+    return words[0] if words else None
+
+
+async def _check_program(program: str, env: dict[str, str], cwd: Path) -> AsyncIterator[str]:
+    if os.sep in program:
+        path = (cwd / program) if not os.path.isabs(program) else Path(program)
+        if not path.exists():
+            yield f"{program}: no such file (looked in {cwd})"
+            return
+        if not os.access(path, os.X_OK):
+            yield f"{program}: not executable (chmod +x {program}); the shell would exit 126"
+            return
+    else:
+        try:
+            path = Path(resolve_program(program, env))
+        except SpawnError:
+            yield f"{program}: not found in PATH; the shell would exit 127"
+            return
+    interpreter = _interpreter(path)
+    if interpreter and Path(interpreter).name in _SHELLS:
+        problem = await _shell_syntax(interpreter, ["-n", str(path)], env, cwd)
+        if problem:
+            yield (
+                f"{program}: its shell {interpreter} rejects it: {problem} — at run time "
+                f"that is exit 2, which reads as a deliberate block"
+            )
+
+
+def _interpreter(path: Path) -> str | None:
+    """The shell a script's `#!` line names (`/usr/bin/env bash` → `bash`)."""
+    try:
+        with path.open("rb") as file:
+            first = file.readline(256)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    if not words:
+        return None
+    if Path(words[0]).name == "env" and len(words) > 1:
+        return words[1]
+    return words[0]
+
+
+async def _shell_syntax(shell: str, args: list[str], env: dict[str, str], cwd: Path) -> str | None:
+    """None if `shell` parses it, else what the shell said."""
+    try:
+        result = await run_process(
+            [shell, *args], env=env, cwd=str(cwd), timeout=_CHECK_TIMEOUT, output_cap=4096
+        )
+    except SpawnError as exc:
+        return str(exc)
+    if result.returncode == 0:
+        return None
+    said = result.stderr.decode("utf-8", "replace").strip() or f"exit {result.returncode}"
+    return said.splitlines()[0]

@@ -1,0 +1,300 @@
+"""Session files: one append-only JSONL file per session under `$HOOKGATE_HOME/sessions/`.
+
+Line 1 is a header; every later line is a message or an event record, written with a
+single `write` as it happens, so a crash loses at most the line being written. Reading
+skips a torn line, and the next append starts on a fresh line. Failures are `SessionError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import json
+import os
+import re
+import secrets
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hookgate.errors import SessionError
+from hookgate.messages import Message
+
+#: The format of the files this module writes; a newer one is refused, not misread.
+SESSION_VERSION = 1
+#: Session files and their directory are private: history can hold secrets.
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+#: Bytes read for a header line; a longer first line is not a session header.
+MAX_HEADER = 64 * 1024
+#: Fresh ids tried before giving up when a new id is already taken.
+CREATE_ATTEMPTS = 5
+_SUFFIX = ".jsonl"
+_ID_CHARS = re.compile(r"[0-9A-Za-z_-]+\Z")
+_WRITE_HINT = "set HOOKGATE_HOME to a writable directory"
+
+
+def default_home(env: Mapping[str, str] | None = None) -> Path:
+    """`$HOOKGATE_HOME`, else `$XDG_STATE_HOME/hookgate`, else `~/.local/state/hookgate`."""
+    env = os.environ if env is None else env
+    if env.get("HOOKGATE_HOME"):
+        return Path(env["HOOKGATE_HOME"]).expanduser()
+    state = env.get("XDG_STATE_HOME", "")
+    if os.path.isabs(state):  # the XDG spec says to ignore a relative one
+        return Path(state) / "hookgate"
+    return Path.home() / ".local" / "state" / "hookgate"
+
+
+def new_session_id() -> str:
+    """A fresh id that sorts by creation time: `YYYYMMDD-HHMMSS-xxxxxx` (UTC, random hex)."""
+    now = datetime.datetime.now(datetime.UTC)
+    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """What the header and the file system say about a session, without reading it all."""
+
+    id: str
+    path: Path
+    created: str
+    """ISO 8601 time of creation, UTC."""
+    updated: float
+    """Seconds since the epoch of the last write (the file's mtime)."""
+    agent_file: str
+    cwd: str
+
+
+@dataclass(frozen=True)
+class SessionEvent:
+    """A record that is not part of the conversation: a notice, a turn marker..."""
+
+    kind: str
+    data: Mapping[str, Any]
+
+
+class Session:
+    """One session file, appended to as the conversation goes.
+
+    Each append opens the file, writes one whole line with one `write` and closes it:
+    the line is in the kernel when the call returns, so a crash or kill of hookgate
+    loses nothing already appended. `fsync` (off by default: a disk flush per step)
+    guards against a power loss or system crash too. A failed append truncates the
+    file back to its size before it and raises `SessionError`.
+    """
+
+    def __init__(self, info: SessionInfo, *, fsync: bool = False) -> None:
+        self.info = info
+        self.id = info.id
+        self.path = info.path
+        self._fsync = fsync
+
+    def append_message(self, message: Message) -> None:
+        """Record one message of the conversation."""
+        self._append({"type": "message", "message": message.to_json()})
+
+    def append_event(self, kind: str, data: Mapping[str, Any]) -> None:
+        """Record an event (`data` must be JSON-serialisable)."""
+        self._append({"type": "event", "kind": kind, "data": dict(data)})
+
+    def messages(self) -> list[Message]:
+        """The conversation as recorded, in order; torn lines are skipped."""
+        messages = []
+        for number, record in self._records():
+            if record.get("type") == "message":
+                try:
+                    messages.append(Message.from_json(record["message"]))
+                except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                    raise SessionError(f"{self.path}:{number}: malformed message record") from exc
+        return messages
+
+    def events(self) -> list[SessionEvent]:
+        """The events as recorded, in order; torn lines are skipped."""
+        return [
+            SessionEvent(str(record.get("kind")), record.get("data") or {})
+            for _, record in self._records()
+            if record.get("type") == "event"
+        ]
+
+    def _records(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(line number, record) for each complete record after the header.
+
+        A line that is not a JSON object is what a crash mid-write leaves; it is skipped.
+        Records of a type this version does not know are passed on for the caller to skip.
+        """
+        try:
+            data = self.path.read_bytes()
+        except OSError as exc:
+            raise SessionError(f"cannot read the session file {self.path}: {exc.strerror}") from exc
+        # Split on b"\n" only: str.splitlines would also split inside text at U+2028.
+        for number, line in enumerate(data.split(b"\n")[1:], start=2):
+            try:
+                record = json.loads(line)
+            except ValueError:  # torn, empty, or not UTF-8
+                continue
+            if isinstance(record, dict):
+                yield number, record
+
+    def _append(self, record: Mapping[str, Any]) -> None:
+        line = _encode(record, self.path)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+        except OSError as exc:
+            raise _write_error(self.path, exc) from exc
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                line = b"\n" + line  # the last line is torn: start on a fresh one
+            _write_all(fd, line, size, self.path)
+            if self._fsync:
+                os.fsync(fd)
+        except OSError as exc:
+            raise _write_error(self.path, exc) from exc
+        finally:
+            os.close(fd)
+
+
+class SessionStore:
+    """The session files under `home/sessions/` (`home` defaults to `default_home()`)."""
+
+    def __init__(self, home: Path | None = None, *, fsync: bool = False) -> None:
+        self.home = default_home() if home is None else home
+        self.directory = self.home / "sessions"
+        self._fsync = fsync
+
+    def create(self, *, agent_file: str, cwd: str) -> Session:
+        """Start a new session file (mode 0600, in a 0700 directory) holding its header."""
+        self._make_directory()
+        for _ in range(CREATE_ATTEMPTS):
+            session_id = new_session_id()
+            path = self.directory / f"{session_id}{_SUFFIX}"
+            created = datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
+            header = {"type": "session", "id": session_id, "created": created,
+                      "agent_file": agent_file, "cwd": cwd, "version": SESSION_VERSION}  # fmt: skip
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                raise _write_error(path, exc) from exc
+            try:
+                _write_all(fd, _encode(header, path), 0, path)
+            except OSError as exc:
+                path.unlink(missing_ok=True)
+                raise _write_error(path, exc) from exc
+            finally:
+                os.close(fd)
+            return self._load(path)
+        raise SessionError(f"could not pick a free session id in {self.directory}")
+
+    def open(self, session_id: str) -> Session:
+        """The session `session_id`, or the only one whose id starts with it."""
+        if _ID_CHARS.match(session_id):
+            path = self.directory / f"{session_id}{_SUFFIX}"
+            if path.is_file():
+                return self._load(path)
+            matches = [info for info in self.list() if info.id.startswith(session_id)]
+            if len(matches) == 1:
+                return self._load(matches[0].path)
+            if matches:
+                ids = ", ".join(info.id for info in matches)
+                raise SessionError(f"session id {session_id!r} is ambiguous: {ids}")
+        raise SessionError(
+            f"no session {session_id!r} in {self.directory}; session ids are the file names "
+            f"there without {_SUFFIX} (ls {self.directory}), or use --continue for the latest"
+        )
+
+    def latest(self, *, cwd: str | None = None) -> Session | None:
+        """The session written to last (of those started in `cwd`, if given), or None."""
+        sessions = self.list()
+        if cwd is not None:
+            sessions = [info for info in sessions if _same_dir(info.cwd, cwd)]
+        if not sessions:
+            return None
+        return self._load(max(sessions, key=lambda info: (info.updated, info.id)).path)
+
+    def list(self) -> list[SessionInfo]:
+        """Every readable session, oldest first; files without a valid header are left out."""
+        try:
+            paths = sorted(self.directory.glob(f"*{_SUFFIX}"))
+        except OSError:
+            return []
+        infos = []
+        for path in paths:
+            with contextlib.suppress(SessionError):
+                infos.append(_read_info(path))
+        return infos
+
+    def _load(self, path: Path) -> Session:
+        return Session(_read_info(path), fsync=self._fsync)
+
+    def _make_directory(self) -> None:
+        try:
+            self.home.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+            self.directory.mkdir(mode=DIR_MODE, exist_ok=True)
+        except OSError as exc:
+            raise SessionError(
+                f"cannot create the session directory {self.directory}: "
+                f"{exc.strerror or exc} ({_WRITE_HINT})"
+            ) from exc
+
+
+def _read_info(path: Path) -> SessionInfo:
+    try:
+        with path.open("rb") as file:
+            first = file.readline(MAX_HEADER)
+            updated = os.fstat(file.fileno()).st_mtime
+    except OSError as exc:
+        raise SessionError(f"cannot read the session file {path}: {exc.strerror}") from exc
+    not_ours = SessionError(f"{path} is not a hookgate session file (bad header line)")
+    try:
+        header = json.loads(first)
+    except ValueError as exc:
+        raise not_ours from exc
+    if not isinstance(header, dict) or header.get("type") != "session":
+        raise not_ours
+    if header.get("version") != SESSION_VERSION:
+        raise SessionError(
+            f"{path} is a version {header.get('version')!r} session file; "
+            f"this hookgate reads version {SESSION_VERSION}"
+        )
+    try:
+        fields = [str(header[key]) for key in ("id", "created", "agent_file", "cwd")]
+    except KeyError as exc:
+        raise not_ours from exc
+    session_id, created, agent_file, cwd = fields
+    return SessionInfo(session_id, path, created, updated, agent_file, cwd)
+
+
+def _encode(record: Mapping[str, Any], path: Path) -> bytes:
+    try:
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        try:
+            return (text + "\n").encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: keep it, escaped
+            return (json.dumps(record, separators=(",", ":")) + "\n").encode("ascii")
+    except (TypeError, ValueError) as exc:
+        raise SessionError(f"cannot record in {path}: {exc}") from exc
+
+
+def _write_all(fd: int, data: bytes, size_before: int, path: Path) -> None:
+    """Append `data`; on failure cut the file back to `size_before` and re-raise."""
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, size_before)
+        raise
+
+
+def _write_error(path: Path, exc: OSError) -> SessionError:
+    return SessionError(
+        f"cannot write the session file {path}: {exc.strerror or exc} ({_WRITE_HINT})"
+    )
+
+
+def _same_dir(a: str, b: str) -> bool:
+    return os.path.normpath(a) == os.path.normpath(b)

@@ -1,0 +1,55 @@
+"""`hookgate init`: a commented starter agent file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hookgate.errors import ConfigError
+
+STARTER = """\
+# hookgate agent file. Check it with: hookgate hooks check
+# Reference: docs/runtime.md (this file) and docs/hooks.md (the hooks).
+
+# The model: any OpenAI-compatible server. The key is read from the variable
+# named by api_key_env (servers such as Ollama need none).
+model:
+  name: llama3.2
+  base_url: http://localhost:11434/v1
+  api_key_env: OPENAI_API_KEY
+# Offline, for trying hooks out: a YAML list of replies, one per model call.
+# model: scripted:replies.yaml
+
+system: You are a careful coding assistant. Keep answers short.
+
+# Built-in tools offered to the model (default: all of them).
+tools: [shell, read_file, write_file, edit_file, list_files, grep]
+
+# Rules judged on the model's own arguments: deny wins, then allow; anything
+# else that changes things asks you first.
+permissions:
+  allow: ["shell(git status*)", "shell(ls*)"]
+  deny: ["shell(sudo *)"]
+
+# yolo: true skips the consent prompts. Hooks and deny rules still apply.
+yolo: false
+
+# Hooks run in list order; see `hookgate hooks schema EVENT` for what they read.
+hooks:
+  preToolCall:
+    - name: no-rm-rf
+      matcher: ^shell$
+      command: ./hooks/guard-rm-rf.sh
+      onError: fail        # a guard that cannot run must not let the call through
+  postGeneration:
+    - name: audit
+      command: ./hooks/audit-log.sh
+      onError: ignore
+      timeout: 2s
+"""
+
+
+def write_starter(path: Path, *, force: bool = False) -> Path:
+    if path.exists() and not force:
+        raise ConfigError(f"{path} exists", hint="hookgate init --force overwrites it")
+    path.write_text(STARTER)
+    return path

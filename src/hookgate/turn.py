@@ -1,0 +1,132 @@
+"""The turn function every front end calls: question in, one `TurnOutcome` out.
+
+    preGeneration ─▶ model ⇄ tools (each call through `toolcall.call_tool`) ─▶ postGeneration
+
+A blocked question leaves a marker in the history, never the question; added context
+rides along with the question for this turn only; `postGeneration` runs once the
+turn is over whatever its outcome, cancellation included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from hookgate.agent import AgentSession
+from hookgate.errors import ModelError
+from hookgate.messages import Message
+from hookgate.toolcall import call_tool, show_notices
+from hookgate.view import TurnView
+
+BLOCKED_MARKER = "[prompt blocked by a hook: {reason}]"
+#: What postGeneration hooks read when the turn ended before preGeneration allowed the
+#: question: it may hold exactly what preGeneration exists to stop.
+UNCHECKED_MARKER = "[prompt not checked: the turn ended before preGeneration finished]"
+DEFAULT_BLOCK_RESPONSE = "The question was stopped by a hook and not sent to the model."
+
+
+@dataclass(frozen=True)
+class Answered:
+    text: str
+
+
+@dataclass(frozen=True)
+class PromptBlocked:
+    reason: str
+    response: str
+
+
+@dataclass(frozen=True)
+class TurnFailed:
+    message: str
+
+
+@dataclass(frozen=True)
+class Cancelled:
+    pass
+
+
+TurnOutcome = Answered | PromptBlocked | TurnFailed | Cancelled
+
+
+async def run_turn(agent: AgentSession, question: str, view: TurnView) -> TurnOutcome:
+    """Run one turn of `agent` on `question`, reporting through `view`.
+
+    Never raises for a hook, model or tool failure: those are outcomes. A cancellation
+    propagates, after `postGeneration` has run.
+    """
+    recorded = UNCHECKED_MARKER
+    outcome: TurnOutcome = TurnFailed("the turn did not start")
+    try:
+        pre = await agent.engine.run("preGeneration", {"prompt": question})
+        show_notices(pre, view)
+        if pre.blocked:
+            outcome = _block_question(agent, pre.reason or "", pre.response)
+            recorded = BLOCKED_MARKER.format(reason=outcome.reason)
+            return outcome
+        recorded = pre.payload["prompt"]
+        agent.history.append(Message("user", recorded))
+        outcome = await _model_loop(agent, recorded, pre.context, view)
+        return outcome
+    except asyncio.CancelledError:
+        outcome = Cancelled()
+        agent.history.event("cancelled", {})
+        raise
+    finally:
+        await _post_generation(agent, recorded, outcome, view)
+
+
+def _block_question(agent: AgentSession, reason: str, response: str | None) -> PromptBlocked:
+    """Keep the marker and the hook's response in the history; the question goes nowhere."""
+    response = response or DEFAULT_BLOCK_RESPONSE
+    agent.history.append(Message("user", BLOCKED_MARKER.format(reason=reason)))
+    agent.history.append(Message("assistant", response))
+    return PromptBlocked(reason, response)
+
+
+async def _model_loop(
+    agent: AgentSession, question: str, context: tuple[str, ...], view: TurnView
+) -> TurnOutcome:
+    """Ask the model, run the tools it calls, until it answers without calling any."""
+    for _ in range(agent.config.max_steps):
+        await agent.compact_if_needed()
+        try:
+            reply = await agent.model.complete(
+                agent.model_messages(context), agent.tool_specs(), on_text=view.answer_text
+            )
+        except ModelError as exc:
+            view.notice(f"model error: {exc}")
+            agent.history.event("model_error", {"message": str(exc)})
+            return TurnFailed(str(exc))
+        agent.history.append(Message("assistant", reply.text, reply.tool_calls))
+        if not reply.tool_calls:
+            return Answered(reply.text)
+        for call in reply.tool_calls:
+            result = await call_tool(agent.gate, call, view)
+            agent.history.append(Message("tool", result.content, tool_call_id=call.id))
+    message = f"stopped after {agent.config.max_steps} model calls without a final answer"
+    view.notice(message)
+    return TurnFailed(message)
+
+
+async def _post_generation(
+    agent: AgentSession, prompt: str, outcome: TurnOutcome, view: TurnView
+) -> None:
+    """Run the postGeneration hooks; bounded by their own timeouts, not the turn's."""
+    payload: dict[str, Any] = {"prompt": prompt, "answer": None, "outcome": _outcome_name(outcome)}
+    if isinstance(outcome, Answered):
+        payload["answer"] = outcome.text
+    elif isinstance(outcome, PromptBlocked):
+        payload["answer"] = outcome.response
+    post = await agent.engine.run("postGeneration", payload)
+    show_notices(post, view)
+
+
+def _outcome_name(outcome: TurnOutcome) -> str:
+    return {
+        Answered: "answered",
+        PromptBlocked: "blocked",
+        TurnFailed: "error",
+        Cancelled: "cancelled",
+    }[type(outcome)]
