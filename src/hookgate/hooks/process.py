@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import fcntl
 import os
 import shutil
 import signal
@@ -31,6 +32,13 @@ KILL_GRACE = 0.5
 EOF_GRACE = 0.1
 #: Bytes read from a pipe per wake-up.
 READ_CHUNK = 64 * 1024
+#: Seconds we wait for the exit before draining the pipes on the event loop. Until
+#: then output collects in the pipes (`PIPE_SIZE` each); a fast hook is read once,
+#: after its exit, which spares two event-loop wake-ups (about 0.2 ms on a VM).
+QUIET_START = 0.005
+#: Capacity asked of each output pipe (Linux's default limit for unprivileged users).
+PIPE_SIZE = 1024 * 1024
+_F_SETPIPE_SZ = 1031
 #: Signals a child must start with at their default action. Python ignores SIGPIPE and
 #: an ignored signal survives exec: a hook piping into `head` would spin otherwise.
 _RESET_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
@@ -86,15 +94,14 @@ async def run_process(
     timed_out = False
     try:
         child.feed(stdin)
-        try:
-            async with asyncio.timeout(timeout):
-                await asyncio.shield(child.exited)
-        except TimeoutError:
-            timed_out = True
-            await child.stop_group()
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(EOF_GRACE):
-                await asyncio.shield(child.output_closed)
+        # Most hooks exit within milliseconds, their output still in the pipe: wait for
+        # the exit alone first, so the loop wakes once rather than once per pipe.
+        if not await child.wait_exit(min(QUIET_START, timeout)):
+            child.drain()
+            if not await child.wait_exit(timeout - (time.monotonic() - started)):
+                timed_out = True
+                await child.stop_group()
+        await child.collect_output()
     except BaseException:
         await child.stop_group()
         raise
@@ -122,42 +129,52 @@ def resolve_program(program: str, env: Mapping[str, str]) -> str:
 
 
 class _Pipe:
-    """The read end of a child's stdout or stderr, drained by the event loop."""
+    """The read end of a child's stdout or stderr: read now, or drained by the event loop."""
 
-    def __init__(self, fd: int, cap: int, done: asyncio.Future[None]) -> None:
+    def __init__(self, fd: int, cap: int) -> None:
         self.fd: int | None = fd
         self.cap = cap
         self.data = bytearray()
         self.truncated = False
-        self._done = done
+        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._watched = False
         os.set_blocking(fd, False)
-        asyncio.get_running_loop().add_reader(fd, self._on_readable)
+        with contextlib.suppress(OSError):  # a larger pipe holds a chatty hook's output
+            fcntl.fcntl(fd, _F_SETPIPE_SZ, PIPE_SIZE)
 
-    def _on_readable(self) -> None:
-        assert self.fd is not None
-        try:
-            chunk = os.read(self.fd, READ_CHUNK)
-        except BlockingIOError:
-            return
-        except OSError:
-            chunk = b""
-        if not chunk:
-            self.close()
-            return
-        room = self.cap - len(self.data)
-        if len(chunk) > room:
-            self.truncated = True
-            chunk = chunk[: max(room, 0)]
-        self.data += chunk
+    def watch(self) -> None:
+        """Let the event loop drain the pipe from now on."""
+        if self.fd is not None and not self._watched:
+            self._watched = True
+            asyncio.get_running_loop().add_reader(self.fd, self.read_available)
+
+    def read_available(self) -> None:
+        """Read what the pipe holds now; close it at end of file."""
+        while self.fd is not None:
+            try:
+                chunk = os.read(self.fd, READ_CHUNK)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.close()
+                return
+            room = self.cap - len(self.data)
+            if len(chunk) > room:
+                self.truncated = True
+                chunk = chunk[: max(room, 0)]
+            self.data += chunk
 
     def close(self) -> None:
         if self.fd is None:
             return
-        asyncio.get_running_loop().remove_reader(self.fd)
+        if self._watched:
+            asyncio.get_running_loop().remove_reader(self.fd)
         os.close(self.fd)
         self.fd = None
-        if not self._done.done():
-            self._done.set_result(None)
+        if not self.closed.done():
+            self.closed.set_result(None)
 
 
 class _Child:
@@ -171,11 +188,8 @@ class _Child:
         self._stdin_fd: int | None = stdin_fd
         self._pending = memoryview(b"")
         self.exited: asyncio.Future[None] = loop.create_future()
-        out_done: asyncio.Future[None] = loop.create_future()
-        err_done: asyncio.Future[None] = loop.create_future()
-        self.output_closed = asyncio.gather(out_done, err_done)
-        self.stdout = _Pipe(stdout_fd, cap, out_done)
-        self.stderr = _Pipe(stderr_fd, cap, err_done)
+        self.stdout = _Pipe(stdout_fd, cap)
+        self.stderr = _Pipe(stderr_fd, cap)
         self._pidfd = _watch_exit(pid, self.exited)
 
     @classmethod
@@ -202,9 +216,12 @@ class _Child:
     def feed(self, data: bytes) -> None:
         """Write `data` to stdin, then close it; what does not fit now goes in the background."""
         self._pending = memoryview(data)
+        if self._stdin_fd is not None:
+            # Before the first write: a blocking write of more than the pipe holds would
+            # stall the event loop (and the timeout) until the child read it all.
+            os.set_blocking(self._stdin_fd, False)
         self._write_some()
         if self._stdin_fd is not None:
-            os.set_blocking(self._stdin_fd, False)
             asyncio.get_running_loop().add_writer(self._stdin_fd, self._write_some)
 
     def _write_some(self) -> None:
@@ -226,6 +243,32 @@ class _Child:
         if fd is not None:
             asyncio.get_running_loop().remove_writer(fd)
             os.close(fd)
+
+    async def wait_exit(self, seconds: float) -> bool:
+        """Wait up to `seconds` for the leader to exit; whether it did."""
+        if not self.exited.done():
+            # asyncio.wait neither cancels `exited` on timeout nor raises: the cheapest
+            # bounded wait the loop offers, and this is the hook runner's hot path.
+            await asyncio.wait((self.exited,), timeout=max(seconds, 0))
+        return self.exited.done()
+
+    def drain(self) -> None:
+        """Drain stdout and stderr as they fill: the child may write more than a pipe holds."""
+        self.stdout.watch()
+        self.stderr.watch()
+
+    async def collect_output(self) -> None:
+        """Read what is left; a grandchild holding a pipe gets `EOF_GRACE` seconds."""
+        pipes = [pipe for pipe in (self.stdout, self.stderr) if pipe.fd is not None]
+        for pipe in pipes:
+            pipe.read_available()
+        pending = [pipe.closed for pipe in pipes if pipe.fd is not None]
+        if not pending:
+            return
+        self.drain()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(EOF_GRACE):
+                await asyncio.shield(asyncio.gather(*pending))
 
     async def stop_group(self) -> None:
         """SIGTERM the group, give it `KILL_GRACE` seconds, then SIGKILL it."""
