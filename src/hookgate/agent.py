@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookgate.agentfile import AgentConfig, load_agent_file
@@ -36,6 +37,8 @@ class AgentSession:
     gate: ToolGate
     history: History
     project_dir: Path
+    resources: AsyncExitStack = field(default_factory=AsyncExitStack)
+    """What the session holds open (MCP servers, child agents): closed by `aclose`."""
 
     @property
     def session_id(self) -> str:
@@ -64,7 +67,10 @@ class AgentSession:
         await self.history.compact(self.model, self.config.system, self.config.context_budget)
 
     async def aclose(self) -> None:
-        await self.model.aclose()
+        try:
+            await self.resources.aclose()
+        finally:
+            await self.model.aclose()
 
 
 async def open_agent(
