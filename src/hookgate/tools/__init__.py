@@ -1,0 +1,36 @@
+"""The tools an agent can call: the `Tool` protocol, its registry, and the built-in tools.
+
+Built in: `shell` (bash in the project directory), `read_file`, `write_file`,
+`edit_file`, `list_files` and `grep`. MCP tools implement the same `Tool` protocol.
+"""
+
+from __future__ import annotations
+
+from hookgate.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
+from hookgate.tools.files import EditFileTool, GrepTool, ListFilesTool, ReadFileTool, WriteFileTool
+from hookgate.tools.shell import ShellTool
+
+__all__ = [
+    "BUILTIN_TOOL_NAMES",
+    "Tool",
+    "ToolContext",
+    "ToolRegistry",
+    "ToolResult",
+    "builtin_tools",
+]
+
+
+def builtin_tools() -> list[Tool]:
+    """A fresh instance of every built-in tool, in the order they are offered to the model."""
+    return [
+        ShellTool(),
+        ReadFileTool(),
+        WriteFileTool(),
+        EditFileTool(),
+        ListFilesTool(),
+        GrepTool(),
+    ]
+
+
+#: The names of the built-in tools, as the agent file's `tools:` list spells them.
+BUILTIN_TOOL_NAMES: tuple[str, ...] = tuple(tool.spec.name for tool in builtin_tools())

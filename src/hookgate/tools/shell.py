@@ -1,0 +1,110 @@
+"""The `shell` tool: `bash -c COMMAND` in the project directory, bounded in time and output.
+
+The command runs through `run_process` in a process group of its own; when it times
+out (or the turn is cancelled) the whole group is killed, background children too.
+A non-zero exit or a timeout is an `is_error` result that still carries the output.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Mapping
+from typing import Any
+
+from hookgate.errors import ToolError
+from hookgate.hooks.process import ProcessResult, SpawnError, run_process
+from hookgate.messages import ToolSpec
+from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult
+
+SHELL = "bash"
+
+
+class ShellTool(BuiltinTool):
+    """Run a bash command; stdout, then stderr, then the exit status come back as text."""
+
+    spec = ToolSpec(
+        name="shell",
+        description=(
+            "Run a bash command in the project directory and return its output "
+            "(stdout, then stderr after a '[stderr]' line) and its exit status. "
+            "Background processes are killed when the command ends or times out."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "The bash command line to run."},
+                "timeout": {
+                    "type": "number",
+                    "description": "Seconds before the command is killed; capped by the agent's limit.",
+                },
+            },
+            "required": ["command"],
+            "additionalProperties": False,
+        },
+    )
+    needs_consent = True
+
+    async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        command: str = args["command"]
+        if not command.strip():
+            raise ToolError("argument 'command' must not be empty")
+        timeout = float(args.get("timeout", ctx.shell_timeout))
+        if timeout <= 0:
+            raise ToolError(f"argument 'timeout' must be more than 0 seconds, got {timeout:g}")
+        timeout = min(timeout, ctx.shell_timeout)
+        try:
+            result = await run_process(
+                [SHELL, "-c", command],
+                env=ctx.env,
+                cwd=str(ctx.project_dir),
+                timeout=timeout,
+                output_cap=ctx.output_cap,
+            )
+        except SpawnError as exc:
+            raise ToolError(f"cannot run the command: {exc}") from exc
+        return ToolResult(
+            format_output(result, cap=ctx.output_cap, timeout=timeout),
+            is_error=result.timed_out or result.returncode != 0,
+        )
+
+
+def format_output(result: ProcessResult, *, cap: int, timeout: float) -> str:
+    """The text the model reads: stdout, `[stderr]` and stderr, then status lines.
+
+    stdout and stderr share `cap` bytes; when both are long each keeps at least half.
+    """
+    stdout, stderr = _share(result.stdout, result.stderr, cap)
+    truncated = (
+        result.stdout_truncated
+        or result.stderr_truncated
+        or len(stdout) + len(stderr) < len(result.stdout) + len(result.stderr)
+    )
+    parts = [stdout.decode("utf-8", "replace")] if stdout else []
+    if stderr:
+        parts.append("[stderr]\n" + stderr.decode("utf-8", "replace"))
+    text = "\n".join(part.removesuffix("\n") for part in parts)
+    notes = []
+    if truncated:
+        notes.append(f"[output truncated at {cap} bytes]")
+    if result.timed_out:
+        notes.append(f"[timed out after {timeout:g}s; process group killed]")
+    elif result.signal is not None:
+        notes.append(f"[killed by signal {_signal_name(result.signal)}]")
+    elif result.returncode != 0:
+        notes.append(f"[exit {result.returncode}]")
+    if not text and not notes:
+        return "[no output]"
+    return "\n".join(part for part in (text, *notes) if part)
+
+
+def _share(stdout: bytes, stderr: bytes, cap: int) -> tuple[bytes, bytes]:
+    err_keep = min(len(stderr), max(cap - len(stdout), cap // 2))
+    out_keep = min(len(stdout), cap - err_keep)
+    return stdout[:out_keep], stderr[:err_keep]
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return str(signum)
