@@ -191,6 +191,8 @@ def _string(
     value = node[key]
     if not isinstance(value, str) or (required and not value.strip()):
         raise where.key(node, key).error(f"expected a non-empty string, got {describe(value)}")
+    if "\x00" in value:  # no program can receive it: refuse now, not at the first event
+        raise where.key(node, key).error(f"a NUL character cannot be passed on: {value!r}")
     return value
 
 
@@ -218,7 +220,11 @@ def _timeout(node: Mapping[Any, Any], where: Where, default: float) -> float:
 
 def _args(node: Mapping[Any, Any], where: Where) -> tuple[str, ...]:
     value = node["args"]
-    if not isinstance(value, list) or not value or not all(isinstance(a, str) for a in value):
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(a, str) and "\x00" not in a for a in value)
+    ):
         raise where.key(node, "args").error(
             f"expected a non-empty list of strings, got {describe(value)}",
             hint="args: [./guard.py, --strict]",
@@ -249,9 +255,9 @@ def _env(node: Mapping[Any, Any], where: Where) -> dict[str, str]:
         raise at.error(f"expected a mapping of names to strings, got {describe(value)}")
     env: dict[str, str] = {}
     for key, item in value.items():
-        if not isinstance(key, str) or not key or "=" in key:
+        if not isinstance(key, str) or not key or "=" in key or "\x00" in key:
             raise at.key(value, str(key)).error(f"invalid variable name {key!r}")
-        if isinstance(item, bool) or not isinstance(item, str | int | float):
+        if isinstance(item, bool) or not isinstance(item, str | int | float) or "\x00" in str(item):
             raise at.key(value, key).error(f"expected a string value, got {describe(item)}")
         env[key] = str(item)
     return env

@@ -94,7 +94,7 @@ def read_json_object(stdout: bytes) -> dict[str, Any] | None:
         return None
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nesting deeper than the parser's stack
         return None
     return value if isinstance(value, dict) else None
 

@@ -46,7 +46,8 @@ class MecatlFormat:
             "Input": phase_input(event, payload),
             "SessionID": payload.get("session_id", ""),
         }
-        return json.dumps(document, ensure_ascii=False).encode()
+        # A lone surrogate (bytes kept by surrogateescape) becomes its JSON escape `\udcXX`.
+        return json.dumps(document, ensure_ascii=False).encode("utf-8", "backslashreplace")
 
     def decode(
         self, event: EventSpec, payload: Mapping[str, Any], result: ProcessResult

@@ -36,7 +36,9 @@ class NativeFormat:
         return True
 
     def encode(self, event: EventSpec, payload: Mapping[str, Any]) -> bytes:
-        return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        # A lone surrogate (bytes kept by surrogateescape) becomes its JSON escape `\udcXX`.
+        return text.encode("utf-8", "backslashreplace")
 
     def decode(
         self, event: EventSpec, payload: Mapping[str, Any], result: ProcessResult
@@ -52,6 +54,8 @@ class NativeFormat:
             text = result.stdout.decode("utf-8", "replace").strip()
             if not text:
                 return ALLOW
+            if result.stdout_truncated:
+                raise BadReply("the reply passed the output cap and was cut; it cannot be read")
             raise BadReply(f"stdout is not a JSON object: {_excerpt(text)}")
         return reply_from_json(event, payload, reply)
 
@@ -65,7 +69,7 @@ def reply_from_json(
         if key not in allowed:
             raise BadReply(_refusal(event, str(key), allowed))
     action = reply.get("action", "allow")
-    if action not in ACTIONS:
+    if not isinstance(action, str) or action not in ACTIONS:  # a list is unhashable
         raise BadReply(f"'action' must be one of {', '.join(ACTIONS)}, got {action!r}")
     changes = {
         key: _VALIDATORS[key](reply[key], payload.get(key)) for key in event.mutable if key in reply

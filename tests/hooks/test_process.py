@@ -1,0 +1,625 @@
+"""Process handling: every way a hook can misbehave, with real processes.
+
+Each failure mode runs end to end through `HookEngine` where it can: the hook writes
+`$$` (its pid, which is its process group id: it leads a session of its own) to a
+file, and once the engine has answered, nothing of that group may be left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import stat
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookgate.hooks import (
+    EVENTS,
+    FORMATS,
+    HookEngine,
+    Outcome,
+    ProcessResult,
+    SpawnError,
+    run_process,
+)
+from hookgate.hooks.process import KILL_GRACE, OUTPUT_CAP
+
+#: The timeout of the hooks below that are meant to run past it.
+TIMEOUT = 0.3
+#: Slack on every duration bound, for a loaded two-core machine.
+SLACK = 1.5
+#: A payload far larger than a pipe's buffer (64 KiB on Linux).
+BIG = 10 * 1024 * 1024
+#: What the flooding hooks write: 100 MB.
+FLOOD = 100_000_000
+
+MakeEngine = Callable[..., HookEngine]
+RunHooks = Callable[..., Outcome]
+
+
+def run(argv: list[str], **options: Any) -> ProcessResult:
+    options.setdefault("env", dict(os.environ))
+    options.setdefault("timeout", 5.0)
+    return asyncio.run(run_process(argv, **options))
+
+
+def sh(script: str, **options: Any) -> ProcessResult:
+    return run(["/bin/sh", "-c", script], **options)
+
+
+# --- run_process on its own -------------------------------------------------------------
+
+
+def test_exit_status_and_both_streams_come_back() -> None:
+    result = sh("echo out; echo err >&2; exit 3")
+    assert (result.returncode, result.stdout, result.stderr) == (3, b"out\n", b"err\n")
+    assert not (result.timed_out)
+    assert not (result.stdout_truncated)
+    assert not (result.stderr_truncated)
+    assert result.signal is None
+
+
+def test_stdin_is_written_while_output_is_drained() -> None:
+    """`cat` echoes 10 MB back: writing it all before reading would deadlock both sides."""
+    started = time.monotonic()
+    result = run(["cat"], stdin=b"x" * BIG)
+    assert time.monotonic() - started < SLACK
+    assert result.returncode == 0
+    assert result.stdout == b"x" * OUTPUT_CAP
+    assert result.stdout_truncated
+
+
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_a_flood_is_capped_and_flagged(stream: str) -> None:
+    redirect = "" if stream == "stdout" else ">&2"
+    started = time.monotonic()
+    result = sh(f"head -c {FLOOD} /dev/zero {redirect}", timeout=10)
+    assert time.monotonic() - started < 5
+    assert result.returncode == 0
+    assert not result.timed_out
+    assert len(getattr(result, stream)) == OUTPUT_CAP
+    assert getattr(result, f"{stream}_truncated")
+
+
+def test_output_exactly_at_the_cap_is_not_flagged() -> None:
+    result = sh(f"head -c {OUTPUT_CAP} /dev/zero")
+    assert len(result.stdout) == OUTPUT_CAP
+    assert not result.stdout_truncated
+
+
+def test_a_sleeper_is_stopped_at_its_timeout(
+    tmp_path: Path, read_pid: Callable[[Path], int], group_gone: Callable[[int], None]
+) -> None:
+    started = time.monotonic()
+    result = sh(f"echo $$ > {tmp_path}/pid; sleep 30", timeout=TIMEOUT)
+    elapsed = time.monotonic() - started
+    assert result.timed_out
+    assert result.signal == signal.SIGTERM
+    assert TIMEOUT <= elapsed < TIMEOUT + SLACK
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+def test_a_process_ignoring_sigterm_is_killed_after_the_grace(
+    tmp_path: Path, read_pid: Callable[[Path], int], group_gone: Callable[[int], None]
+) -> None:
+    started = time.monotonic()
+    result = sh(f"trap '' TERM; echo $$ > {tmp_path}/pid; sleep 30", timeout=TIMEOUT)
+    elapsed = time.monotonic() - started
+    assert result.timed_out
+    assert result.signal == signal.SIGKILL
+    assert TIMEOUT + KILL_GRACE <= elapsed < TIMEOUT + KILL_GRACE + SLACK
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+def test_a_grandchild_holding_stdout_does_not_hold_us(
+    tmp_path: Path,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+    pid_alive: Callable[[int], bool],
+) -> None:
+    started = time.monotonic()
+    result = sh(
+        f"echo $$ > {tmp_path}/pid; (sleep 30; echo late) & echo $! > {tmp_path}/kid; echo early"
+    )
+    assert time.monotonic() - started < SLACK
+    assert (result.returncode, result.stdout, result.timed_out) == (0, b"early\n", False)
+    assert not pid_alive(read_pid(tmp_path / "kid"))
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGSEGV, signal.SIGTERM])
+def test_a_process_killed_by_a_signal_reports_it(signum: int) -> None:
+    result = sh(f"kill -{signal.Signals(signum).name[3:]} $$")
+    assert result.returncode == -signum
+    assert result.signal == signum
+    assert not result.timed_out
+
+
+def test_cancelling_the_caller_stops_the_group(
+    tmp_path: Path, read_pid: Callable[[Path], int], group_gone: Callable[[int], None]
+) -> None:
+    async def cancel_soon() -> float:
+        task = asyncio.create_task(
+            run_process(
+                ["/bin/sh", "-c", f"echo $$ > {tmp_path}/pid; exec sleep 30"],
+                env=dict(os.environ),
+                timeout=30,
+            )
+        )
+        await asyncio.sleep(0.2)
+        started = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return time.monotonic() - started
+
+    assert asyncio.run(cancel_soon()) < KILL_GRACE + SLACK
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+def test_the_environment_is_exactly_the_one_given() -> None:
+    result = sh('echo "$ONLY-${HOME-unset}"', env={"ONLY": "this", "PATH": os.defpath})
+    assert result.stdout == b"this-unset\n"
+
+
+@pytest.mark.parametrize("where", ["same", "other"])
+def test_the_process_leads_its_own_group_whichever_way_it_starts(
+    tmp_path: Path, where: str
+) -> None:
+    """`cwd` other than ours starts through Popen, ours through posix_spawn: both setsid."""
+    cwd = os.getcwd() if where == "same" else str(tmp_path)
+    result = sh("echo $$; cut -d' ' -f5,6 /proc/$$/stat; pwd", cwd=cwd)
+    pid, groups, pwd = result.stdout.decode().split("\n")[:3]
+    assert groups == f"{pid} {pid}"  # process group and session are its own
+    assert pwd == cwd
+    assert os.getpgid(0) != int(pid)
+
+
+def test_a_missing_program_is_a_spawn_error() -> None:
+    with pytest.raises(SpawnError, match="not found") as caught:
+        run(["definitely-not-a-hookgate-program"])
+    assert caught.value.errno == 2
+
+
+def test_a_file_that_is_not_executable_is_a_spawn_error(tmp_path: Path) -> None:
+    script = tmp_path / "hook.sh"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    with pytest.raises(SpawnError, match="Permission denied"):
+        run([str(script)])
+
+
+def test_a_missing_directory_is_a_spawn_error(tmp_path: Path) -> None:
+    with pytest.raises(SpawnError, match="No such file"):
+        run(["/bin/true"], cwd=str(tmp_path / "gone"))
+
+
+def test_the_program_is_searched_in_the_childs_path(tmp_path: Path) -> None:
+    program = tmp_path / "only-here"
+    program.write_text("#!/bin/sh\necho found\n")
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    result = run(["only-here"], env={"PATH": f"{tmp_path}:{os.defpath}"})
+    assert result.stdout == b"found\n"
+
+
+# --- each failure mode through the engine -----------------------------------------------
+
+
+def guard(command: str, **options: Any) -> dict[str, Any]:
+    return {"preToolCall": [{"name": "guard", "command": command, **options}]}
+
+
+SHELL_CALL = {"tool": "shell", "arguments": {"command": "ls"}}
+
+
+@pytest.mark.parametrize(
+    ("on_error", "blocked"), [("warn", False), ("fail", True), ("ignore", False)]
+)
+def test_sleeper_times_out_and_on_error_decides(
+    tmp_path: Path,
+    make_engine: MakeEngine,
+    run_hooks: RunHooks,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+    on_error: str,
+    blocked: bool,
+) -> None:
+    engine = make_engine(
+        guard(f"echo $$ > {tmp_path}/pid; sleep 30", timeout=TIMEOUT, onError=on_error)
+    )
+    started = time.monotonic()
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert time.monotonic() - started < TIMEOUT + SLACK
+    assert outcome.blocked is blocked
+    if on_error == "fail":
+        assert outcome.reason == "hook 'guard' failed: timed out after 0.3s"
+    if on_error == "warn":
+        assert outcome.notices == ("hook 'guard' (preToolCall) failed: timed out after 0.3s",)
+    if on_error == "ignore":
+        assert (outcome.notices, outcome.errors) == ((), ())
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+def test_sigterm_ignorer_is_killed_after_the_grace(
+    tmp_path: Path,
+    make_engine: MakeEngine,
+    run_hooks: RunHooks,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+) -> None:
+    engine = make_engine(
+        guard(f"trap '' TERM; echo $$ > {tmp_path}/pid; sleep 30", timeout=TIMEOUT, onError="fail")
+    )
+    started = time.monotonic()
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert TIMEOUT + KILL_GRACE <= time.monotonic() - started < TIMEOUT + KILL_GRACE + SLACK
+    assert outcome.blocked
+    assert "timed out" in (outcome.reason or "")
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+_REPORT_SIZE = """n=$(wc -c); printf '{"message": "read %s"}' "$n" """
+
+
+@pytest.mark.parametrize(
+    ("command", "notice"),
+    [
+        ("""sleep 0.2; echo '{"message": "did not read"}'""", "did not read"),
+        (_REPORT_SIZE, "read {size}"),
+        ("sleep 0.2; " + _REPORT_SIZE, "read {size}"),
+    ],
+    ids=["ignorer", "reader", "late-reader"],
+)
+def test_a_large_payload_never_deadlocks(
+    tmp_path: Path,
+    make_engine: MakeEngine,
+    run_hooks: RunHooks,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+    command: str,
+    notice: str,
+) -> None:
+    engine = make_engine(
+        {"preGeneration": [{"name": "h", "command": f"echo $$ > {tmp_path}/pid; {command}"}]}
+    )
+    payload = {"prompt": "p" * BIG}
+    envelope = {"event": "preGeneration", "session_id": engine.session_id, "cwd": os.getcwd()}
+    size = len(FORMATS["native"].encode(EVENTS["preGeneration"], {**envelope, **payload}))
+    started = time.monotonic()
+    outcome = run_hooks(engine, "preGeneration", payload)
+    assert time.monotonic() - started < 0.2 + SLACK
+    assert outcome.allowed
+    assert outcome.errors == ()
+    assert outcome.notices == ("h: " + notice.format(size=size),)
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+def test_a_stalled_hook_with_a_large_payload_is_still_timed_out(
+    tmp_path: Path,
+    make_engine: MakeEngine,
+    run_hooks: RunHooks,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+) -> None:
+    """Never reads, never exits: writing its stdin must not keep the timeout from firing."""
+    engine = make_engine(
+        {
+            "preGeneration": [
+                {
+                    "name": "h",
+                    "command": f"echo $$ > {tmp_path}/pid; sleep 30",
+                    "timeout": TIMEOUT,
+                    "onError": "fail",
+                }
+            ]
+        }
+    )
+    started = time.monotonic()
+    outcome = run_hooks(engine, "preGeneration", {"prompt": "p" * BIG})
+    assert time.monotonic() - started < TIMEOUT + SLACK
+    assert outcome.blocked
+    assert outcome.reason == "hook 'h' failed: timed out after 0.3s"
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+def test_grandchild_holding_stdout_after_the_hook_exits(
+    tmp_path: Path,
+    make_engine: MakeEngine,
+    run_hooks: RunHooks,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+    pid_alive: Callable[[int], bool],
+) -> None:
+    engine = make_engine(
+        guard(
+            f"echo $$ > {tmp_path}/pid; sleep 30 & echo $! > {tmp_path}/kid; "
+            'echo \'{"message": "done"}\''
+        )
+    )
+    started = time.monotonic()
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert time.monotonic() - started < SLACK  # not the grandchild's 30 s, nor the 10 s timeout
+    assert outcome.allowed
+    assert outcome.notices == ("guard: done",)
+    assert not pid_alive(read_pid(tmp_path / "kid"))
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+@pytest.mark.parametrize("fmt", ["native", "mecatl"])
+def test_an_output_flood_is_bounded(
+    tmp_path: Path,
+    make_engine: MakeEngine,
+    run_hooks: RunHooks,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+    fmt: str,
+) -> None:
+    engine = make_engine(
+        guard(f"echo $$ > {tmp_path}/pid; head -c {FLOOD} /dev/zero | tr '\\0' a", format=fmt)
+    )
+    started = time.monotonic()
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert time.monotonic() - started < 5
+    assert outcome.allowed
+    if fmt == "native":  # not a JSON reply: the hook failed, under `warn`
+        assert len(outcome.errors) == 1
+        assert "passed the output cap" in outcome.errors[0].message
+    else:  # mecatl: a plain message, capped with the output
+        assert outcome.errors == ()
+        assert outcome.notices == ("guard: " + "a" * OUTPUT_CAP,)
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+def test_an_endless_flood_is_stopped_at_the_timeout(
+    tmp_path: Path,
+    make_engine: MakeEngine,
+    run_hooks: RunHooks,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+) -> None:
+    engine = make_engine(
+        guard(f"echo $$ > {tmp_path}/pid; cat /dev/zero", timeout=TIMEOUT, onError="fail")
+    )
+    started = time.monotonic()
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert time.monotonic() - started < TIMEOUT + SLACK
+    assert outcome.blocked
+    assert outcome.reason == "hook 'guard' failed: timed out after 0.3s"
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+@pytest.mark.parametrize(("on_error", "blocked"), [("warn", False), ("fail", True)])
+def test_bad_json_from_a_native_hook_is_a_failure_not_an_allow(
+    tmp_path: Path,
+    make_engine: MakeEngine,
+    run_hooks: RunHooks,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+    on_error: str,
+    blocked: bool,
+) -> None:
+    engine = make_engine(
+        guard(f'echo $$ > {tmp_path}/pid; echo \'{{"action": "block"\'', onError=on_error)
+    )
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert outcome.blocked is blocked
+    assert len(outcome.errors) == 1
+    assert outcome.errors[0].message.startswith("stdout is not a JSON object")
+    assert outcome.payload == SHELL_CALL
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+def test_bad_json_from_a_mecatl_hook_is_a_plain_message(
+    tmp_path: Path,
+    make_engine: MakeEngine,
+    run_hooks: RunHooks,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+) -> None:
+    """The contract: stdout that is not a JSON object is a message; the payload stands."""
+    engine = make_engine(
+        guard(f"echo $$ > {tmp_path}/pid; echo '{{\"mutated\": '", format="mecatl")
+    )
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert outcome.allowed
+    assert outcome.errors == ()
+    assert outcome.notices == ('guard: {"mutated":',)
+    assert outcome.payload == SHELL_CALL
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+@pytest.mark.parametrize(
+    ("event", "payload", "mutated"),
+    [
+        ("postToolCall", {"tool": "shell", "arguments": {}, "result": {"content": "x", "is_error": False}},
+         '{"content": 5, "is_error": false}'),
+        ("postToolCall", {"tool": "shell", "arguments": {}, "result": {"content": "x", "is_error": False}},
+         '{"content": "y"}'),
+        ("preToolCall", SHELL_CALL, '"rm -rf /"'),
+        ("preGeneration", {"prompt": "hi"}, '{"text": "hi"}'),
+    ],
+    ids=["result-type", "result-keys", "arguments-not-object", "prompt-keys"],
+)  # fmt: skip
+def test_a_wrong_shape_mutation_is_not_applied_and_the_hook_failed(
+    tmp_path: Path,
+    make_engine: MakeEngine,
+    run_hooks: RunHooks,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+    event: str,
+    payload: dict[str, Any],
+    mutated: str,
+) -> None:
+    script = f"echo $$ > {tmp_path}/pid; echo '{{\"mutated\": {mutated}}}'"
+    engine = make_engine({event: [{"name": "m", "command": script, "format": "mecatl"}]})
+    outcome = run_hooks(engine, event, payload)
+    assert outcome.payload == payload
+    assert outcome.changed == ()
+    assert len(outcome.errors) == 1
+    assert "'mutated'" in outcome.errors[0].message
+    # preGeneration is fail-safe by default: the failure ends the turn.
+    assert outcome.blocked is (event == "preGeneration")
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+def _exit_command(tmp_path: Path, code: int) -> str:
+    if code == 126:  # a real "not executable": a script without its x bit
+        script = tmp_path / "no-x-bit.sh"
+        script.write_text("#!/bin/sh\nexit 0\n")
+        return str(script)
+    if code == 127:  # a real "not found"
+        return "definitely-not-a-hookgate-hook"
+    return f"exit {code}"
+
+
+@pytest.mark.parametrize("fmt", ["native", "mecatl"])
+@pytest.mark.parametrize("code", [1, 126, 127])
+def test_exit_1_126_127_are_hook_errors_never_blocks(
+    tmp_path: Path,
+    make_engine: MakeEngine,
+    run_hooks: RunHooks,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+    fmt: str,
+    code: int,
+) -> None:
+    command = f"echo $$ > {tmp_path}/pid; " + _exit_command(tmp_path, code)
+    engine = make_engine(guard(command, format=fmt))  # onError: warn, the default
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert outcome.allowed
+    assert len(outcome.errors) == 1
+    assert outcome.errors[0].message.startswith(f"exit {code}")
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+@pytest.mark.parametrize("code", [126, 127])
+def test_exit_126_127_under_fail_block_as_a_failure(
+    tmp_path: Path, make_engine: MakeEngine, run_hooks: RunHooks, code: int
+) -> None:
+    engine = make_engine(guard(_exit_command(tmp_path, code), onError="fail"))
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert outcome.blocked
+    assert (outcome.reason or "").startswith(f"hook 'guard' failed: exit {code}")
+
+
+def test_a_missing_program_in_exec_form_is_a_failure(
+    tmp_path: Path, make_engine: MakeEngine, run_hooks: RunHooks
+) -> None:
+    engine = make_engine(
+        {"preToolCall": [{"name": "g", "args": [str(tmp_path / "missing")], "onError": "fail"}]}
+    )
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert outcome.blocked
+    assert "failed: cannot run" in (outcome.reason or "")
+
+
+@pytest.mark.parametrize("fmt", ["native", "mecatl"])
+def test_exit_2_is_a_deliberate_block(
+    tmp_path: Path,
+    make_engine: MakeEngine,
+    run_hooks: RunHooks,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+    fmt: str,
+) -> None:
+    engine = make_engine(
+        guard(f"echo $$ > {tmp_path}/pid; echo 'not on my watch'; exit 2", format=fmt)
+    )
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert outcome.blocked
+    assert outcome.reason == "not on my watch"
+    assert outcome.blocked_by == "guard"
+    assert outcome.errors == ()
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+@pytest.mark.parametrize("fmt", ["native", "mecatl"])
+def test_non_utf8_block_reason_is_read_with_replacements(
+    tmp_path: Path,
+    make_engine: MakeEngine,
+    run_hooks: RunHooks,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+    fmt: str,
+) -> None:
+    engine = make_engine(
+        guard(f"echo $$ > {tmp_path}/pid; printf 'caf\\351 \\377 closed'; exit 2", format=fmt)
+    )
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert outcome.blocked
+    assert outcome.reason == "caf\ufffd \ufffd closed"
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+def test_non_utf8_inside_a_native_reply_is_replaced(
+    make_engine: MakeEngine, run_hooks: RunHooks
+) -> None:
+    engine = make_engine(guard('printf \'{"message": "caf\\351"}\''))
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert outcome.allowed
+    assert outcome.notices == ("guard: caf\ufffd",)
+
+
+def test_non_utf8_stdout_of_a_mecatl_hook_is_a_message(
+    make_engine: MakeEngine, run_hooks: RunHooks
+) -> None:
+    engine = make_engine(guard("printf '\\377\\376 hello'", format="mecatl"))
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert outcome.allowed
+    assert outcome.notices == ("guard: \ufffd\ufffd hello",)
+
+
+def test_non_utf8_stderr_of_a_failed_hook_is_reported(
+    make_engine: MakeEngine, run_hooks: RunHooks
+) -> None:
+    engine = make_engine(guard("printf 'bad \\377 news' >&2; exit 1"))
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert outcome.errors[0].message == "exit 1: bad \ufffd news"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGSEGV])
+def test_a_hook_killed_by_a_signal_has_failed(
+    tmp_path: Path,
+    make_engine: MakeEngine,
+    run_hooks: RunHooks,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+    signum: int,
+) -> None:
+    name = signal.Signals(signum).name[3:]
+    engine = make_engine(
+        guard(f"echo $$ > {tmp_path}/pid; sleep 30 & kill -{name} $$", onError="fail")
+    )
+    started = time.monotonic()
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert time.monotonic() - started < SLACK  # its orphaned `sleep` does not hold us
+    assert outcome.blocked
+    assert outcome.reason == f"hook 'guard' failed: killed by signal {int(signum)}"
+    group_gone(read_pid(tmp_path / "pid"))
+
+
+def _zombie_children() -> list[int]:
+    zombies = []
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat_file.read_text()
+        except OSError:
+            continue
+        state, ppid = text[text.rindex(")") + 2 :].split()[:2]
+        if state == "Z" and int(ppid) == os.getpid():
+            zombies.append(int(stat_file.parent.name))
+    return zombies
+
+
+def test_many_hooks_with_orphans_leave_no_zombie_behind(
+    make_engine: MakeEngine, run_hooks: RunHooks
+) -> None:
+    """Each hook orphans a `sleep`: it is killed, reparented to us (the subreaper), reaped."""
+    engine = make_engine(guard("sleep 30 & echo '{}'"))
+    for _ in range(5):
+        assert run_hooks(engine, "preToolCall", SHELL_CALL).errors == ()
+    assert _zombie_children() == []
