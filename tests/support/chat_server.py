@@ -169,6 +169,9 @@ class _HTTPServer(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive and chunked streams, like real servers
+    # Real servers (uvicorn, Go) set TCP_NODELAY; without it each stream's last small write
+    # waits ~40 ms for the client's delayed ACK.
+    disable_nagle_algorithm = True
     timeout = IDLE_CONNECTION_S
     server: _HTTPServer
 
