@@ -287,3 +287,13 @@ def test_a_missing_file(tmp_path: Path) -> None:
 def test_a_nul_character_is_refused_at_load_time(entry: dict[str, object]) -> None:
     with pytest.raises(ConfigError):
         parse_hooks({"preToolCall": [entry]}, Where("h.yaml"), base_dir=Path("."))
+
+
+@pytest.mark.parametrize(
+    "text", ["!!int", "!!float", "!!bool x", "a: !!int zz", "hooks: !!timestamp x"]
+)
+def test_malformed_tagged_scalars_are_config_errors(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "hookgate.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match="invalid YAML"):
+        load_hooks_file(path)

@@ -42,6 +42,10 @@ def parse_yaml(text: str, source: str) -> Any:
         raise ConfigError(f"{source}{line}: invalid YAML: {exc.problem or exc.context}") from exc
     except YAMLError as exc:
         raise ConfigError(f"{source}: invalid YAML: {exc}") from exc
+    except Exception as exc:
+        # ruamel's constructors raise assorted built-in errors on malformed tagged
+        # scalars (`!!int` alone: IndexError; `!!bool x`: KeyError): still bad YAML.
+        raise ConfigError(f"{source}: invalid YAML: {type(exc).__name__}: {exc}") from exc
 
 
 @dataclass(frozen=True)
