@@ -1,7 +1,8 @@
 """Start an external process, feed it, read it, bound it, and leave nothing of it behind.
 
 `run_process` is the one function hookgate starts processes with: hooks and the shell
-tool alike. The process runs in a session (and process group) of its own; stdin is
+tool alike; `stream_process`, its sibling, hands stdout over as it arrives (an asked
+agent's answer). The process runs in a session (and process group) of its own; stdin is
 written while stdout and stderr are drained, each capped; the timeout is enforced here,
 whatever the process does; at the end the whole group is killed and the leader reaped.
 """
@@ -17,7 +18,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from hookgate.hooks.errors import HookgateError
@@ -107,15 +108,45 @@ async def run_process(
         raise
     finally:
         child.finish()
-    return ProcessResult(
-        returncode=child.returncode,
-        stdout=bytes(child.stdout.data),
-        stderr=bytes(child.stderr.data),
-        stdout_truncated=child.stdout.truncated,
-        stderr_truncated=child.stderr.truncated,
-        timed_out=timed_out,
-        duration=time.monotonic() - started,
-    )
+    return child.result(timed_out=timed_out, started=started)
+
+
+async def stream_process(
+    argv: Sequence[str],
+    *,
+    on_stdout: Callable[[bytes], None],
+    stdin: bytes = b"",
+    env: Mapping[str, str],
+    cwd: str | None = None,
+    timeout: float,
+    output_cap: int = OUTPUT_CAP,
+    kill_grace: float = KILL_GRACE,
+) -> ProcessResult:
+    """Run `argv` like `run_process`, handing its stdout to `on_stdout` as it arrives.
+
+    Every guarantee of `run_process` holds: own session, capped output, bounded waits,
+    the group stopped on timeout or cancellation, the leader reaped. `on_stdout` gets
+    each chunk as read, `output_cap` bytes in all, and must not raise; the result's
+    `stdout` is therefore empty. `kill_grace` is the time between SIGTERM and SIGKILL:
+    a child that stops processes of its own on SIGTERM (another hookgate) needs more
+    than a hook does.
+    """
+    started = time.monotonic()
+    child = _Child.spawn(argv, env=env, cwd=cwd, output_cap=output_cap, on_stdout=on_stdout)
+    timed_out = False
+    try:
+        child.feed(stdin)
+        child.drain()  # no quiet start: the point is to see the output while it is written
+        if not await child.wait_exit(timeout):
+            timed_out = True
+            await child.stop_group(kill_grace)
+        await child.collect_output()
+    except BaseException:
+        await child.stop_group(kill_grace)
+        raise
+    finally:
+        child.finish()
+    return child.result(timed_out=timed_out, started=started)
 
 
 def resolve_program(program: str, env: Mapping[str, str]) -> str:
@@ -129,13 +160,18 @@ def resolve_program(program: str, env: Mapping[str, str]) -> str:
 
 
 class _Pipe:
-    """The read end of a child's stdout or stderr: read now, or drained by the event loop."""
+    """The read end of a child's stdout or stderr: read now, or drained by the event loop.
 
-    def __init__(self, fd: int, cap: int) -> None:
+    What is read is kept in `data`, or handed to `sink` (and not kept) when there is one.
+    """
+
+    def __init__(self, fd: int, cap: int, sink: Callable[[bytes], None] | None = None) -> None:
         self.fd: int | None = fd
         self.cap = cap
         self.data = bytearray()
+        self.size = 0
         self.truncated = False
+        self._sink = sink
         self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._watched = False
         os.set_blocking(fd, False)
@@ -160,11 +196,15 @@ class _Pipe:
             if not chunk:
                 self.close()
                 return
-            room = self.cap - len(self.data)
+            room = self.cap - self.size
             if len(chunk) > room:
                 self.truncated = True
                 chunk = chunk[: max(room, 0)]
-            self.data += chunk
+            self.size += len(chunk)
+            if self._sink is None:
+                self.data += chunk
+            elif chunk:
+                self._sink(chunk)
 
     def close(self) -> None:
         if self.fd is None:
@@ -180,7 +220,14 @@ class _Pipe:
 class _Child:
     """A started process group: its pipes, its exit, and the means to stop it."""
 
-    def __init__(self, pid: int, stdin_fd: int, stdout_fd: int, stderr_fd: int, cap: int) -> None:
+    def __init__(
+        self,
+        pid: int,
+        fds: tuple[int, int, int],
+        cap: int,
+        on_stdout: Callable[[bytes], None] | None = None,
+    ) -> None:
+        stdin_fd, stdout_fd, stderr_fd = fds
         loop = asyncio.get_running_loop()
         self.pid = pid  # == the process group id: the child called setsid
         self.returncode = 0
@@ -188,13 +235,19 @@ class _Child:
         self._stdin_fd: int | None = stdin_fd
         self._pending = memoryview(b"")
         self.exited: asyncio.Future[None] = loop.create_future()
-        self.stdout = _Pipe(stdout_fd, cap)
+        self.stdout = _Pipe(stdout_fd, cap, on_stdout)
         self.stderr = _Pipe(stderr_fd, cap)
         self._pidfd = _watch_exit(pid, self.exited)
 
     @classmethod
     def spawn(
-        cls, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None, output_cap: int
+        cls,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str],
+        cwd: str | None,
+        output_cap: int,
+        on_stdout: Callable[[bytes], None] | None = None,
     ) -> _Child:
         if not argv:
             raise SpawnError("empty command")
@@ -211,7 +264,7 @@ class _Child:
         finally:
             for fd in (stdin_r, stdout_w, stderr_w):
                 os.close(fd)
-        return cls(pid, stdin_w, stdout_r, stderr_r, output_cap)
+        return cls(pid, (stdin_w, stdout_r, stderr_r), output_cap, on_stdout)
 
     def feed(self, data: bytes) -> None:
         """Write `data` to stdin, then close it; what does not fit now goes in the background."""
@@ -270,13 +323,13 @@ class _Child:
             async with asyncio.timeout(EOF_GRACE):
                 await asyncio.shield(asyncio.gather(*pending))
 
-    async def stop_group(self) -> None:
-        """SIGTERM the group, give it `KILL_GRACE` seconds, then SIGKILL it."""
+    async def stop_group(self, grace: float = KILL_GRACE) -> None:
+        """SIGTERM the group, give it `grace` seconds, then SIGKILL it."""
         if self._reaped:
             return
         self._signal_group(signal.SIGTERM)
         try:
-            async with asyncio.timeout(KILL_GRACE):
+            async with asyncio.timeout(grace):
                 await asyncio.shield(self.exited)
         except TimeoutError:
             pass
@@ -288,6 +341,18 @@ class _Child:
         # Sent while the leader is unreaped, so the group id cannot have been reused.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signum)
+
+    def result(self, *, timed_out: bool, started: float) -> ProcessResult:
+        """What the finished child left, for the caller."""
+        return ProcessResult(
+            returncode=self.returncode,
+            stdout=bytes(self.stdout.data),
+            stderr=bytes(self.stderr.data),
+            stdout_truncated=self.stdout.truncated,
+            stderr_truncated=self.stderr.truncated,
+            timed_out=timed_out,
+            duration=time.monotonic() - started,
+        )
 
     def finish(self) -> None:
         """Kill whatever is left of the group, reap the leader, release every fd."""

@@ -1,0 +1,212 @@
+"""`delegate`: the one function every hand-off goes through, and where its hooks run.
+
+    ask_agent tool ─┐
+    /ask-<name>    ─┼─▶ delegate ─▶ depth limit ─▶ preAsk ─▶ subagentStart
+    hookgate --ask ─┘        ─▶ the asked agent (a child process) ─▶ subagentStop ─▶ postAsk
+
+preAsk sees the question and the conversation before they are joined into the
+prompt, and may rewrite either or refuse; it cannot change the agent. postAsk sees
+the whole answer and the error before any caller truncates or keeps the answer; it
+may replace the answer (announced on the notice line) or add context. The answer
+streams to the user while it is written: postAsk changes what the asker reads, not
+what was shown.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from hookgate.agentfile import DEFAULT_MAX_ASK_DEPTH, AgentConfig, AgentRef
+from hookgate.handoff.child import ChildAnswer, run_child
+from hookgate.hooks import HookEngine, Outcome
+
+
+class AskDisplay(Protocol):
+    """Where a hand-off shows itself: each front end has one."""
+
+    def notice(self, text: str) -> None:
+        """A line for the user, never part of an answer."""
+        ...
+
+    def asked_text(self, agent: str, delta: str) -> None:
+        """A piece of the asked agent's answer, as it is written."""
+        ...
+
+    def asked_done(self, agent: str) -> None:
+        """The asked agent's stream is over (a front end ends its line)."""
+        ...
+
+
+class NoticeDisplay:
+    """A display for front ends that show notices only: the streamed answer is dropped."""
+
+    def __init__(self, notify: Callable[[str], None]) -> None:
+        self._notify = notify
+
+    def notice(self, text: str) -> None:
+        self._notify(text)
+
+    def asked_text(self, agent: str, delta: str) -> None:
+        pass
+
+    def asked_done(self, agent: str) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The hand-off did not happen: unknown agent, too deep, or a preAsk hook said no."""
+
+    agent: str
+    reason: str
+    response: str | None = None
+    """The refusing hook's message, if it gave one."""
+
+
+@dataclass(frozen=True)
+class Returned:
+    """The asked agent ran; its answer as postAsk left it, and what went wrong."""
+
+    agent: str
+    question: str
+    """The question as sent (after preAsk)."""
+    answer: str
+    error: str | None
+    context: tuple[str, ...] = ()
+    """What postAsk hooks added for the asking agent."""
+    replaced: bool = False
+    """Whether a postAsk hook replaced the answer (the user saw the original)."""
+
+
+HandoffOutcome = Refused | Returned
+
+
+@dataclass(frozen=True)
+class Handoffs:
+    """The agents one asking agent may hand questions to, and what a hand-off needs."""
+
+    agents: Mapping[str, AgentRef]
+    engine: HookEngine
+    """The asking agent's hooks: preAsk, postAsk, subagentStart and subagentStop."""
+    display: AskDisplay
+    project_dir: Path
+    env: Mapping[str, str]
+    """The environment the asked agents start with."""
+    depth: int = 0
+    """How deep the asking agent itself runs (0: nobody asked it)."""
+    depth_limit: int = DEFAULT_MAX_ASK_DEPTH
+
+    def refusal(self, agent: str) -> Refused | None:
+        """Why asking `agent` is refused before any hook runs, or None."""
+        if agent not in self.agents:
+            known = ", ".join(self.agents) or "none"
+            return Refused(agent, f"no agent named {agent!r} (agents: {known})")
+        if self.depth + 1 > self.depth_limit:
+            return Refused(
+                agent,
+                f"asking {agent!r} would run an agent {self.depth + 1} hand-offs deep; "
+                f"the limit is {self.depth_limit} (max_ask_depth)",
+            )
+        return None
+
+
+def handoffs_for(
+    config: AgentConfig,
+    engine: HookEngine,
+    display: AskDisplay,
+    *,
+    project_dir: Path,
+    depth: int,
+    inherited_limit: int | None,
+) -> Handoffs | None:
+    """The hand-offs of an agent whose file lists `agents:`, or None when it lists none.
+
+    The depth limit only tightens down a chain: an asked agent keeps the lower of its
+    own `max_ask_depth` and the one it was started with.
+    """
+    if not config.agents:
+        return None
+    limit = config.max_ask_depth
+    if inherited_limit is not None:
+        limit = min(limit, inherited_limit)
+    return Handoffs(config.agents, engine, display, project_dir, dict(os.environ), depth, limit)
+
+
+async def delegate(
+    handoffs: Handoffs,
+    agent: str,
+    question: str,
+    conversation: Sequence[Mapping[str, str]] = (),
+) -> HandoffOutcome:
+    """Hand `question` (and `conversation`, oldest first) to `agent`, hooks around it.
+
+    Never raises for a refusal or a failure of the asked agent: those are outcomes.
+    Cancellation stops the asked agent's process group, runs subagentStop, and
+    propagates.
+    """
+    refused = handoffs.refusal(agent)
+    if refused is not None:
+        return refused
+    engine, display = handoffs.engine, handoffs.display
+    pre = await engine.run(
+        "preAsk",
+        {"agent": agent, "question": question, "conversation": [dict(m) for m in conversation]},
+    )
+    _show(pre, display)
+    if pre.blocked:
+        return Refused(agent, pre.reason or f"blocked by hook {pre.blocked_by!r}", pre.response)
+    question = pre.payload["question"]
+    prompt = join_prompt(question, pre.payload["conversation"])
+    answer = await _run_asked(handoffs, handoffs.agents[agent], prompt)
+    post = await engine.run(
+        "postAsk",
+        {"agent": agent, "question": question, "answer": answer.text, "error": answer.error},
+    )
+    _show(post, display)
+    replaced = "answer" in post.changed
+    if replaced:
+        display.notice(
+            f"the answer of {agent} was replaced by a hook: the asking agent reads another "
+            "answer than the one shown"
+        )
+    return Returned(agent, question, post.payload["answer"], answer.error, post.context, replaced)
+
+
+async def _run_asked(handoffs: Handoffs, ref: AgentRef, prompt: str) -> ChildAnswer:
+    """Run the asked agent between subagentStart and subagentStop."""
+    engine, display = handoffs.engine, handoffs.display
+    _show(await engine.run("subagentStart", {"agent": ref.name}), display)
+    answer = ChildAnswer("", "the hand-off was cancelled")
+    try:
+        answer = await run_child(
+            ref, prompt, depth=handoffs.depth + 1, depth_limit=handoffs.depth_limit,
+            cwd=handoffs.project_dir, env=handoffs.env,
+            on_text=lambda delta: display.asked_text(ref.name, delta),
+            on_notice=lambda text: display.notice(f"{ref.name}: {text}"),
+        )  # fmt: skip
+        return answer
+    finally:
+        display.asked_done(ref.name)
+        # Also after a cancellation, like postGeneration: an audit keeps every hand-off.
+        stop = await engine.run("subagentStop", {"agent": ref.name, "error": answer.error})
+        _show(stop, display)
+
+
+def join_prompt(question: str, conversation: Sequence[Mapping[str, str]]) -> str:
+    """The prompt the asked agent receives: the conversation (if any), then the question."""
+    if not conversation:
+        return question
+    turns = "\n\n".join(f"{m['role']}: {m['content']}" for m in conversation)
+    return (
+        "The conversation so far, for context:\n<conversation>\n"
+        f"{turns}\n</conversation>\n\n{question}"
+    )
+
+
+def _show(outcome: Outcome, display: AskDisplay) -> None:
+    for notice in outcome.notices:
+        display.notice(notice)
