@@ -15,6 +15,7 @@ from pathlib import Path
 
 from hookgate.agentfile import AgentConfig, load_agent_file
 from hookgate.consent import AlwaysAllow, Consent
+from hookgate.handoff import AskAgentTool, AskDisplay, Handoffs, NoticeDisplay, handoffs_for
 from hookgate.history import History
 from hookgate.hooks import HookEngine, HookgateError
 from hookgate.messages import Message, ToolSpec
@@ -39,6 +40,8 @@ class AgentSession:
     project_dir: Path
     resources: AsyncExitStack = field(default_factory=AsyncExitStack)
     """What the session holds open (MCP servers, child agents): closed by `aclose`."""
+    handoffs: Handoffs | None = None
+    """The agents this one may ask (`agents:`), for `/ask-<name>`; None when there are none."""
 
     @property
     def session_id(self) -> str:
@@ -82,11 +85,18 @@ async def open_agent(
     resume: str | None = None,
     continue_last: bool = False,
     asked_depth: int = 0,
+    ask_depth_limit: int | None = None,
+    ask_display: AskDisplay | None = None,
     extra_tools: Sequence[Tool] = (),
+    project_dir: Path | None = None,
 ) -> AgentSession:
-    """Read `agent_file`, open the session, run `sessionStart`; raises on a block."""
+    """Read `agent_file`, open the session, run `sessionStart`; raises on a block.
+
+    Then start the file's MCP servers; one that fails is a notice and its tools are
+    absent. `project_dir` (default: the working directory) is where the tools work.
+    """
     config = load_agent_file(agent_file)
-    project_dir = Path.cwd()
+    project_dir = Path.cwd() if project_dir is None else project_dir
     store = store or SessionStore()
     session, source = _open_session(store, config, project_dir, resume, continue_last)
     engine = HookEngine(
@@ -105,6 +115,12 @@ async def open_agent(
             tools.add(tool)
     for tool in extra_tools:
         tools.add(tool)
+    handoffs = handoffs_for(
+        config, engine, ask_display or NoticeDisplay(notify), project_dir=project_dir,
+        depth=asked_depth, inherited_limit=ask_depth_limit,
+    )  # fmt: skip
+    if handoffs is not None:
+        tools.add(AskAgentTool(handoffs, lambda: history.messages))
     gate = ToolGate(
         engine=engine,
         tools=tools,
@@ -115,7 +131,25 @@ async def open_agent(
         ),
     )
     model = make_model(config.model, config.base_dir)
-    return AgentSession(config, engine, model, gate, history, project_dir)
+    agent = AgentSession(config, engine, model, gate, history, project_dir, handoffs=handoffs)
+    if config.mcp_servers:
+        await _add_mcp_tools(agent, notify)
+    return agent
+
+
+async def _add_mcp_tools(agent: AgentSession, notify: Callable[[str], None]) -> None:
+    """Start the MCP servers into `agent.resources` and register their tools."""
+    from hookgate.mcp.servers import start_mcp_servers  # the SDK takes ~1 s to import
+
+    try:
+        tools = await start_mcp_servers(
+            agent.config.mcp_servers, agent.resources, notify, project_dir=agent.project_dir
+        )
+    except BaseException:
+        await agent.aclose()
+        raise
+    for tool in tools:
+        agent.gate.tools.add(tool)
 
 
 def _open_session(

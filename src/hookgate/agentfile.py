@@ -6,20 +6,29 @@ file, line, key path and value. The `hooks:` mapping is the engine's own config.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hookgate.hooks import HooksConfig, parse_hooks
+from hookgate.hooks.config import parse_duration
 from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping, load_yaml
+from hookgate.mcp import McpServerConfig, parse_mcp_servers
 from hookgate.tools import BUILTIN_TOOL_NAMES
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
 TOP_LEVEL_KEYS = (
     "model", "system", "tools", "permissions", "yolo", "hooks", "agents", "mcp_servers",
-    "max_steps", "context_budget", "shell_timeout",
+    "max_steps", "context_budget", "shell_timeout", "max_ask_depth",
 )  # fmt: skip
+AGENT_KEYS = ("file", "description", "timeout")
+_AGENT_NAME = re.compile(r"[A-Za-z0-9_.-]+\Z")
+#: Seconds an asked agent may take to answer, by default: it runs a whole turn.
+DEFAULT_ASK_TIMEOUT = 600.0
+#: How many hand-offs deep an agent may run, by default; with 1, asked agents ask no one.
+DEFAULT_MAX_ASK_DEPTH = 3
 DEFAULT_SYSTEM = (
     "You are a careful coding assistant working in the user's project directory. "
     "Use the tools to inspect and change files; keep answers short."
@@ -41,6 +50,8 @@ class AgentRef:
     name: str
     file: Path
     description: str = ""
+    timeout: float = DEFAULT_ASK_TIMEOUT
+    """Seconds its answer may take; past them its process group is stopped."""
 
 
 @dataclass(frozen=True)
@@ -53,11 +64,13 @@ class AgentConfig:
     yolo: bool = False
     hooks: HooksConfig = field(default_factory=HooksConfig)
     agents: Mapping[str, AgentRef] = field(default_factory=dict)
-    mcp_servers: Mapping[str, Any] = field(default_factory=dict)
+    mcp_servers: Mapping[str, McpServerConfig] = field(default_factory=dict)
     max_steps: int = 50
     context_budget: int = 200_000
     """Characters of conversation kept before older turns are summarised."""
     shell_timeout: float = 120.0
+    max_ask_depth: int = DEFAULT_MAX_ASK_DEPTH
+    """Hand-offs deeper than this are refused (an asked agent runs at depth 1)."""
 
     @property
     def base_dir(self) -> Path:
@@ -87,10 +100,13 @@ def load_agent_file(path: Path) -> AgentConfig:
             document.get("hooks"), where.key(document, "hooks"), base_dir=path.parent
         ),
         agents=_agents(document, where, path.parent),
-        mcp_servers=dict(document.get("mcp_servers") or {}),
+        mcp_servers=parse_mcp_servers(
+            document.get("mcp_servers"), where.key(document, "mcp_servers"), path.parent
+        ),
         max_steps=_positive(document, where, "max_steps", 50),
         context_budget=_positive(document, where, "context_budget", 200_000),
         shell_timeout=float(_positive(document, where, "shell_timeout", 120)),
+        max_ask_depth=_positive(document, where, "max_ask_depth", DEFAULT_MAX_ASK_DEPTH),
     )
 
 
@@ -169,12 +185,33 @@ def _agents(document: Mapping[Any, Any], where: Where, base_dir: Path) -> dict[s
     agents: dict[str, AgentRef] = {}
     for name, entry in node.items():
         here = at.key(node, str(name))
-        entry = expect_mapping(entry, here, "an agent (file, description)")
-        check_keys(entry, here, ("file", "description"))
+        if not _AGENT_NAME.match(str(name)):
+            raise here.error(
+                f"agent name {str(name)!r} cannot be typed as /ask-{name}",
+                hint="use letters, digits, '-', '_' and '.' only",
+            )
+        entry = expect_mapping(entry, here, "an agent (file, description, timeout)")
+        check_keys(entry, here, AGENT_KEYS)
         file = entry.get("file")
         if not isinstance(file, str):
             raise here.error(f"expected 'file: PATH' of the agent's own file, got {describe(file)}")
         agents[str(name)] = AgentRef(
-            str(name), (base_dir / file).resolve(), str(entry.get("description", ""))
+            str(name),
+            (base_dir / file).resolve(),
+            str(entry.get("description", "")),
+            _ask_timeout(entry, here),
         )
     return agents
+
+
+def _ask_timeout(entry: Mapping[Any, Any], where: Where) -> float:
+    value = entry.get("timeout", DEFAULT_ASK_TIMEOUT)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        seconds: float | None = float(value)
+    else:
+        seconds = parse_duration(value)
+    if seconds is None or not seconds > 0:
+        raise where.key(entry, "timeout").error(
+            f"expected a duration above 0, got {describe(value)}", hint="e.g. timeout: 5m"
+        )
+    return seconds

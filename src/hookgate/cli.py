@@ -29,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-p", "--print", dest="question", metavar="QUESTION",
                         help="answer one question and exit; the answer alone on stdout")  # fmt: skip
     parser.add_argument("-v", "--verbose", action="store_true", help="show tool calls on stderr")
+    _add_handoff_arguments(parser)
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument("-c", "--continue", dest="continue_last", action="store_true",
                         help="continue the latest session of this directory")  # fmt: skip
@@ -43,6 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=_run_demo)
     sessions = commands.add_parser("sessions", help="list saved sessions")
     sessions.set_defaults(handler=_run_sessions)
+    acp = commands.add_parser("acp", help="serve the Agent Client Protocol on stdio, for editors")
+    acp.add_argument("--agent", type=Path, default=argparse.SUPPRESS,
+                     help="the agent file (default: ./hookgate.yaml)")  # fmt: skip
+    acp.set_defaults(handler=_run_acp)
     return parser
 
 
@@ -52,6 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if getattr(args, "handler", None) is not None:
             return int(args.handler(args))
+        if args.ask is not None or args.answer_asked:
+            return _run_handoff(args)
         if args.question is not None:
             from hookgate.frontends.printmode import print_mode
 
@@ -71,6 +78,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
 
 
+def _add_handoff_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ask", nargs=2, metavar=("NAME", "QUESTION"),
+                        help="hand QUESTION to the agent NAME listed under 'agents:'; "
+                             "its answer alone on stdout")  # fmt: skip
+    # The asked agent's side of a hand-off: internal, started by `hookgate.handoff.child`.
+    parser.add_argument("--answer-asked", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--asked-depth", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--ask-depth-limit", type=int, default=None, help=argparse.SUPPRESS)
+
+
+def _run_handoff(args: argparse.Namespace) -> int:
+    if args.answer_asked:
+        from hookgate.handoff.asked import answer_asked_main
+
+        return answer_asked_main(
+            args.agent, depth=args.asked_depth, depth_limit=args.ask_depth_limit
+        )
+    from hookgate.frontends.askmode import ask_mode
+
+    name, question = args.ask
+    return asyncio.run(ask_mode(args.agent, name, question, verbose=args.verbose))
+
+
 def _run_init(args: argparse.Namespace) -> int:
     from hookgate.starter import write_starter
 
@@ -83,6 +113,12 @@ def _run_demo(args: argparse.Namespace) -> int:
     from hookgate.demo import run_demo
 
     return run_demo(keep=args.keep)
+
+
+def _run_acp(args: argparse.Namespace) -> int:
+    from hookgate.frontends.acp import acp_mode
+
+    return asyncio.run(acp_mode(args.agent))
 
 
 def _run_sessions(args: argparse.Namespace) -> int:

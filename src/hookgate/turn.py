@@ -15,7 +15,7 @@ from typing import Any
 
 from hookgate.agent import AgentSession
 from hookgate.errors import ModelError
-from hookgate.messages import Message
+from hookgate.messages import Message, ToolCall
 from hookgate.toolcall import call_tool, show_notices
 from hookgate.view import TurnView
 
@@ -23,6 +23,8 @@ BLOCKED_MARKER = "[prompt blocked by a hook: {reason}]"
 #: What postGeneration hooks read when the turn ended before preGeneration allowed the
 #: question: it may hold exactly what preGeneration exists to stop.
 UNCHECKED_MARKER = "[prompt not checked: the turn ended before preGeneration finished]"
+#: The answer recorded for a tool call the user interrupted (or never let start).
+CANCELLED_TOOL_CALL = "[cancelled: the user interrupted the turn]"
 DEFAULT_BLOCK_RESPONSE = "The question was stopped by a hook and not sent to the model."
 
 
@@ -102,12 +104,28 @@ async def _model_loop(
         agent.history.append(Message("assistant", reply.text, reply.tool_calls))
         if not reply.tool_calls:
             return Answered(reply.text)
-        for call in reply.tool_calls:
-            result = await call_tool(agent.gate, call, view)
-            agent.history.append(Message("tool", result.content, tool_call_id=call.id))
+        await _run_tool_calls(agent, reply.tool_calls, view)
     message = f"stopped after {agent.config.max_steps} model calls without a final answer"
     view.notice(message)
     return TurnFailed(message)
+
+
+async def _run_tool_calls(agent: AgentSession, calls: tuple[ToolCall, ...], view: TurnView) -> None:
+    """Run each call and record its result; a cancellation answers the calls left over.
+
+    Every tool call in the history must be followed by its answer, or the next request
+    of a resumed session is refused by the model server.
+    """
+    for index, call in enumerate(calls):
+        try:
+            result = await call_tool(agent.gate, call, view)
+        except asyncio.CancelledError:
+            for unanswered in calls[index:]:
+                agent.history.append(
+                    Message("tool", CANCELLED_TOOL_CALL, tool_call_id=unanswered.id)
+                )
+            raise
+        agent.history.append(Message("tool", result.content, tool_call_id=call.id))
 
 
 async def _post_generation(

@@ -1,7 +1,8 @@
 """Line mode: `hookgate` in a terminal, one question after another.
 
 Enter sends, Esc then Enter (or Alt-Enter) starts a new line; Ctrl-C cancels the
-running turn (or clears the line), Ctrl-D exits. Commands: /help, /hooks, /exit.
+running turn (or clears the line), Ctrl-D exits. Commands: /help, /hooks, /exit, and
+/ask-<name> QUESTION for each agent the file lists under `agents:`.
 """
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory
@@ -17,6 +20,8 @@ from prompt_toolkit.key_binding import KeyBindings
 
 from hookgate.agent import AgentSession, open_agent
 from hookgate.frontends.terminal import TerminalConsent, notice_line
+from hookgate.handoff import HandoffOutcome, Refused
+from hookgate.handoff.command import COMMAND_PREFIX, ask_from_user, parse_ask_command
 from hookgate.hooks import EVENTS
 from hookgate.messages import ToolCall
 from hookgate.session import SessionStore
@@ -26,8 +31,57 @@ from hookgate.turn import PromptBlocked, TurnFailed, run_turn
 HELP = """\
 Type a question and press Enter; Esc Enter adds a line.
   /hooks   list the hooks of this session, in the order they run
+  /ask-<name> QUESTION   hand QUESTION to another agent of the file's 'agents:'
   /help    this text
   /exit    leave (or Ctrl-D); Ctrl-C cancels a running turn"""
+
+
+class CheckedFileHistory(FileHistory):
+    """The input history file, which never keeps a question a hook blocked.
+
+    prompt_toolkit stores a line as soon as it is entered; this one holds it until the
+    turn has told whether the hooks let it through (`keep`) or not (`drop`). A dropped
+    line stays in memory for the arrow keys of this session only.
+    """
+
+    def __init__(self, filename: str) -> None:
+        super().__init__(filename)
+        self._pending: list[str] = []
+
+    def store_string(self, string: str) -> None:
+        self._pending.append(string)
+
+    def keep(self) -> None:
+        for string in self._pending:
+            super().store_string(string)
+        self._pending.clear()
+
+    def drop(self) -> None:
+        self._pending.clear()
+
+
+class LineAskDisplay:
+    """A hand-off's answer streams to stdout after a notice naming the agent."""
+
+    def __init__(self) -> None:
+        self._streaming = False
+
+    def notice(self, text: str) -> None:
+        self.asked_done("")
+        notice_line(text)
+
+    def asked_text(self, agent: str, delta: str) -> None:
+        if not self._streaming:
+            notice_line(f"{agent} answers:")
+            self._streaming = True
+        sys.stdout.write(delta)
+        sys.stdout.flush()
+
+    def asked_done(self, agent: str) -> None:
+        if self._streaming:
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+            self._streaming = False
 
 
 class LineView:
@@ -63,12 +117,11 @@ async def line_mode(agent_file: Path, *, resume: str | None, continue_last: bool
     store = SessionStore()
     agent = await open_agent(
         agent_file, notify=notice_line, consent=TerminalConsent(), store=store,
-        resume=resume, continue_last=continue_last,
+        resume=resume, continue_last=continue_last, ask_display=LineAskDisplay(),
     )  # fmt: skip
     notice_line(f"session {agent.session_id} — /help for help, Ctrl-D to leave")
-    prompt: PromptSession[str] = PromptSession(
-        history=FileHistory(str(store.home / "input_history")), key_bindings=_bindings()
-    )
+    history = CheckedFileHistory(str(store.home / "input_history"))
+    prompt: PromptSession[str] = PromptSession(history=history, key_bindings=_bindings())
     try:
         while True:
             try:
@@ -77,13 +130,13 @@ async def line_mode(agent_file: Path, *, resume: str | None, continue_last: bool
                 continue
             except EOFError:
                 return 0
-            if not await _handle(agent, text.strip()):
+            if not await _handle(agent, text.strip(), history):
                 return 0
     finally:
         await agent.aclose()
 
 
-async def _handle(agent: AgentSession, text: str) -> bool:
+async def _handle(agent: AgentSession, text: str, history: CheckedFileHistory) -> bool:
     """Run one line; False when the user asked to leave."""
     if not text:
         return True
@@ -93,30 +146,92 @@ async def _handle(agent: AgentSession, text: str) -> bool:
         print(HELP)
     elif text == "/hooks":
         print(describe_hooks(agent))
+    elif text.startswith(COMMAND_PREFIX):
+        if not await _ask(agent, text):
+            history.drop()  # a refused hand-off: the question may hold what preAsk stopped
+            return True
     elif text.startswith("/"):
         notice_line(f"unknown command {text.split()[0]!r}; /help lists them")
-    else:
-        await _turn(agent, text)
+    elif not await _turn(agent, text):
+        history.drop()  # it may hold what the hook stopped: a key, a password
+        return True
+    history.keep()
     return True
 
 
-async def _turn(agent: AgentSession, question: str) -> None:
+async def _turn(agent: AgentSession, question: str) -> bool:
+    """Run one turn; False when the hooks did not let the question through."""
     view = LineView()
     task = asyncio.ensure_future(run_turn(agent, question, view))
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, task.cancel)
+
+    def cancel_once() -> None:
+        if not task.cancelling():  # a second Ctrl-C must not cut postGeneration short
+            task.cancel()
+
+    loop.add_signal_handler(signal.SIGINT, cancel_once)
     try:
         outcome = await task
     except asyncio.CancelledError:
         view.notice("turn cancelled")
-        return
+        return False  # perhaps before preGeneration had checked it
     finally:
         loop.remove_signal_handler(signal.SIGINT)
     view._end_line()
     if isinstance(outcome, PromptBlocked):
         print(outcome.response)
-    elif isinstance(outcome, TurnFailed):
+        return False
+    if isinstance(outcome, TurnFailed):
         notice_line(f"the turn failed: {outcome.message}")
+    return True
+
+
+async def _ask(agent: AgentSession, text: str) -> bool:
+    """`/ask-<name> QUESTION`, through the same `delegate` as the ask_agent tool.
+
+    False when the hand-off was refused or cancelled.
+    """
+    parsed = parse_ask_command(text)
+    assert parsed is not None
+    name, question = parsed
+    if agent.handoffs is None:
+        notice_line("this agent file lists no agents to ask (see 'agents:')")
+        return True
+    if not question:
+        notice_line(f"usage: {COMMAND_PREFIX}{name} QUESTION")
+        return True
+    outcome = await _until_ctrl_c(ask_from_user(agent.handoffs, agent.history, name, question))
+    if outcome is None:
+        notice_line("hand-off cancelled")
+        return False
+    if isinstance(outcome, Refused):
+        notice_line(f"hand-off refused: {outcome.reason}")
+        if outcome.response:
+            print(outcome.response)
+        return False
+    if outcome.error is not None:
+        notice_line(f"the hand-off to {name} failed: {outcome.error}")
+    return True
+
+
+async def _until_ctrl_c(work: Coroutine[Any, Any, HandoffOutcome]) -> HandoffOutcome | None:
+    """Run a hand-off; Ctrl-C cancels it (the asked agent is stopped). None if cancelled."""
+    task = asyncio.ensure_future(work)
+    loop = asyncio.get_running_loop()
+
+    def cancel_once() -> None:
+        if not task.cancelling():  # a second Ctrl-C must not cut subagentStop short
+            task.cancel()
+
+    loop.add_signal_handler(signal.SIGINT, cancel_once)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if task.cancelled():
+            return None
+        raise
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
 
 
 def describe_hooks(agent: AgentSession) -> str:

@@ -53,7 +53,8 @@ async def _run_interruptible(
 
     def interrupt(signum: int) -> None:
         caught.append(signum)
-        turn.cancel()
+        if len(caught) == 1:  # a second signal must not cut postGeneration short
+            turn.cancel()
 
     turn = asyncio.ensure_future(run_turn(agent, question, StderrView(verbose=verbose)))
     for signum in (signal.SIGINT, signal.SIGTERM):

@@ -1,0 +1,239 @@
+"""`hookgate acp`: the Agent Client Protocol over stdio, for Zed and other editors.
+
+Each ACP session is an `AgentSession` of its own (engine, history, MCP servers); each
+prompt is one `run_turn`, so the hooks apply as in every front end. The turn streams
+as session updates (`AcpView`); consent is `session/request_permission`; notices are
+agent thought chunks and stderr lines. `session/cancel` cancels the turn task:
+`postGeneration` still runs, and the prompt answers `cancelled`. stdout carries only
+JSON-RPC: fd 1 is handed to the protocol and replaced by stderr for everything else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any, BinaryIO, cast
+
+from acp import PROTOCOL_VERSION, RequestError, run_agent
+from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
+from acp.interfaces import Agent, Client
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    InitializeResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+)
+
+from hookgate.agent import AgentSession, open_agent
+from hookgate.agentfile import load_agent_file
+from hookgate.frontends.acp_session import AcpChannel, AcpView, editor_mcp_servers, prompt_text
+from hookgate.frontends.terminal import notice_line
+from hookgate.hooks import HookgateError
+from hookgate.session import SessionStore
+from hookgate.turn import Answered, PromptBlocked, TurnFailed, TurnOutcome, run_turn
+
+AGENT_INFO = Implementation(name="hookgate", title="hookgate", version="0.1.0")
+EXIT_SIGNAL_BASE = 128
+CANCELLED = PromptResponse(
+    stop_reason="cancelled", field_meta={"hookgate": {"outcome": "cancelled"}}
+)
+
+
+class AcpSession:
+    """One ACP session: its agent, its channel to the editor, the turn running in it."""
+
+    def __init__(self, agent: AgentSession, channel: AcpChannel) -> None:
+        self.agent = agent
+        self.channel = channel
+        self.turn: asyncio.Task[TurnOutcome] | None = None
+        self.turn_started = asyncio.Event()
+
+
+class HookgateAcpAgent:
+    """The ACP agent side: sessions by id, each prompt a turn of its session's agent."""
+
+    def __init__(self, agent_file: Path, store: SessionStore) -> None:
+        self._agent_file = agent_file
+        self._store = store
+        self._sessions: dict[str, AcpSession] = {}
+        self._client: Client | None = None
+
+    def on_connect(self, conn: Client) -> None:
+        self._client = conn
+
+    @property
+    def client(self) -> Client:
+        assert self._client is not None, "on_connect runs before any request"
+        return self._client
+
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=False,
+                prompt_capabilities=PromptCapabilities(embedded_context=True),
+                mcp_capabilities=McpCapabilities(http=True),
+            ),
+            agent_info=AGENT_INFO,
+        )
+
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        """Open a fresh `AgentSession` in `cwd`; the editor's MCP servers join the file's."""
+        channel = AcpChannel(self.client)
+        try:
+            agent = await open_agent(
+                self._agent_file,
+                notify=channel.notify,
+                consent=channel,
+                store=self._store,
+                project_dir=Path(cwd),
+            )
+        except HookgateError as exc:
+            raise RequestError.internal_error({"message": str(exc)}) from exc
+        channel.session_id = agent.session_id
+        self._sessions[agent.session_id] = AcpSession(agent, channel)
+        await _add_editor_servers(agent, mcp_servers or [], channel)
+        return NewSessionResponse(session_id=agent.session_id)
+
+    async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
+        """Run one turn; its updates are all sent before this answers."""
+        session = self._session(session_id)
+        if session.turn is not None:
+            raise RequestError.invalid_request({"message": "a prompt is already running"})
+        view = AcpView(self.client, session_id)
+        for notice in session.channel.take_pending():
+            view.thought(notice)
+        started = session.turn_started = asyncio.Event()
+
+        async def turn() -> TurnOutcome:
+            session.channel.view = view
+            started.set()  # from here on, run_turn's cleanup is armed: cancel may land
+            try:
+                outcome = await run_turn(session.agent, prompt_text(prompt), view)
+                if isinstance(outcome, PromptBlocked):
+                    view.answer_text(outcome.response)
+                return outcome
+            finally:
+                session.channel.view = None
+                view.close()
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(view.pump())
+                session.turn = group.create_task(turn())
+        finally:
+            task, session.turn = session.turn, None
+        if task is None or task.cancelled():
+            return CANCELLED
+        return _response(task.result())
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self._sessions.get(session_id)
+        if session is None or session.turn is None:
+            return
+        turn, started = session.turn, session.turn_started
+        await started.wait()  # a task cancelled before its first step would skip cleanup
+        turn.cancel()
+
+    async def aclose(self) -> None:
+        """Close every session: their MCP servers stop, their models disconnect."""
+        sessions, self._sessions = list(self._sessions.values()), {}
+        for session in sessions:
+            await session.agent.aclose()
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise RequestError.invalid_params({"message": f"no session {session_id!r}"})
+        return session
+
+
+def _response(outcome: TurnOutcome) -> PromptResponse:
+    """The stop reason for an outcome; `_meta.hookgate` names the outcome as hooks do."""
+    if isinstance(outcome, Answered):
+        return PromptResponse(
+            stop_reason="end_turn", field_meta={"hookgate": {"outcome": "answered"}}
+        )
+    if isinstance(outcome, PromptBlocked):
+        return PromptResponse(
+            stop_reason="end_turn", field_meta={"hookgate": {"outcome": "blocked"}}
+        )
+    if isinstance(outcome, TurnFailed):
+        raise RequestError.internal_error({"message": f"the turn failed: {outcome.message}"})
+    return CANCELLED
+
+
+async def _add_editor_servers(agent: AgentSession, servers: list[Any], channel: AcpChannel) -> None:
+    """Start the MCP servers the editor passed, guarded like the agent file's own."""
+    configs = editor_mcp_servers(servers, taken=agent.config.mcp_servers, notify=channel.notify)
+    if not configs:
+        return
+    from hookgate.mcp.servers import start_mcp_servers
+
+    tools = await start_mcp_servers(
+        configs, agent.resources, channel.notify, project_dir=agent.project_dir
+    )
+    for tool in tools:
+        agent.gate.tools.add(tool)
+
+
+async def acp_mode(agent_file: Path) -> int:
+    """Serve ACP on stdin/stdout until the editor closes stdin; 128+N on signal N."""
+    agent_file = _checked(agent_file)
+    rpc_out = _claim_stdout()
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, rpc_out)
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    server = HookgateAcpAgent(agent_file, SessionStore())
+    main = asyncio.current_task()
+    assert main is not None
+    caught: list[int] = []
+
+    def stop(signum: int) -> None:
+        caught.append(signum)
+        main.cancel()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop, signum)
+    try:
+        # The router serves the methods an agent defines; the rest answer "not found".
+        await run_agent(cast(Agent, server), writer, reader)
+    except asyncio.CancelledError:
+        if not caught:
+            raise
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+        await server.aclose()
+        writer.close()
+    if caught:
+        notice_line("interrupted; every session was closed")
+        return EXIT_SIGNAL_BASE + caught[0]
+    return 0
+
+
+def _checked(agent_file: Path) -> Path:
+    """The agent file, absolute; a broken one fails now, in one line, not per session."""
+    return load_agent_file(agent_file).path
+
+
+def _claim_stdout() -> BinaryIO:
+    """fd 1 for JSON-RPC alone: a copy of it carries the protocol; fd 1 becomes stderr.
+
+    Hooks, tools and MCP servers inherit fd 1 and a stray `print` writes there: after
+    this, none of them can corrupt the protocol stream.
+    """
+    sys.stdout.flush()
+    rpc = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    return rpc

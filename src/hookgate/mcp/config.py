@@ -1,0 +1,138 @@
+"""The `mcp_servers:` section of the agent file, validated into frozen dataclasses.
+
+Each entry is a server by name: `command` (with `args`, `env`, `cwd`) starts a stdio
+server, `url` (with `headers`) reaches a streamable HTTP one; `timeout` bounds its
+start and each call. A mistake is a `ConfigError` naming file, line and key path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping
+
+#: Seconds a server may take to start (connect, handshake, list its tools), and to
+#: answer one call, unless its entry says `timeout:`.
+DEFAULT_TIMEOUT = 60.0
+STDIO_KEYS = ("command", "args", "env", "cwd", "timeout")
+HTTP_KEYS = ("url", "headers", "timeout")
+#: A server name becomes part of tool names (`mcp__<server>__<tool>`): model APIs
+#: accept letters, digits, `_` and `-` there, and `__` would blur the separator.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*\Z")
+_EXAMPLE = "mcp_servers: {docs: {command: uvx, args: [mcp-server-fetch]}}"
+
+
+@dataclass(frozen=True)
+class StdioServer:
+    """A server hookgate starts as a child process and talks to over stdin/stdout."""
+
+    name: str
+    command: str
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Set over the few variables the SDK passes on (HOME, PATH, USER, ...)."""
+    cwd: Path | None = None
+    """None: the project directory."""
+    timeout: float = DEFAULT_TIMEOUT
+
+
+@dataclass(frozen=True)
+class HttpServer:
+    """A server already running, reached over streamable HTTP."""
+
+    name: str
+    url: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    timeout: float = DEFAULT_TIMEOUT
+
+
+McpServerConfig = StdioServer | HttpServer
+
+
+def parse_mcp_servers(value: Any, where: Where, base_dir: Path) -> dict[str, McpServerConfig]:
+    """Validate the `mcp_servers:` mapping at `where`; relative `cwd`s start at `base_dir`."""
+    if value is None:
+        return {}
+    node = expect_mapping(value, where, "MCP servers by name")
+    servers: dict[str, McpServerConfig] = {}
+    for name, entry in node.items():
+        here = where.key(node, str(name))
+        if not isinstance(name, str) or not _NAME.match(name) or "__" in name:
+            raise here.error(
+                f"invalid server name {name!r}",
+                hint="letters, digits, '_' and '-', no '__': it becomes part of mcp__<server>__<tool>",
+            )
+        servers[name] = _server(name, expect_mapping(entry, here, "an MCP server"), here, base_dir)
+    return servers
+
+
+def _server(name: str, entry: Mapping[Any, Any], where: Where, base_dir: Path) -> McpServerConfig:
+    if "command" in entry and "url" in entry:
+        raise where.error(
+            "both 'command' and 'url'",
+            hint="'command' starts a stdio server; 'url' reaches a streamable HTTP one",
+        )
+    if "url" in entry:
+        check_keys(entry, where, HTTP_KEYS)
+        url = _string(entry, where, "url")
+        if not url.startswith(("http://", "https://")):
+            raise where.key(entry, "url").error(
+                f"expected an http:// or https:// URL, got {url!r}",
+                hint="e.g. url: http://127.0.0.1:8000/mcp",
+            )
+        return HttpServer(name, url, _strings(entry, where, "headers"), _timeout(entry, where))
+    if "command" not in entry:
+        raise where.error(
+            "an MCP server needs 'command' (stdio) or 'url' (streamable HTTP)", hint=_EXAMPLE
+        )
+    check_keys(entry, where, STDIO_KEYS)
+    args = entry.get("args", [])
+    if not isinstance(args, list) or not all(isinstance(arg, str) for arg in args):
+        raise where.key(entry, "args").error(
+            f"expected a list of strings, got {describe(args)}",
+            hint="quote numbers: args: [--port, '8080']",
+        )
+    cwd = _string(entry, where, "cwd") if "cwd" in entry else None
+    return StdioServer(
+        name,
+        command=_string(entry, where, "command"),
+        args=tuple(args),
+        env=_strings(entry, where, "env"),
+        cwd=(base_dir / cwd).resolve() if cwd is not None else None,
+        timeout=_timeout(entry, where),
+    )
+
+
+def _string(entry: Mapping[Any, Any], where: Where, key: str) -> str:
+    value = entry.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise where.key(entry, key).error(f"expected a non-empty string, got {describe(value)}")
+    return value
+
+
+def _strings(entry: Mapping[Any, Any], where: Where, key: str) -> dict[str, str]:
+    """A mapping of string to string (`env`, `headers`); absent or null is empty."""
+    value = entry.get(key)
+    if value is None:
+        return {}
+    at = where.key(entry, key)
+    node = expect_mapping(value, at, "names to values")
+    for name, item in node.items():
+        if not isinstance(name, str) or not isinstance(item, str):
+            raise at.key(node, str(name)).error(
+                f"expected a string value, got {describe(item)}", hint="quote it: NAME: '1'"
+            )
+    return dict(node)
+
+
+def _timeout(entry: Mapping[Any, Any], where: Where) -> float:
+    value = entry.get("timeout", DEFAULT_TIMEOUT)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise where.key(entry, "timeout").error(
+            f"expected a positive number of seconds, got {describe(value)}"
+        )
+    return float(value)

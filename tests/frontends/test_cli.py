@@ -1,0 +1,70 @@
+"""The `hookgate` subcommands a newcomer runs first: `demo` and `init`, and config mistakes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hookgate.agentfile import load_agent_file
+from hookgate.demo import API_KEY, AWS_KEY
+from runtime.project import Project
+
+
+def test_demo_runs_offline_and_leaks_no_secret(project: Project, tmp_path: Path) -> None:
+    kept = tmp_path / "demo"
+
+    run = project.hookgate("demo", "--keep", str(kept))
+
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "LEAK" not in run.stdout
+    assert "tool failed: [denied by a hook: rm -rf is not allowed" in run.stdout
+    assert "blocked: the question holds an OpenAI-style API key" in run.stdout
+    assert "notice: scrub-aws: AWS credentials scrubbed from the tool output" in run.stdout
+    assert "no secret in the audit log" in run.stdout
+    audit = [json.loads(line) for line in (kept / "audit.log").read_text().splitlines()]
+    assert [entry["outcome"] for entry in audit] == ["answered", "answered", "blocked", "answered"]
+    artifacts = [kept / "audit.log", *(p for p in (kept / "home").rglob("*") if p.is_file())]
+    for path in artifacts:
+        text = path.read_text()
+        assert API_KEY not in text, path
+        assert AWS_KEY not in text, path
+    assert (kept / "build").is_dir()
+
+
+def test_init_writes_a_file_that_hooks_check_and_the_runtime_accept(project: Project) -> None:
+    run = project.hookgate("init")
+    check = project.hookgate("hooks", "check", "--config", "hookgate.yaml")
+
+    assert run.returncode == 0, run.stderr
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "valid, 2 hooks" in check.stdout
+    config = load_agent_file(project.agent_file)
+    assert config.yolo is False
+    assert [hook.name for hook in config.hooks.hooks["preToolCall"]] == ["no-rm-rf"]
+
+
+def test_init_refuses_to_overwrite_without_force(project: Project) -> None:
+    project.agent_file.write_text("model: mine\n")
+
+    run = project.hookgate("init")
+
+    assert run.returncode == 1
+    assert run.stdout == ""
+    assert "hookgate.yaml exists" in run.stderr
+    assert "--force" in run.stderr
+    assert project.agent_file.read_text() == "model: mine\n"
+
+
+def test_a_mistake_in_the_agent_file_is_one_line_and_a_hint(project: Project) -> None:
+    project.agent_file.write_text("modle: scripted:script.yaml\n")
+
+    run = project.hookgate("-p", "Hello?")
+
+    assert run.returncode == 1
+    assert run.stdout == ""
+    assert "Traceback" not in run.stderr
+    first, hint = run.stderr.strip().splitlines()
+    assert first.startswith("hookgate: ")
+    assert "hookgate.yaml:1" in first
+    assert "'modle'" in first
+    assert hint.strip() == "hint: did you mean 'model'?"

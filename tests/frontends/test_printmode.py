@@ -1,0 +1,271 @@
+"""`hookgate -p` as a user runs it: a real subprocess, stdin not a terminal.
+
+stdout carries the answer alone; notices go to stderr; the exit code says what
+happened (0 answered, 1 failed, 2 blocked, 130 SIGINT, 143 SIGTERM).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from pathlib import Path
+
+import pytest
+
+from runtime.project import (
+    Project,
+    assert_tool_calls_answered,
+    chat_messages,
+    read_log,
+    served_model,
+)
+from support.chat_server import ChatServer, ServedReply, ServedToolCall
+
+#: Seconds from the signal to the process's exit that still count as "promptly":
+#: the tool's group gets its grace period, then postGeneration runs.
+PROMPT_EXIT_S = 5.0
+#: Seconds the scripted tool call may take to start on a loaded machine.
+START_WAIT_S = 20.0
+
+
+def wait_for_pid_file(path: Path, process: subprocess.Popen[str]) -> int:
+    deadline = time.monotonic() + START_WAIT_S
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().endswith("\n"):
+            return int(path.read_text())
+        if process.poll() is not None:
+            pytest.fail(f"hookgate exited first: {process.communicate()}")
+        time.sleep(0.02)
+    pytest.fail(f"the tool never started ({path} not written)")
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_signal_during_a_tool_call_exits_promptly_after_post_generation(
+    project: Project,
+    tmp_path: Path,
+    group_gone: Callable[[int], None],
+    signum: signal.Signals,
+    code: int,
+) -> None:
+    log = tmp_path / "post.log"
+    model = project.script(
+        {
+            "tool_calls": [
+                {"name": "shell", "arguments": {"command": "echo $$ > started; sleep 30"}}
+            ]
+        },
+        {"text": "never reached"},
+    )
+    project.write_agent(model, yolo=True, hooks={"postGeneration": [project.recorder(log)]})
+    process = project.start_hookgate("-p", "Run the long command")
+    pgid = wait_for_pid_file(project.dir / "started", process)
+    try:
+        process.send_signal(signum)
+        sent = time.monotonic()
+        stdout, stderr = process.communicate(timeout=PROMPT_EXIT_S * 4)
+        took = time.monotonic() - sent
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)  # only if the test is failing: leave nothing
+        process.kill()
+
+    assert process.returncode == code, stderr
+    assert took < PROMPT_EXIT_S
+    assert stdout == ""
+    assert "interrupted" in stderr
+    assert [(e["event"], e["outcome"]) for e in read_log(log)] == [("postGeneration", "cancelled")]
+    records = project.records()  # every line parses
+    assert records[0]["type"] == "session"
+    assert {"role": "user", "content": "Run the long command"} in project.messages()
+    group_gone(pgid)
+
+
+def test_a_second_signal_does_not_cut_post_generation_short(
+    project: Project, tmp_path: Path, group_gone: Callable[[int], None]
+) -> None:
+    """An impatient second Ctrl-C must not cost the audit log its entry."""
+    log = tmp_path / "post.log"
+    slow_audit = f'echo $$ > post-started; sleep 1; cat >> "{log}"; echo >> "{log}"'
+    model = project.script(
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "echo $$ > started; sleep 30"}}]}
+    )
+    project.write_agent(
+        model, yolo=True, hooks={"postGeneration": [{"name": "audit", "command": slow_audit}]}
+    )
+    process = project.start_hookgate("-p", "Run the long command")
+    pgid = wait_for_pid_file(project.dir / "started", process)
+    try:
+        process.send_signal(signal.SIGINT)
+        wait_for_pid_file(project.dir / "post-started", process)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=PROMPT_EXIT_S * 4)
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)
+        process.kill()
+
+    assert process.returncode == 130, stderr
+    assert [e["outcome"] for e in read_log(log)] == ["cancelled"]
+    group_gone(pgid)
+
+
+def test_a_session_continued_after_an_interrupted_tool_call_is_a_valid_conversation(
+    project: Project, chat_server: ChatServer
+) -> None:
+    """Every tool call in the history has its answer, or a real server refuses the request."""
+    model = project.script(
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "echo $$ > started; sleep 30"}}]}
+    )
+    project.write_agent(model, yolo=True)
+    process = project.start_hookgate("-p", "Run the long command")
+    pgid = wait_for_pid_file(project.dir / "started", process)
+    try:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=PROMPT_EXIT_S * 4)
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)
+    project.write_agent(served_model(chat_server.url), yolo=True)
+    chat_server.queue(ServedReply(text="It was interrupted."))
+
+    resumed = project.hookgate("--continue", "-p", "What happened?")
+
+    assert resumed.returncode == 0, resumed.stderr
+    messages = chat_messages(chat_server.requests[0].body)
+    assert_tool_calls_answered(messages)
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "user"]
+
+
+def test_notices_go_to_stderr_and_stdout_holds_the_answer_alone(project: Project) -> None:
+    model = project.script(
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "hookgate.yaml"}}]},
+        {"expect": "SCRUBBED", "text": "The answer."},
+    )
+    project.write_agent(
+        model,
+        hooks={
+            "preGeneration": [{"name": "hello", "command": """echo '{"message": "NOTICE-ONE"}'"""}],
+            "postToolCall": [{"name": "scrub", "command": """echo '{"result": "SCRUBBED"}'"""}],
+            "postGeneration": [{"name": "broken", "command": "exit 7"}],
+        },
+    )
+
+    run = project.hookgate("-p", "What is in the agent file?")
+
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "The answer.\n"
+    lines = run.stderr.splitlines()
+    assert "hookgate: hello: NOTICE-ONE" in lines
+    assert "hookgate: the result of read_file was replaced by a hook" in lines
+    assert any(line.startswith("hookgate: hook 'broken' (postGeneration) failed") for line in lines)
+    assert "\033[" not in run.stderr  # NO_COLOR, and stderr is no terminal
+
+
+@pytest.mark.parametrize(("yolo", "made"), [(False, False), (True, True)])
+def test_without_a_terminal_calls_needing_consent_are_denied_unless_yolo(
+    project: Project, yolo: bool, made: bool
+) -> None:
+    model = project.script(
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "touch made"}}]},
+        {"text": "Done."},
+    )
+    project.write_agent(model, yolo=yolo)
+
+    run = project.hookgate("-p", "Make a file")
+
+    assert run.returncode == 0, run.stderr
+    assert (project.dir / "made").exists() is made
+    tool = next(m for m in project.messages() if m["role"] == "tool")
+    assert (tool["content"] == "[denied by the user]") is not made
+
+
+def test_session_start_block_exits_1_with_one_line(project: Project) -> None:
+    model = project.script({"text": "never"})
+    block = """echo '{"action": "block", "reason": "maintenance window"}'"""
+    project.write_agent(model, hooks={"sessionStart": [{"name": "gate", "command": block}]})
+
+    run = project.hookgate("-p", "Anything")
+
+    assert run.returncode == 1
+    assert run.stdout == ""
+    assert run.stderr.strip().splitlines() == [
+        "hookgate: the session was stopped by a sessionStart hook: maintenance window"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        (ServedReply.http_error(500, '{"error": {"message": "overloaded"}}'), "HTTP 500"),
+        (ServedReply(tool_calls=[ServedToolCall("shell", "{not json")]), "malformed JSON"),
+    ],
+)
+def test_model_failure_exits_1_with_the_message_on_stderr(
+    project: Project, chat_server: ChatServer, fault: ServedReply, message: str
+) -> None:
+    project.write_agent(served_model(chat_server.url))
+    chat_server.queue(fault)
+
+    run = project.hookgate("-p", "Hello?")
+
+    assert run.returncode == 1
+    assert run.stdout == ""
+    assert message in run.stderr
+    assert "Traceback" not in run.stderr
+    assert {"role": "user", "content": "Hello?"} in project.messages()
+
+
+def test_scripted_model_running_out_exits_1(project: Project) -> None:
+    project.write_agent(
+        project.script({"tool_calls": [{"name": "list_files", "arguments": {"pattern": "*"}}]})
+    )
+
+    run = project.hookgate("-p", "List the files")
+
+    assert run.returncode == 1
+    assert "the scripted model has no reply left" in run.stderr
+    assert run.stdout == ""
+
+
+def test_continue_sends_the_previous_turn_with_the_next_question(
+    project: Project, chat_server: ChatServer
+) -> None:
+    project.write_agent(served_model(chat_server.url))
+    chat_server.queue(ServedReply(text="It is 42."), ServedReply(text="Yes, 42."))
+
+    first = project.hookgate("-p", "What is the answer?")
+    second = project.hookgate("--continue", "-p", "Are you sure?")
+
+    assert (first.returncode, second.returncode) == (0, 0), first.stderr + second.stderr
+    assert second.stdout == "Yes, 42.\n"
+    assert [(m["role"], m["content"]) for m in chat_messages(chat_server.requests[1].body)][1:] == [
+        ("user", "What is the answer?"),
+        ("assistant", "It is 42."),
+        ("user", "Are you sure?"),
+    ]
+    assert len(project.session_files()) == 1
+
+
+def test_resume_picks_the_session_by_id_not_the_latest(
+    project: Project, chat_server: ChatServer
+) -> None:
+    project.write_agent(served_model(chat_server.url))
+    chat_server.queue(
+        ServedReply(text="A."), ServedReply(text="B."), ServedReply(text="Back to A.")
+    )
+    project.hookgate("-p", "Question A")
+    (first_session,) = project.session_files()
+    project.hookgate("-p", "Question B")
+
+    run = project.hookgate("--resume", first_session.stem, "-p", "And then?")
+
+    assert run.returncode == 0, run.stderr
+    sent = json.dumps(chat_server.requests[2].body)
+    assert "Question A" in sent
+    assert "Question B" not in sent
+    assert project.messages(first_session)[-1] == {"role": "assistant", "content": "Back to A."}
