@@ -2,8 +2,9 @@
 
 preToolCall → permission policy → consent → the tool → postToolCall. A denied call
 answers the model as text and the turn goes on; a hook's replaced arguments run but
-are not written back into the history; a replaced result is what the model and the
-user both see.
+are not written back into the history, except on a call the hook also denied: that
+is a redaction, and the hook's arguments replace the model's wherever the call is
+shown or recorded. A replaced result is what the model and the user both see.
 """
 
 from __future__ import annotations
@@ -29,15 +30,39 @@ class ToolGate:
     context: ToolContext
 
 
-async def call_tool(gate: ToolGate, call: ToolCall, view: TurnView) -> ToolResult:
-    """Run one tool call the model asked for, with every rule applied.
+@dataclass(frozen=True)
+class ScreenedCall:
+    """A tool call after its preToolCall hooks: their verdict, and what to record."""
 
-    The view sees every call, denied ones too, and the result the user may see;
-    the model gets that result plus any context the hooks added.
+    asked: ToolCall
+    """The call as the model asked for it."""
+    recorded: ToolCall
+    """The call as the history, later requests and the user see it: the model's,
+    unless a hook denied it and replaced its arguments (a redaction)."""
+    pre: Outcome
+
+
+async def screen_call(gate: ToolGate, call: ToolCall, view: TurnView) -> ScreenedCall:
+    """Run the preToolCall hooks of `call`, before the call is recorded anywhere."""
+    pre = await gate.engine.run(
+        "preToolCall", {"tool": call.name, "arguments": dict(call.arguments)}
+    )
+    show_notices(pre, view)
+    recorded = call
+    if pre.blocked and "arguments" in pre.changed:
+        recorded = ToolCall(call.id, call.name, pre.payload["arguments"])
+    return ScreenedCall(call, recorded, pre)
+
+
+async def run_screened(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> ToolResult:
+    """Run a screened call with every other rule applied.
+
+    The view sees every call, denied ones too, and the result the user may see; the
+    model gets that result plus any context the hooks added.
     """
-    view.tool_started(call)
-    result, context = await _guarded_call(gate, call, view)
-    view.tool_finished(call, result)
+    view.tool_started(screened.recorded)
+    result, context = await _guarded_call(gate, screened, view)
+    view.tool_finished(screened.recorded, result)
     if context:
         result = ToolResult(
             f"{result.content}\n\n[hook notes]\n" + "\n".join(context), result.is_error
@@ -45,13 +70,15 @@ async def call_tool(gate: ToolGate, call: ToolCall, view: TurnView) -> ToolResul
     return result
 
 
+async def call_tool(gate: ToolGate, call: ToolCall, view: TurnView) -> ToolResult:
+    """Screen and run one tool call: `screen_call`, then `run_screened`."""
+    return await run_screened(gate, await screen_call(gate, call, view), view)
+
+
 async def _guarded_call(
-    gate: ToolGate, call: ToolCall, view: TurnView
+    gate: ToolGate, screened: ScreenedCall, view: TurnView
 ) -> tuple[ToolResult, tuple[str, ...]]:
-    pre = await gate.engine.run(
-        "preToolCall", {"tool": call.name, "arguments": dict(call.arguments)}
-    )
-    show_notices(pre, view)
+    call, pre = screened.asked, screened.pre
     if pre.blocked:
         return ToolResult(f"[denied by a hook: {pre.reason}]", is_error=True), ()
     tool = gate.tools.get(call.name)

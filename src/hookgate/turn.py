@@ -1,6 +1,6 @@
 """The turn function every front end calls: question in, one `TurnOutcome` out.
 
-    preGeneration ─▶ model ⇄ tools (each call through `toolcall.call_tool`) ─▶ postGeneration
+    preGeneration ─▶ model ⇄ tools (each call screened, then run, by `toolcall`) ─▶ postGeneration
 
 A blocked question leaves a marker in the history, never the question; added context
 rides along with the question for this turn only; `postGeneration` runs once the
@@ -15,8 +15,8 @@ from typing import Any
 
 from hookgate.agent import AgentSession
 from hookgate.errors import ModelError
-from hookgate.messages import Message, ToolCall
-from hookgate.toolcall import call_tool, show_notices
+from hookgate.messages import Message
+from hookgate.toolcall import ScreenedCall, run_screened, screen_call, show_notices
 from hookgate.view import TurnView
 
 BLOCKED_MARKER = "[prompt blocked by a hook: {reason}]"
@@ -101,16 +101,21 @@ async def _model_loop(
             view.notice(f"model error: {exc}")
             agent.history.event("model_error", {"message": str(exc)})
             return TurnFailed(str(exc))
-        agent.history.append(Message("assistant", reply.text, reply.tool_calls))
         if not reply.tool_calls:
+            agent.history.append(Message("assistant", reply.text))
             return Answered(reply.text)
-        await _run_tool_calls(agent, reply.tool_calls, view)
+        # Every call is screened before the reply is recorded, so that a redaction by a
+        # preToolCall hook is all the history and later requests ever hold.
+        screened = [await screen_call(agent.gate, call, view) for call in reply.tool_calls]
+        calls = tuple(call.recorded for call in screened)
+        agent.history.append(Message("assistant", reply.text, calls))
+        await _run_tool_calls(agent, screened, view)
     message = f"stopped after {agent.config.max_steps} model calls without a final answer"
     view.notice(message)
     return TurnFailed(message)
 
 
-async def _run_tool_calls(agent: AgentSession, calls: tuple[ToolCall, ...], view: TurnView) -> None:
+async def _run_tool_calls(agent: AgentSession, calls: list[ScreenedCall], view: TurnView) -> None:
     """Run each call and record its result; a cancellation answers the calls left over.
 
     Every tool call in the history must be followed by its answer, or the next request
@@ -118,14 +123,14 @@ async def _run_tool_calls(agent: AgentSession, calls: tuple[ToolCall, ...], view
     """
     for index, call in enumerate(calls):
         try:
-            result = await call_tool(agent.gate, call, view)
+            result = await run_screened(agent.gate, call, view)
         except asyncio.CancelledError:
             for unanswered in calls[index:]:
                 agent.history.append(
-                    Message("tool", CANCELLED_TOOL_CALL, tool_call_id=unanswered.id)
+                    Message("tool", CANCELLED_TOOL_CALL, tool_call_id=unanswered.asked.id)
                 )
             raise
-        agent.history.append(Message("tool", result.content, tool_call_id=call.id))
+        agent.history.append(Message("tool", result.content, tool_call_id=call.asked.id))
 
 
 async def _post_generation(

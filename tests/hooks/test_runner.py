@@ -545,3 +545,18 @@ def test_hooks_are_read_once_per_session(tmp_path: Path, run_hooks: RunHooks) ->
     engine = HookEngine(load_hooks_file(path), session_id="s")
     path.write_text("hooks: {}\n")
     assert run_hooks(engine, "preToolCall", SHELL_CALL).blocked
+
+
+def test_changes_in_a_blocking_reply_are_applied_before_the_chain_stops() -> None:
+    """A deny that also replaces the arguments is a redaction: both reach the outcome."""
+
+    def redact(event: dict[str, object]) -> dict[str, object]:
+        return {"action": "deny", "reason": "secret", "arguments": {"command": "[REDACTED]"}}
+
+    engine = HookEngine(session_id="s", extra=[callable_hook("preToolCall", redact)])
+    outcome = asyncio.run(
+        engine.run("preToolCall", {"tool": "shell", "arguments": {"command": "x"}})
+    )
+    assert outcome.blocked
+    assert outcome.changed == ("arguments",)
+    assert outcome.payload["arguments"] == {"command": "[REDACTED]"}

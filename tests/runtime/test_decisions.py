@@ -168,6 +168,38 @@ async def test_replaced_arguments_run_but_the_history_keeps_the_models(
     assert json.loads(sent["function"]["arguments"]) == {"command": "touch original"}
 
 
+async def test_a_denied_call_with_replaced_arguments_is_recorded_redacted_everywhere(
+    project: Project, chat_server: ChatServer, open_project_agent: OpenAgent
+) -> None:
+    redact = {
+        "action": "deny",
+        "reason": "the call holds a token",
+        "arguments": {"command": "curl -H 'Authorization: [REDACTED]' example.test"},
+    }
+    project.write_agent(
+        served_model(chat_server.url),
+        yolo=True,
+        hooks={"preToolCall": [reply_hook(project, "redact", redact, when="tok-")]},
+    )
+    asked = {"command": "curl -H 'Authorization: tok-5ecret' example.test"}
+    chat_server.queue(
+        ServedReply(tool_calls=[ServedToolCall("shell", asked, id="c1")]),
+        ServedReply(text="I may not send that."),
+    )
+    agent = await open_project_agent()
+    view = RecordingView()
+
+    await run_turn(agent, "Call the API", view)
+
+    (call,) = project.messages()[1]["tool_calls"]
+    assert call["arguments"] == redact["arguments"]
+    (sent,) = chat_messages(chat_server.requests[1].body)[2]["tool_calls"]
+    assert json.loads(sent["function"]["arguments"]) == redact["arguments"]
+    assert [dict(c.arguments) for c in view.started] == [redact["arguments"]]
+    assert "tok-5ecret" not in repr(view.finished) + repr(view.notices)
+    assert all("tok-5ecret" not in path.read_text() for path in project.files_under_home())
+
+
 async def test_replaced_result_is_what_the_model_and_the_user_see(
     project: Project, chat_server: ChatServer, open_project_agent: OpenAgent
 ) -> None:

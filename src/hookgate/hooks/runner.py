@@ -232,13 +232,14 @@ def _apply(hook: HookSpec, reply: HookReply, chain: _Chain) -> None:
         chain.response = reply.message  # shown as the answer, not as a notice
     elif reply.message:
         chain.notices.append(f"{hook.name}: {reply.message}")
-    if reply.block:
-        _block(hook, chain, reply.reason or f"blocked by hook {hook.name!r}")
-        return
+    # Changes apply with a block too: a denied call's replaced arguments are a redaction.
     for key, value in reply.changes.items():
         chain.payload[key] = value
         if key not in chain.changed:
             chain.changed.append(key)
+    if reply.block:
+        _block(hook, chain, reply.reason or f"blocked by hook {hook.name!r}")
+        return
     if reply.context:
         chain.context.append(reply.context)
 
