@@ -1,0 +1,213 @@
+"""The hook author's CLI, run as a user runs it: `hookgate hooks check | fire | schema`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).parent / "mecatl_examples"
+HOOKGATE = [sys.executable, "-m", "hookgate.cli"]
+
+
+def hookgate(
+    *args: str, cwd: Path, stdin: str = "", check_exit: int | None = None
+) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [*HOOKGATE, *args], cwd=cwd, input=stdin, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "NO_COLOR": "1"},
+    )  # fmt: skip
+    if check_exit is not None:
+        assert done.returncode == check_exit, done.stderr
+    return done
+
+
+def write(path: Path, text: str, *, executable: bool = False) -> Path:
+    path.write_text(textwrap.dedent(text))
+    if executable:
+        path.chmod(0o755)
+    return path
+
+
+GUARD_CONFIG = """\
+    hooks:
+      PreToolUse:
+        - name: no-rm-rf
+          matcher: ^shell$
+          command: ./guard.sh
+          format: mecatl
+      preGeneration:
+        - name: rewrite
+          command: >-
+            jq '{prompt: (.prompt | ascii_upcase), context: "shout"}'
+    """
+
+
+@pytest.fixture
+def guarded(tmp_path: Path) -> Path:
+    shutil.copy(EXAMPLES / "bash" / "pretooluse-guard.sh", tmp_path / "guard.sh")
+    write(tmp_path / "hookgate.yaml", GUARD_CONFIG)
+    return tmp_path
+
+
+def test_check_lists_each_events_hooks_in_order(guarded: Path) -> None:
+    done = hookgate("hooks", "check", cwd=guarded, check_exit=0)
+    assert "valid, 2 hooks" in done.stdout
+    assert done.stdout.index("preGeneration") < done.stdout.index("preToolCall")
+    assert "'no-rm-rf'" in done.stdout
+    assert "matcher '^shell$'" in done.stdout
+    assert "format mecatl, timeout 30s, onError warn" in done.stdout
+    assert "warning" not in done.stderr
+
+
+def test_check_reports_a_config_error_with_file_line_and_key_path(tmp_path: Path) -> None:
+    write(
+        tmp_path / "hookgate.yaml",
+        "hooks:\n  preToolCall:\n    - command: x\n      onError: fial\n",
+    )
+    done = hookgate("hooks", "check", cwd=tmp_path, check_exit=1)
+    assert "hookgate.yaml:4: hooks.preToolCall[0].onError: 'fial' is not one of" in done.stderr
+    assert "did you mean 'fail'?" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_check_refuses_an_unknown_event_with_did_you_mean(tmp_path: Path) -> None:
+    write(tmp_path / "hookgate.yaml", "hooks:\n  preToolcall:\n    - command: x\n")
+    done = hookgate("hooks", "check", cwd=tmp_path, check_exit=1)
+    assert "unknown event 'preToolcall'" in done.stderr
+    assert "did you mean 'preToolCall'?" in done.stderr
+
+
+def test_check_warns_about_missing_and_non_executable_programs(tmp_path: Path) -> None:
+    write(tmp_path / "plain.sh", "#!/bin/sh\nexit 0\n")
+    write(
+        tmp_path / "hookgate.yaml",
+        """\
+        hooks:
+          preToolCall:
+            - command: ./missing.sh
+            - command: ./plain.sh
+            - args: [no-such-program-anywhere]
+        """,
+    )
+    done = hookgate("hooks", "check", cwd=tmp_path, check_exit=0)
+    assert "./missing.sh: no such file" in done.stderr
+    assert "./plain.sh: not executable" in done.stderr
+    assert "no-such-program-anywhere: not found in PATH" in done.stderr
+    assert "3 warnings" in done.stderr
+
+
+@pytest.mark.parametrize("script", ["prompt-redactor.sh", "aws-scrubber.sh"])
+def test_check_flags_the_published_mecatl_examples_under_bin_sh(
+    tmp_path: Path, script: str
+) -> None:
+    """Their `<<<` is bash: dash exits 2 on it, which the contract reads as a block."""
+    shutil.copy(EXAMPLES / "published" / script, tmp_path / script)
+    write(
+        tmp_path / "hookgate.yaml",
+        f"hooks:\n  UserPromptSubmit:\n    - command: ./{script}\n      format: mecatl\n",
+    )
+    done = hookgate("hooks", "check", cwd=tmp_path, check_exit=0)
+    assert f"./{script}: its shell /bin/sh rejects it" in done.stderr
+    assert "deliberate block" in done.stderr
+
+    shutil.copy(EXAMPLES / "bash" / script, tmp_path / script)
+    fixed = hookgate("hooks", "check", cwd=tmp_path, check_exit=0)
+    assert "warning" not in fixed.stderr
+
+
+def test_check_flags_an_inline_command_its_shell_cannot_parse(tmp_path: Path) -> None:
+    write(tmp_path / "hookgate.yaml", "hooks:\n  preToolCall:\n    - command: 'if true; then'\n")
+    done = hookgate("hooks", "check", cwd=tmp_path, check_exit=0)
+    assert "/bin/sh cannot parse the command" in done.stderr
+
+
+def test_fire_blocks_with_exit_2_and_prints_the_outcome(guarded: Path) -> None:
+    done = hookgate(
+        "hooks", "fire", "preToolCall", "--tool", "shell", cwd=guarded,
+        stdin='{"command": "rm -rf build"}', check_exit=2,
+    )  # fmt: skip
+    outcome = json.loads(done.stdout)
+    assert outcome["blocked"] is True
+    assert "rm -rf" in outcome["reason"]
+    assert outcome["blocked_by"] == "no-rm-rf"
+    assert outcome["input"] == {"command": "rm -rf build"}
+    assert {"context", "notices", "errors", "changed", "hooks_run"} <= set(outcome)
+
+
+def test_fire_allows_with_exit_0_and_the_matcher_decides(guarded: Path) -> None:
+    other_tool = hookgate(
+        "hooks", "fire", "PreToolUse", "--tool", "write_file", cwd=guarded,
+        stdin='{"command": "rm -rf build"}', check_exit=0,
+    )  # fmt: skip
+    assert json.loads(other_tool.stdout)["hooks_run"] == 0
+
+
+def test_fire_prints_the_rewritten_prompt_and_the_context(guarded: Path) -> None:
+    done = hookgate(
+        "hooks", "fire", "preGeneration", cwd=guarded, stdin='{"prompt": "hi"}', check_exit=0
+    )
+    outcome = json.loads(done.stdout)
+    assert outcome["input"] == {"prompt": "HI"}
+    assert outcome["changed"] == ["prompt"]
+    assert outcome["context"] == ["shout"]
+
+
+def test_fire_reads_a_post_tool_result_as_a_string_or_an_object(tmp_path: Path) -> None:
+    write(
+        tmp_path / "hookgate.yaml",
+        "hooks:\n  postToolCall:\n    - command: 'echo ''{\"result\": \"clean\"}'''\n",
+    )
+    for given in ('"dirty"', '{"content": "dirty", "is_error": true}'):
+        done = hookgate(
+            "hooks", "fire", "postToolCall", "--tool", "shell", cwd=tmp_path, stdin=given,
+            check_exit=0,
+        )  # fmt: skip
+        result = json.loads(done.stdout)["input"]
+        assert result["content"] == "clean"
+        assert result["is_error"] is (given != '"dirty"')
+
+
+def test_fire_exits_1_on_a_config_error_and_on_bad_input(tmp_path: Path) -> None:
+    write(tmp_path / "hookgate.yaml", "hooks:\n  preToolCall:\n    - nope: 1\n")
+    assert (
+        "unknown key 'nope'"
+        in hookgate(
+            "hooks", "fire", "preToolCall", "--tool", "x", cwd=tmp_path, stdin="{}", check_exit=1
+        ).stderr
+    )
+    write(tmp_path / "hookgate.yaml", "hooks: {}\n")
+    assert (
+        "needs --tool"
+        in hookgate("hooks", "fire", "preToolCall", cwd=tmp_path, stdin="{}", check_exit=1).stderr
+    )
+    assert (
+        "stdin is not JSON"
+        in hookgate(
+            "hooks", "fire", "preGeneration", cwd=tmp_path, stdin="{oops", check_exit=1
+        ).stderr
+    )
+
+
+def test_schema_prints_the_payload_and_reply_schemas(tmp_path: Path) -> None:
+    native = json.loads(
+        hookgate("hooks", "schema", "PreToolUse", cwd=tmp_path, check_exit=0).stdout
+    )
+    assert set(native) == {"payload", "reply"}
+    assert "arguments" in native["reply"]["properties"]
+    mecatl = json.loads(
+        hookgate(
+            "hooks", "schema", "preToolCall", "--format", "mecatl", cwd=tmp_path, check_exit=0
+        ).stdout
+    )
+    assert set(mecatl["payload"]["properties"]) == {"Phase", "Tool", "Input", "SessionID"}
+    refused = hookgate(
+        "hooks", "schema", "preAsk", "--format", "mecatl", cwd=tmp_path, check_exit=1
+    )
+    assert "no counterpart" in refused.stderr

@@ -1,0 +1,35 @@
+"""Hooks are a snapshot taken when the session starts: editing the file mid-run changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from hookgate.turn import run_turn
+from runtime.conftest import OpenAgent
+from runtime.project import Project, RecordingView
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_guard_removed_from_the_file_mid_session_still_denies(
+    project: Project, open_project_agent: OpenAgent
+) -> None:
+    """A model with a shell cannot switch a guard off by rewriting hookgate.yaml."""
+    guard = {"name": "no-rm", "matcher": "^shell$", "command": project.example("guard-rm-rf.sh")}
+    script = project.script(
+        # The model first rewrites the agent file without the guard, then tries rm -rf.
+        {"tool_calls": [{"name": "write_file",
+                         "arguments": {"path": "hookgate.yaml", "content": "model: x\n"}}]},
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "rm -rf build"}}]},
+        {"expect": "denied by a hook", "text": "The guard held."},
+    )  # fmt: skip
+    project.write_agent(script, yolo=True, hooks={"preToolCall": [guard]})
+    (project.dir / "build").mkdir()
+    agent = await open_project_agent()
+
+    view = RecordingView()
+    await run_turn(agent, "Disable the guard, then clean up", view)
+
+    assert (project.agent_file).read_text() == "model: x\n"
+    assert (project.dir / "build").is_dir()
+    assert "[denied by a hook:" in view.finished[-1][1].content
