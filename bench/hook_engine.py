@@ -98,14 +98,6 @@ def node_spawn_sync(rounds: int) -> float | None:
     return float(out.stdout)
 
 
-def time_sync(function: Callable[[], None], rounds: int) -> float:
-    function()  # warm up
-    started = time.perf_counter()
-    for _ in range(rounds):
-        function()
-    return (time.perf_counter() - started) / rounds
-
-
 async def time_async(function: Callable[[], Awaitable[object]], rounds: int) -> float:
     await function()
     started = time.perf_counter()
@@ -120,24 +112,39 @@ def engine_with(hooks_yaml: dict[str, object], extra: list[object] | None = None
 
 
 async def measure(rounds: int, fast_rounds: int) -> dict[str, float]:
+    """Medians per call; the process-starting methods take turns call by call, so that
+    drift (a busy neighbour, CPU frequency) hits each of them alike."""
     one_hook = engine_with({"preToolCall": [{"command": "true"}]})
     no_match = engine_with({"preToolCall": [{"command": "true", "matcher": "^never$"}]})
     no_hooks = engine_with({})
     python = engine_with({}, [callable_hook("preToolCall", lambda event: None)])
-    results = {
-        "bare": time_sync(bare_spawn, rounds),
-        "subprocess": time_sync(subprocess_run, rounds),
-        "floor": await time_async(asyncio_floor, rounds),
-        "engine": await time_async(lambda: one_hook.run("preToolCall", PAYLOAD), rounds),
-        "no_hooks": await time_async(lambda: no_hooks.run("preToolCall", PAYLOAD), fast_rounds),
-        "no_match": await time_async(lambda: no_match.run("preToolCall", PAYLOAD), fast_rounds),
-        "callable": await time_async(lambda: python.run("preToolCall", PAYLOAD), fast_rounds),
+
+    async def bare() -> None:
+        bare_spawn()
+
+    async def run_subprocess() -> None:
+        subprocess_run()
+
+    spawning: dict[str, Callable[[], Awaitable[object]]] = {
+        "bare": bare,
+        "subprocess": run_subprocess,
+        "floor": asyncio_floor,
+        "engine": lambda: one_hook.run("preToolCall", PAYLOAD),
     }
-    # Interleave once more so drift (a busy neighbour, CPU frequency) hits both alike.
-    results["bare"] = statistics.mean([results["bare"], time_sync(bare_spawn, rounds)])
-    results["engine"] = statistics.mean(
-        [results["engine"], await time_async(lambda: one_hook.run("preToolCall", PAYLOAD), rounds)]
+    samples: dict[str, list[float]] = {name: [] for name in spawning}
+    for _ in range(rounds + 1):
+        for name, function in spawning.items():
+            started = time.perf_counter()
+            await function()
+            samples[name].append(time.perf_counter() - started)
+    results = {name: statistics.median(times[1:]) for name, times in samples.items()}
+    results["no_hooks"] = await time_async(
+        lambda: no_hooks.run("preToolCall", PAYLOAD), fast_rounds
     )
+    results["no_match"] = await time_async(
+        lambda: no_match.run("preToolCall", PAYLOAD), fast_rounds
+    )
+    results["callable"] = await time_async(lambda: python.run("preToolCall", PAYLOAD), fast_rounds)
     node = node_spawn_sync(rounds)
     if node is not None:
         results["node"] = node
@@ -161,7 +168,7 @@ def report(results: dict[str, float]) -> str:
         ("hookgate: event whose hooks do not match", results["no_match"], "", "< 5 µs"),
         ("hookgate: one Python-callable hook", results["callable"], "", "< 50 µs"),
     ]
-    lines = ["| what | per call | vs bare | target |", "| --- | ---: | ---: | --- |"]
+    lines = ["| what | per call (median) | vs bare | target |", "| --- | ---: | ---: | --- |"]
     for label, seconds, ratio, target in rows:
         if seconds is None:
             continue

@@ -238,9 +238,13 @@ class BareClient:
             ]
 
     async def _stream(self, messages: list[Any]) -> tuple[str, list[str]]:
+        # The messages travel pre-encoded in `extra_body`, as hookgate's client sends them:
+        # the SDK would otherwise check each one against its types on every request,
+        # a cost of the SDK's path, not of the requests both sides make.
         stream = await self._client.chat.completions.create(
-            model=MODEL, messages=messages, tools=self._tools, stream=True
-        )
+            model=MODEL, messages=[], extra_body={"messages": messages}, tools=self._tools,
+            stream=True,
+        )  # fmt: skip
         text: list[str] = []
         call_ids: list[str] = []
         async for chunk in stream:
