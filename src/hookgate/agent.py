@@ -15,13 +15,14 @@ from pathlib import Path
 
 from hookgate.agentfile import AgentConfig, load_agent_file
 from hookgate.consent import AlwaysAllow, Consent
+from hookgate.errors import SessionError
 from hookgate.handoff import AskAgentTool, AskDisplay, Handoffs, NoticeDisplay, handoffs_for
 from hookgate.history import History
 from hookgate.hooks import HookEngine, HookgateError
 from hookgate.messages import Message, ToolSpec
 from hookgate.models import ModelClient, make_model
 from hookgate.policy import Policy
-from hookgate.session import Session, SessionStore
+from hookgate.session import Session, SessionStore, new_session_id
 from hookgate.toolcall import ToolGate
 from hookgate.tools import Tool, ToolContext, ToolRegistry, builtin_tools
 
@@ -98,11 +99,12 @@ async def open_agent(
     config = load_agent_file(agent_file)
     project_dir = Path.cwd() if project_dir is None else project_dir
     store = store or SessionStore()
-    session, source = _open_session(store, config, project_dir, resume, continue_last)
+    session, source = _open_session(store, config, project_dir, resume, continue_last, notify)
+    session_id = session.id if session is not None else new_session_id()
     engine = HookEngine(
-        config.hooks, session_id=session.id, project_dir=str(project_dir), asked_depth=asked_depth
+        config.hooks, session_id=session_id, project_dir=str(project_dir), asked_depth=asked_depth
     )
-    history = History(session, session.messages(), notify)
+    history = History(session, session.messages() if session is not None else [], notify)
     start = await engine.run("sessionStart", {"source": source})
     for notice in start.notices:
         notify(notice)
@@ -158,11 +160,21 @@ def _open_session(
     project_dir: Path,
     resume: str | None,
     continue_last: bool,
-) -> tuple[Session, str]:
+    notify: Callable[[str], None],
+) -> tuple[Session | None, str]:
+    """The session to resume or a new one; None when a new one cannot be written.
+
+    A full disk or a read-only directory costs the user a notice, not the run: the
+    session goes on in memory, as it does when a write fails later.
+    """
     if resume:
         return store.open(resume), "resume"
     if continue_last:
         latest = store.latest(cwd=str(project_dir))
         if latest is not None:
             return latest, "resume"
-    return store.create(agent_file=str(config.path), cwd=str(project_dir)), "startup"
+    try:
+        return store.create(agent_file=str(config.path), cwd=str(project_dir)), "startup"
+    except SessionError as exc:
+        notify(f"history is not saved: {exc}")
+        return None, "startup"

@@ -16,6 +16,7 @@ from hookgate.hooks import HooksConfig, parse_hooks
 from hookgate.hooks.config import parse_duration
 from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping, load_yaml
 from hookgate.mcp import McpServerConfig, parse_mcp_servers
+from hookgate.models import MODEL_KEYS, model_setting_problem
 from hookgate.tools import BUILTIN_TOOL_NAMES
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
@@ -29,6 +30,7 @@ _AGENT_NAME = re.compile(r"[A-Za-z0-9_.-]+\Z")
 DEFAULT_ASK_TIMEOUT = 600.0
 #: How many hand-offs deep an agent may run, by default; with 1, asked agents ask no one.
 DEFAULT_MAX_ASK_DEPTH = 3
+_EXAMPLE_MODEL = "llama3.2, base_url: http://localhost:11434/v1"
 DEFAULT_SYSTEM = (
     "You are a careful coding assistant working in the user's project directory. "
     "Use the tools to inspect and change files; keep answers short."
@@ -105,20 +107,31 @@ def load_agent_file(path: Path) -> AgentConfig:
         ),
         max_steps=_positive(document, where, "max_steps", 50),
         context_budget=_positive(document, where, "context_budget", 200_000),
-        shell_timeout=float(_positive(document, where, "shell_timeout", 120)),
+        shell_timeout=_seconds(document, where, "shell_timeout", 120),
         max_ask_depth=_positive(document, where, "max_ask_depth", DEFAULT_MAX_ASK_DEPTH),
     )
 
 
 def _model(document: Mapping[Any, Any], where: Where) -> str | Mapping[str, Any]:
     value = document["model"]
+    at = where.key(document, "model")
     if isinstance(value, str) and value.strip():
         return value
-    if isinstance(value, Mapping):
-        return dict(value)
-    raise where.key(document, "model").error(
-        f"expected a model name, 'scripted:PATH' or a mapping, got {describe(value)}"
-    )
+    if not isinstance(value, Mapping):
+        raise at.error(
+            f"expected a model name, 'scripted:PATH' or a mapping, got {describe(value)}"
+        )
+    # Checked here, not when the model is built: a mistake must stop hookgate with its
+    # line before a session file exists or a hook runs (and `hookgate acp` at start).
+    check_keys(value, at, MODEL_KEYS)
+    if "name" not in value:
+        raise at.error(
+            "the model mapping needs a 'name'", hint=f"model: {{name: {_EXAMPLE_MODEL}}}"
+        )
+    for key, item in value.items():
+        if (problem := model_setting_problem(key, item)) is not None:
+            raise at.key(value, key).error(problem.message, hint=problem.hint)
+    return dict(value)
 
 
 def _text(document: Mapping[Any, Any], where: Where, key: str, default: str) -> str:
@@ -142,6 +155,16 @@ def _positive(document: Mapping[Any, Any], where: Where, key: str, default: int)
             f"expected a positive whole number, got {describe(value)}"
         )
     return value
+
+
+def _seconds(document: Mapping[Any, Any], where: Where, key: str, default: int) -> float:
+    value = _positive(document, where, key, default)
+    try:
+        return float(value)
+    except OverflowError:  # a whole number past what a float holds
+        raise where.key(document, key).error(
+            f"{value} seconds is more than can be waited"
+        ) from None
 
 
 def _string_list(document: Mapping[Any, Any], where: Where, key: str) -> tuple[str, ...]:
@@ -178,36 +201,46 @@ def _permissions(document: Mapping[Any, Any], where: Where) -> Permissions:
 
 
 def _agents(document: Mapping[Any, Any], where: Where, base_dir: Path) -> dict[str, AgentRef]:
-    if not document.get("agents"):
+    if document.get("agents") is None:
         return {}
     at = where.key(document, "agents")
     node = expect_mapping(document["agents"], at, "agents by name")
     agents: dict[str, AgentRef] = {}
     for name, entry in node.items():
-        here = at.key(node, str(name))
-        if not _AGENT_NAME.match(str(name)):
+        here = at.key(node, name)
+        if not isinstance(name, str) or not _AGENT_NAME.match(name):
             raise here.error(
-                f"agent name {str(name)!r} cannot be typed as /ask-{name}",
-                hint="use letters, digits, '-', '_' and '.' only",
+                f"agent name {name!r} cannot be typed as /ask-{name}",
+                hint="use letters, digits, '-', '_' and '.' only (quote a number)",
             )
         entry = expect_mapping(entry, here, "an agent (file, description, timeout)")
         check_keys(entry, here, AGENT_KEYS)
-        file = entry.get("file")
-        if not isinstance(file, str):
-            raise here.error(f"expected 'file: PATH' of the agent's own file, got {describe(file)}")
-        agents[str(name)] = AgentRef(
-            str(name),
-            (base_dir / file).resolve(),
-            str(entry.get("description", "")),
-            _ask_timeout(entry, here),
+        if "file" not in entry:
+            raise here.error("no 'file: PATH' of the agent's own file")
+        file = entry["file"]
+        if not isinstance(file, str) or not file.strip() or "\x00" in file:
+            raise here.key(entry, "file").error(
+                f"expected the path of the agent's own file, got {describe(file)}"
+            )
+        description = entry.get("description", "")
+        if not isinstance(description, str):
+            raise here.key(entry, "description").error(
+                f"expected a string, got {describe(description)}"
+            )
+        agents[name] = AgentRef(
+            name, (base_dir / file).resolve(), description, _ask_timeout(entry, here)
         )
     return agents
 
 
 def _ask_timeout(entry: Mapping[Any, Any], where: Where) -> float:
     value = entry.get("timeout", DEFAULT_ASK_TIMEOUT)
+    seconds: float | None
     if isinstance(value, int | float) and not isinstance(value, bool):
-        seconds: float | None = float(value)
+        try:
+            seconds = float(value)
+        except OverflowError:  # a whole number past what a float holds
+            seconds = None
     else:
         seconds = parse_duration(value)
     if seconds is None or not seconds > 0:

@@ -22,6 +22,9 @@ SUMMARY_REQUEST = (
 )
 #: Messages kept verbatim at the end when older ones are summarised.
 KEEP_RECENT = 6
+#: The answer a resumed session gives a tool call whose result never reached the file
+#: (the disk filled, or hookgate was killed mid-call): servers refuse a call unanswered.
+UNSAVED_RESULT = "[no result: it was not saved in the session file]"
 
 
 class History:
@@ -32,7 +35,7 @@ class History:
         notify: Callable[[str], None],
     ) -> None:
         self.session = session
-        self.messages = messages
+        self.messages = answer_every_call(messages)
         self._notify = notify
         self._write_failed = False
 
@@ -79,6 +82,23 @@ class History:
         self.messages[:] = [note, Message("assistant", "Understood."), *recent]
         self.event("compacted", {"messages_summarised": len(old)})
         return True
+
+
+def answer_every_call(messages: list[Message]) -> list[Message]:
+    """`messages`, with `UNSAVED_RESULT` after each tool call that has no answer."""
+    repaired: list[Message] = []
+    waiting: list[str] = []  # ids of the last assistant message's calls not yet answered
+    for message in messages:
+        if message.role == "tool" and message.tool_call_id in waiting:
+            waiting.remove(message.tool_call_id)
+        elif waiting:
+            repaired += [Message("tool", UNSAVED_RESULT, tool_call_id=id_) for id_ in waiting]
+            waiting = []
+        repaired.append(message)
+        if message.role == "assistant":
+            waiting = [call.id for call in message.tool_calls]
+    repaired += [Message("tool", UNSAVED_RESULT, tool_call_id=id_) for id_ in waiting]
+    return repaired
 
 
 def _safe_cut(messages: list[Message], cut: int) -> int:

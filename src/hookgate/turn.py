@@ -15,6 +15,7 @@ from typing import Any
 
 from hookgate.agent import AgentSession
 from hookgate.errors import ModelError
+from hookgate.hooks import OnError, Outcome
 from hookgate.messages import Message
 from hookgate.toolcall import ScreenedCall, run_screened, screen_call, show_notices
 from hookgate.view import TurnView
@@ -64,6 +65,7 @@ async def run_turn(agent: AgentSession, question: str, view: TurnView) -> TurnOu
         pre = await agent.engine.run("preGeneration", {"prompt": question})
         show_notices(pre, view)
         if pre.blocked:
+            _show_failed_guard(pre, view)
             outcome = _block_question(agent, pre.reason or "", pre.response)
             recorded = BLOCKED_MARKER.format(reason=outcome.reason)
             return outcome
@@ -77,6 +79,17 @@ async def run_turn(agent: AgentSession, question: str, view: TurnView) -> TurnOu
         raise
     finally:
         await _post_generation(agent, recorded, outcome, view)
+
+
+def _show_failed_guard(pre: Outcome, view: TurnView) -> None:
+    """Say which hook failed when a failure, not a decision, stopped the question.
+
+    A deliberate block answers with the hook's own message; a fail-safe hook that
+    crashed or hung has none, and the user must learn it is broken, not strict.
+    """
+    failed = [failure for failure in pre.errors if failure.on_error is OnError.FAIL]
+    for failure in failed:
+        view.notice(f"{failure}; the question was not sent to the model")
 
 
 def _block_question(agent: AgentSession, reason: str, response: str | None) -> PromptBlocked:
@@ -136,14 +149,23 @@ async def _run_tool_calls(agent: AgentSession, calls: list[ScreenedCall], view: 
 async def _post_generation(
     agent: AgentSession, prompt: str, outcome: TurnOutcome, view: TurnView
 ) -> None:
-    """Run the postGeneration hooks; bounded by their own timeouts, not the turn's."""
+    """Run the postGeneration hooks; bounded by their own timeouts, not the turn's.
+
+    A cancellation that lands while they run lets them finish first, then goes on: an
+    audit hook must not lose the turn it was writing down. A second one stops them.
+    """
     payload: dict[str, Any] = {"prompt": prompt, "answer": None, "outcome": _outcome_name(outcome)}
     if isinstance(outcome, Answered):
         payload["answer"] = outcome.text
     elif isinstance(outcome, PromptBlocked):
         payload["answer"] = outcome.response
-    post = await agent.engine.run("postGeneration", payload)
-    show_notices(post, view)
+    post = asyncio.ensure_future(agent.engine.run("postGeneration", payload))
+    try:
+        await asyncio.shield(post)
+    except asyncio.CancelledError:
+        show_notices(await post, view)
+        raise
+    show_notices(post.result(), view)
 
 
 def _outcome_name(outcome: TurnOutcome) -> str:

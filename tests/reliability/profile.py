@@ -11,7 +11,8 @@ from pathlib import Path
 
 FULL = os.environ.get("HOOKGATE_RELIABILITY") == "full"
 
-#: Where cases that measure something (load) write their figures, for docs/reliability.md.
+#: Where the suite leaves what docs/reliability.md is rendered from: every case's record
+#: (cases.json, written by conftest.py) and the figures of cases that measure (load.json).
 OUT = Path(os.environ.get("HOOKGATE_RELIABILITY_OUT", "build/reliability"))
 
 #: The categories of docs/reliability.md, in its order; each test is marked with one:

@@ -17,9 +17,8 @@ import ctypes
 import os
 import signal
 import sys
-from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from hookgate.agent import open_agent
 from hookgate.consent import AlwaysDeny
@@ -31,12 +30,11 @@ from hookgate.handoff.protocol import (
     Final,
     StreamWriter,
 )
+from hookgate.interrupts import Interrupts
 from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
 from hookgate.turn import Answered, PromptBlocked, TurnFailed, TurnOutcome, run_turn
 
-#: Exit status base for a turn ended by a signal, as `-p` uses it.
-EXIT_SIGNAL_BASE = 128
 #: Characters of a tool call's arguments shown in its notice.
 ARGUMENTS_EXCERPT = 120
 #: prctl(2) option: the signal this process gets when its parent dies.
@@ -87,18 +85,24 @@ async def answer_asked(
     """Run one turn of `agent_file` on `prompt`, writing the hand-off stream to `stream`."""
     writer = StreamWriter(stream)
     view = StreamView(writer)
-    try:
-        agent = await open_agent(
-            agent_file, notify=writer.notice, consent=AlwaysDeny(), asked_depth=depth,
-            ask_depth_limit=depth_limit, ask_display=view,
-        )  # fmt: skip
-    except HookgateError as exc:  # its file is wrong, or its sessionStart said no
-        writer.final(Final("failed", str(exc)))
-        return EXIT_FAILED
-    try:
-        outcome = await _run_until_signalled(run_turn(agent, prompt, view))
-    finally:
-        await agent.aclose()
+    with Interrupts() as interrupts:  # SIGTERM: the asker's timeout or cancellation
+        try:
+            agent = await interrupts.run(
+                open_agent(
+                    agent_file, notify=writer.notice, consent=AlwaysDeny(), asked_depth=depth,
+                    ask_depth_limit=depth_limit, ask_display=view,
+                )
+            )  # fmt: skip
+        except HookgateError as exc:  # its file is wrong, or its sessionStart said no
+            writer.final(Final("failed", str(exc)))
+            return EXIT_FAILED
+        if isinstance(agent, int):
+            writer.final(Final("failed", "the asked agent was stopped"))
+            return agent
+        try:
+            outcome = await interrupts.run(run_turn(agent, prompt, view))
+        finally:
+            await agent.aclose()
     if isinstance(outcome, int):
         writer.final(Final("failed", "the asked agent was stopped"))
         return outcome
@@ -115,32 +119,6 @@ def _report(writer: StreamWriter, outcome: TurnOutcome) -> int:
     message = outcome.message if isinstance(outcome, TurnFailed) else "the turn was cancelled"
     writer.final(Final("failed", message))
     return EXIT_FAILED
-
-
-async def _run_until_signalled(
-    turn_coro: Coroutine[Any, Any, TurnOutcome],
-) -> TurnOutcome | int:
-    """Run the turn; the first SIGTERM or SIGINT cancels it, and says how we exit."""
-    turn = asyncio.ensure_future(turn_coro)
-    loop = asyncio.get_running_loop()
-    caught: list[int] = []
-
-    def interrupt(signum: int) -> None:
-        caught.append(signum)
-        if len(caught) == 1:  # a second signal must not cut postGeneration short
-            turn.cancel()
-
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, interrupt, signum)
-    try:
-        return await turn
-    except asyncio.CancelledError:
-        if not caught:
-            raise
-        return EXIT_SIGNAL_BASE + caught[0]
-    finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(signum)
 
 
 def answer_asked_main(agent_file: Path, *, depth: int, depth_limit: int | None) -> int:

@@ -107,7 +107,7 @@ def parse_hooks(node: Any, where: Where, *, base_dir: Path) -> HooksConfig:
     hooks: dict[str, tuple[HookSpec, ...]] = {}
     for raw_name, entries in node.items():
         spec = canonical_event(str(raw_name))
-        at = where.key(node, str(raw_name))
+        at = where.key(node, raw_name)
         if spec is None:
             hint = did_you_mean(str(raw_name), EVENT_NAMES) or "events: " + ", ".join(EVENTS)
             raise at.error(f"unknown event {raw_name!r}", hint=hint)
@@ -256,7 +256,7 @@ def _env(node: Mapping[Any, Any], where: Where) -> dict[str, str]:
     env: dict[str, str] = {}
     for key, item in value.items():
         if not isinstance(key, str) or not key or "=" in key or "\x00" in key:
-            raise at.key(value, str(key)).error(f"invalid variable name {key!r}")
+            raise at.key(value, key).error(f"invalid variable name {key!r}")
         if isinstance(item, bool) or not isinstance(item, str | int | float) or "\x00" in str(item):
             raise at.key(value, key).error(f"expected a string value, got {describe(item)}")
         env[key] = str(item)

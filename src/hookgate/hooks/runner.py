@@ -221,10 +221,21 @@ async def _call(hook: HookSpec, envelope: dict[str, Any], spec: EventSpec) -> Ho
     if answer is None:
         return HookReply()
     if isinstance(answer, HookReply):
-        return answer
+        answer = _as_native(answer)  # built by hand: validated like any other answer
     if not isinstance(answer, Mapping):
         raise BadReply(f"a Python hook must return a mapping or None, got {type(answer).__name__}")
     return reply_from_json(spec, envelope, answer)
+
+
+def _as_native(reply: HookReply) -> dict[str, Any]:
+    """The native reply a `HookReply` stands for, so that it passes the same validation."""
+    fields = {"reason": reply.reason, "context": reply.context, "message": reply.message}
+    clash = set(reply.changes) & {"action", *fields}
+    if clash:
+        raise BadReply(f"HookReply.changes cannot set {', '.join(sorted(clash))}")
+    native = {**reply.changes, "action": "block" if reply.block else "allow"}
+    native.update((key, value) for key, value in fields.items() if value is not None)
+    return native
 
 
 def _apply(hook: HookSpec, reply: HookReply, chain: _Chain) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.reader import ReaderError
 
 from hookgate.hooks.errors import ConfigError
 
@@ -40,8 +41,15 @@ def parse_yaml(text: str, source: str) -> Any:
         mark = exc.problem_mark or exc.context_mark
         line = f":{mark.line + 1}" if mark else ""
         raise ConfigError(f"{source}{line}: invalid YAML: {exc.problem or exc.context}") from exc
+    except ReaderError as exc:  # a character YAML does not allow, such as a control character
+        number = text[: exc.position].count("\n") + 1
+        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        raise ConfigError(
+            f"{source}:{number}: invalid YAML: character U+{code:04X} is not allowed",
+            hint="remove it, or write it as an escape in a double-quoted string",
+        ) from exc
     except YAMLError as exc:
-        raise ConfigError(f"{source}: invalid YAML: {exc}") from exc
+        raise ConfigError(f"{source}: invalid YAML: {' '.join(str(exc).split())}") from exc
     except Exception as exc:
         # ruamel's constructors raise assorted built-in errors on malformed tagged
         # scalars (`!!int` alone: IndexError; `!!bool x`: KeyError): still bad YAML.
@@ -56,14 +64,16 @@ class Where:
     path: str = ""
     line: int | None = None
 
-    def key(self, node: Any, key: str) -> Where:
-        """The position of `node[key]`."""
-        path = f"{self.path}.{key}" if self.path else key
-        return Where(self.file, path, _line_of(node, key) or self.line)
+    def key(self, node: Any, key: Any) -> Where:
+        """The position of `node[key]`; `key` as YAML read it (`1:` and `null:` are not strings)."""
+        path = f"{self.path}.{key}" if self.path else str(key)
+        return Where(self.file, path, _line_of(node, key, item=False) or self.line)
 
     def item(self, node: Any, index: int) -> Where:
         """The position of `node[index]`."""
-        return Where(self.file, f"{self.path}[{index}]", _line_of(node, index) or self.line)
+        return Where(
+            self.file, f"{self.path}[{index}]", _line_of(node, index, item=True) or self.line
+        )
 
     def error(self, message: str, *, hint: str | None = None) -> ConfigError:
         line = f":{self.line}" if self.line else ""
@@ -71,15 +81,15 @@ class Where:
         return ConfigError(f"{self.file}{line}:{path} {message}", hint=hint)
 
 
-def _line_of(node: Any, key: str | int) -> int | None:
+def _line_of(node: Any, key: Any, *, item: bool) -> int | None:
     lc = getattr(node, "lc", None)
     if lc is None:
         return None
     try:
-        position = lc.key(key) if isinstance(key, str) else lc.item(key)
+        position = lc.item(key) if item else lc.key(key)
     except (KeyError, IndexError, TypeError, AttributeError):
         return None
-    return int(position[0]) + 1
+    return int(position[0]) + 1 if position else None  # `!!omap` notes no positions
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
@@ -104,7 +114,7 @@ def check_keys(node: Mapping[Any, Any], where: Where, allowed: Iterable[str]) ->
     for key in node:
         if not isinstance(key, str) or key not in allowed:
             hint = did_you_mean(str(key), allowed) or f"known keys: {', '.join(allowed)}"
-            raise where.key(node, str(key)).error(f"unknown key {key!r}", hint=hint)
+            raise where.key(node, key).error(f"unknown key {key!r}", hint=hint)
 
 
 def _kind(value: Any) -> str:

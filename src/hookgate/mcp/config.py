@@ -24,6 +24,9 @@ HTTP_KEYS = ("url", "headers", "timeout")
 #: accept letters, digits, `_` and `-` there, and `__` would blur the separator.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*\Z")
 _EXAMPLE = "mcp_servers: {docs: {command: uvx, args: [mcp-server-fetch]}}"
+#: An HTTP header name (an RFC 9110 token); its value may hold no CR, LF or NUL.
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z")
+_UNSENDABLE = re.compile(r"[\r\n\x00]")
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ def parse_mcp_servers(value: Any, where: Where, base_dir: Path) -> dict[str, Mcp
     node = expect_mapping(value, where, "MCP servers by name")
     servers: dict[str, McpServerConfig] = {}
     for name, entry in node.items():
-        here = where.key(node, str(name))
+        here = where.key(node, name)
         if not isinstance(name, str) or not _NAME.match(name) or "__" in name:
             raise here.error(
                 f"invalid server name {name!r}",
@@ -84,14 +87,14 @@ def _server(name: str, entry: Mapping[Any, Any], where: Where, base_dir: Path) -
                 f"expected an http:// or https:// URL, got {url!r}",
                 hint="e.g. url: http://127.0.0.1:8000/mcp",
             )
-        return HttpServer(name, url, _strings(entry, where, "headers"), _timeout(entry, where))
+        return HttpServer(name, url, _headers(entry, where), _timeout(entry, where))
     if "command" not in entry:
         raise where.error(
             "an MCP server needs 'command' (stdio) or 'url' (streamable HTTP)", hint=_EXAMPLE
         )
     check_keys(entry, where, STDIO_KEYS)
     args = entry.get("args", [])
-    if not isinstance(args, list) or not all(isinstance(arg, str) for arg in args):
+    if not isinstance(args, list) or not all(_passable(arg) for arg in args):
         raise where.key(entry, "args").error(
             f"expected a list of strings, got {describe(args)}",
             hint="quote numbers: args: [--port, '8080']",
@@ -101,38 +104,68 @@ def _server(name: str, entry: Mapping[Any, Any], where: Where, base_dir: Path) -
         name,
         command=_string(entry, where, "command"),
         args=tuple(args),
-        env=_strings(entry, where, "env"),
+        env=_environment(entry, where),
         cwd=(base_dir / cwd).resolve() if cwd is not None else None,
         timeout=_timeout(entry, where),
     )
 
 
+def _passable(value: Any) -> bool:
+    """A string a program can be given: NUL is the one character no argv or env can hold."""
+    return isinstance(value, str) and "\x00" not in value
+
+
 def _string(entry: Mapping[Any, Any], where: Where, key: str) -> str:
     value = entry.get(key)
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or not value.strip() or not _passable(value):
         raise where.key(entry, key).error(f"expected a non-empty string, got {describe(value)}")
     return value
 
 
-def _strings(entry: Mapping[Any, Any], where: Where, key: str) -> dict[str, str]:
-    """A mapping of string to string (`env`, `headers`); absent or null is empty."""
+def _strings(
+    entry: Mapping[Any, Any], where: Where, key: str, *, valid_name: Any, hint: str
+) -> dict[str, str]:
+    """A mapping of names to strings (`env`, `headers`); absent or null is empty."""
     value = entry.get(key)
     if value is None:
         return {}
     at = where.key(entry, key)
     node = expect_mapping(value, at, "names to values")
     for name, item in node.items():
-        if not isinstance(name, str) or not isinstance(item, str):
-            raise at.key(node, str(name)).error(
+        if not (isinstance(name, str) and valid_name(name)):
+            raise at.key(node, name).error(f"invalid name {name!r}", hint=hint)
+        if not isinstance(item, str) or (key == "headers" and _UNSENDABLE.search(item)):
+            raise at.key(node, name).error(
                 f"expected a string value, got {describe(item)}", hint="quote it: NAME: '1'"
             )
+        if not _passable(item):
+            raise at.key(node, name).error(f"a NUL character cannot be passed on: {item!r}")
     return dict(node)
+
+
+def _environment(entry: Mapping[Any, Any], where: Where) -> dict[str, str]:
+    def valid(name: str) -> bool:
+        return bool(name) and "=" not in name and "\x00" not in name
+
+    return _strings(entry, where, "env", valid_name=valid, hint="a variable name, without '='")
+
+
+def _headers(entry: Mapping[Any, Any], where: Where) -> dict[str, str]:
+    def valid(name: str) -> bool:
+        return _HEADER_NAME.match(name) is not None
+
+    hint = "a header name: letters, digits and !#$%&'*+-.^_`|~"
+    return _strings(entry, where, "headers", valid_name=valid, hint=hint)
 
 
 def _timeout(entry: Mapping[Any, Any], where: Where) -> float:
     value = entry.get("timeout", DEFAULT_TIMEOUT)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+    try:
+        seconds = float(value) if isinstance(value, int | float) else 0.0
+    except OverflowError:  # a whole number past what a float holds
+        seconds = 0.0
+    if isinstance(value, bool) or not seconds > 0:
         raise where.key(entry, "timeout").error(
             f"expected a positive number of seconds, got {describe(value)}"
         )
-    return float(value)
+    return seconds

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,15 @@ from hookgate.models.scripted import ScriptedModel
 if TYPE_CHECKING:
     from hookgate.models.openai_chat import OpenAIChatConfig
 
-__all__ = ["DEFAULT_BASE_URL", "ModelClient", "ScriptedModel", "TextSink", "make_model"]
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "MODEL_KEYS",
+    "ModelClient",
+    "ScriptedModel",
+    "TextSink",
+    "make_model",
+    "model_setting_problem",
+]
 
 SCRIPTED_PREFIX = "scripted:"
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -84,42 +93,54 @@ def _chat_config(
             raise ConfigError(f"{where}.{key}: unknown key", hint=hint)
     if "name" not in settings:
         raise ConfigError(f"{where}: the model mapping needs a 'name'", hint=_EXAMPLE)
-    name = _text(settings, "name", where)
-    base_url = _text(settings, "base_url", where, env.get(BASE_URL_ENV) or DEFAULT_BASE_URL)
-    if not base_url.startswith(("http://", "https://")):
-        raise ConfigError(
-            f"{where}.base_url: expected an http:// or https:// URL, got {base_url!r}",
-            hint="e.g. base_url: http://localhost:11434/v1",
-        )
-    timeout = _number(settings, "timeout", where, DEFAULT_TIMEOUT_S)
-    if timeout <= 0:
-        raise ConfigError(f"{where}.timeout: expected seconds > 0, got {timeout!r}")
+    given = {"base_url": env.get(BASE_URL_ENV) or DEFAULT_BASE_URL, **settings}
+    for key, value in given.items():
+        if (problem := model_setting_problem(key, value)) is not None:
+            raise ConfigError(f"{where}.{key}: {problem.message}", hint=problem.hint)
     temperature = settings.get("temperature")
-    if temperature is not None:
-        temperature = _number(settings, "temperature", where, 0.0)
-        if temperature < 0:
-            raise ConfigError(f"{where}.temperature: expected a number >= 0, got {temperature!r}")
     return OpenAIChatConfig(
-        name=name,
-        base_url=base_url,
-        api_key_env=_text(settings, "api_key_env", where, DEFAULT_API_KEY_ENV),
-        timeout=timeout,
-        temperature=temperature,
+        name=settings["name"].strip(),
+        base_url=given["base_url"].strip(),
+        api_key_env=settings.get("api_key_env", DEFAULT_API_KEY_ENV).strip(),
+        timeout=float(settings.get("timeout", DEFAULT_TIMEOUT_S)),
+        temperature=None if temperature is None else float(temperature),
     )
 
 
-def _text(settings: Mapping[str, Any], key: str, where: str, default: str = "") -> str:
-    value = settings.get(key, default)
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(
-            f"{where}.{key}: expected a non-empty string, got {value!r}",
-            hint="quote the value if YAML reads it as something else",
-        )
-    return value.strip()
+@dataclass(frozen=True)
+class SettingProblem:
+    message: str
+    hint: str | None = None
 
 
-def _number(settings: Mapping[str, Any], key: str, where: str, default: float) -> float:
-    value = settings.get(key, default)
+def model_setting_problem(key: str, value: Any) -> SettingProblem | None:
+    """What is wrong with `value` as the model setting `key` (one of `MODEL_KEYS`), or None.
+
+    The agent file's loader asks this of every setting, so that a mistake is reported
+    with its file and line before anything starts; `make_model` asks it again.
+    """
+    if key in ("name", "base_url", "api_key_env"):
+        if not isinstance(value, str) or not value.strip():
+            return SettingProblem(
+                f"expected a non-empty string, got {value!r}",
+                "quote the value if YAML reads it as something else",
+            )
+        if key == "base_url" and not value.strip().startswith(("http://", "https://")):
+            return SettingProblem(
+                f"expected an http:// or https:// URL, got {value.strip()!r}",
+                "e.g. base_url: http://localhost:11434/v1",
+            )
+        return None
+    if key == "temperature" and value is None:
+        return None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(f"{where}.{key}: expected a number, got {value!r}")
-    return float(value)
+        return SettingProblem(f"expected a number, got {value!r}")
+    try:
+        number = float(value)
+    except OverflowError:
+        return SettingProblem(f"expected a number, got {value!r}")
+    if key == "timeout" and not number > 0:  # `not >`: NaN is no timeout either
+        return SettingProblem(f"expected seconds > 0, got {number!r}")
+    if key == "temperature" and not number >= 0:
+        return SettingProblem(f"expected a number >= 0, got {number!r}")
+    return None

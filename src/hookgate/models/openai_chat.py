@@ -76,7 +76,12 @@ class OpenAIChatModel:
         try:
             stream = await self._client.chat.completions.create(
                 model=self.config.name,
-                messages=to_chat_messages(messages),
+                # The SDK walks `messages` against its TypedDict unions in Python on every
+                # request (~0.2 ms a message, holding the event loop): a long session paid
+                # for its whole history at each step. Ours are wire format already, and
+                # `extra_body` is sent as is, in the placeholder's slot.
+                messages=[],
+                extra_body={"messages": to_chat_messages(messages)},
                 stream=True,
                 tools=to_chat_tools(tools) if tools else openai.omit,
                 temperature=openai.omit if temperature is None else temperature,

@@ -28,12 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from hookgate.errors import ConfigError, ModelError
 from hookgate.hooks.errors import ConfigErrors
+from hookgate.hooks.yamlfile import parse_yaml
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models.base import TextSink
 
@@ -44,7 +43,7 @@ TEXT_CHUNKS = 3
 _TYPE_HINTS = {
     "a string": "quote it to make it a string",
     "a number of seconds >= 0": "e.g. delay: 1.5",
-    "a mapping of JSON values": "e.g. arguments: {path: a.txt}; quote dates and times",
+    "a mapping of JSON values": "e.g. arguments: {path: a.txt}; quote dates, times and number keys",
 }
 # How much of a message an `expect` failure quotes.
 EXCERPT_CHARS = 200
@@ -135,10 +134,7 @@ def load_script(path: Path) -> tuple[ScriptedReply, ...]:
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ConfigError(f"{path}: cannot read the model script: {reason}") from exc
-    try:
-        document = YAML(typ="rt").load(source)
-    except YAMLError as exc:
-        raise _yaml_syntax_error(path, exc) from exc
+    document = parse_yaml(source, str(path))
     reader = _ScriptReader(str(path))
     replies = reader.read(document)
     if len(reader.errors) == 1:
@@ -146,13 +142,6 @@ def load_script(path: Path) -> tuple[ScriptedReply, ...]:
     if reader.errors:
         raise ConfigErrors(reader.errors)
     return replies
-
-
-def _yaml_syntax_error(path: Path, exc: YAMLError) -> ConfigError:
-    if isinstance(exc, MarkedYAMLError) and exc.problem_mark is not None:
-        problem = exc.problem or exc.context or "syntax error"
-        return ConfigError(f"{path}:{exc.problem_mark.line + 1}: invalid YAML: {problem}")
-    return ConfigError(f"{path}: invalid YAML: {' '.join(str(exc).split())}")
 
 
 class _ScriptReader:
@@ -178,7 +167,7 @@ class _ScriptReader:
             return ()
         replies = []
         for index, item in enumerate(document):
-            reply = self.reply(item, f"[{index}]", document.lc.item(index)[0])
+            reply = self.reply(item, f"[{index}]", _line(document.lc.item, index))
             if reply is not None:
                 replies.append(reply)
         return tuple(replies)
@@ -215,7 +204,7 @@ class _ScriptReader:
         value, path = node["tool_calls"], f"{where}.tool_calls"
         if not isinstance(value, CommentedSeq):
             self.fail(
-                node.lc.value("tool_calls")[0],
+                _line(node.lc.value, "tool_calls"),
                 path,
                 f"expected a list of tool calls, got {_describe(value)}",
                 hint="write tool_calls: [{name: read_file, arguments: {path: a.txt}}]",
@@ -223,7 +212,7 @@ class _ScriptReader:
             return ()
         calls = []
         for index, item in enumerate(value):
-            call = self.tool_call(item, f"{path}[{index}]", value.lc.item(index)[0])
+            call = self.tool_call(item, f"{path}[{index}]", _line(value.lc.item, index))
             if call is not None:
                 calls.append(call)
         return tuple(calls)
@@ -253,7 +242,7 @@ class _ScriptReader:
                 continue
             close = difflib.get_close_matches(str(key), allowed, n=1)
             hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(allowed)}"
-            self.fail(node.lc.key(key)[0], f"{where}.{key}", "unknown key", hint=hint)
+            self.fail(_line(node.lc.key, key), f"{where}.{key}", "unknown key", hint=hint)
 
     def optional(
         self,
@@ -269,10 +258,10 @@ class _ScriptReader:
         value = node[key]
         try:
             return convert(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):  # RecursionError: `&a [*a]`
             hint = _TYPE_HINTS.get(expected)
             self.fail(
-                node.lc.value(key)[0],
+                _line(node.lc.value, key),
                 f"{where}.{key}",
                 f"expected {expected}, got {_describe(value)}",
                 hint=hint,
@@ -295,12 +284,14 @@ def _as_delay(value: object) -> float:
 def _as_object(value: object) -> dict[str, Any]:
     if not isinstance(value, CommentedMap):
         raise TypeError
-    return {str(key): _as_json(item) for key, item in value.items()}
+    return _as_json(value)  # type: ignore[no-any-return]
 
 
 def _as_json(value: object) -> Any:
-    """Plain JSON values from ruamel's round-trip types; dates and the like raise TypeError."""
+    """Plain JSON values from ruamel's round-trip types; dates, `1:` keys and the like raise."""
     if isinstance(value, Mapping):
+        if not all(isinstance(key, str) for key in value):
+            raise TypeError(f"JSON object keys are strings: {list(value)!r}")
         return {str(key): _as_json(item) for key, item in value.items()}
     if isinstance(value, list):
         return [_as_json(item) for item in value]
@@ -323,9 +314,18 @@ def _describe(value: object) -> str:
         return f"the date {value.isoformat()} (quote it to make it a string)"
     try:
         text = repr(_as_json(value))
-    except TypeError:
+    except (TypeError, RecursionError):
         text = repr(value)
     return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _line(lookup: Callable[[Any], Any], key: object) -> int:
+    """The 0-based line ruamel noted for `key` (0 where it noted none, as in `!!omap`)."""
+    try:
+        position = lookup(key)
+    except (KeyError, IndexError, TypeError):
+        return 0
+    return int(position[0]) if position else 0
 
 
 def _line_of(node: object) -> int:

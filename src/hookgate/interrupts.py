@@ -1,0 +1,68 @@
+"""SIGINT and SIGTERM for a one-shot run (`-p`, an asked agent): cancel the step under way.
+
+A run is a few steps (open the agent, run the turn); the first signal cancels the
+one in progress, and the run ends with 128 + the signal's number. The handlers cover
+the whole run, start-up included: a signal while sessionStart hooks run must stop
+them, not kill hookgate and leave them orphaned in their own process groups.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+#: A run ended by signal N exits with this plus N, as a shell reports it.
+EXIT_SIGNAL_BASE = 128
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+T = TypeVar("T")
+
+
+class Interrupts:
+    """`with Interrupts() as interrupts: result = await interrupts.run(step)`.
+
+    Every signal is remembered in `caught`; only the first cancels anything, so an
+    impatient second one cannot cut the cancelled turn's postGeneration short.
+    """
+
+    def __init__(self) -> None:
+        self.caught: list[int] = []
+        self._step: asyncio.Future[Any] | None = None
+
+    def __enter__(self) -> Interrupts:
+        loop = asyncio.get_running_loop()
+        for signum in SIGNALS:
+            loop.add_signal_handler(signum, self._interrupt, signum)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in SIGNALS:
+            loop.remove_signal_handler(signum)
+
+    @property
+    def exit_code(self) -> int | None:
+        """128 + the first signal caught, or None."""
+        return EXIT_SIGNAL_BASE + self.caught[0] if self.caught else None
+
+    def _interrupt(self, signum: int) -> None:
+        self.caught.append(signum)
+        if len(self.caught) == 1 and self._step is not None:
+            self._step.cancel()
+
+    async def run(self, step: Coroutine[Any, Any, T]) -> T | int:
+        """`step`'s result, or the exit code of the signal that cancelled it."""
+        if self.caught:  # signalled between two steps: do not start the next
+            step.close()
+            return EXIT_SIGNAL_BASE + self.caught[0]
+        task: asyncio.Future[T] = asyncio.ensure_future(step)
+        self._step = task
+        try:
+            return await task
+        except asyncio.CancelledError:
+            if not self.caught:
+                raise
+            return EXIT_SIGNAL_BASE + self.caught[0]
+        finally:
+            self._step = None
