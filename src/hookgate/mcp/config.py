@@ -8,7 +8,7 @@ start and each call. A mistake is a `ConfigError` naming file, line and key path
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ _EXAMPLE = "mcp_servers: {docs: {command: uvx, args: [mcp-server-fetch]}}"
 #: An HTTP header name (an RFC 9110 token); its value may hold no CR, LF or NUL.
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z")
 _UNSENDABLE = re.compile(r"[\r\n\x00]")
+_NUL = re.compile("\x00")
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,13 @@ def _string(entry: Mapping[Any, Any], where: Where, key: str) -> str:
 
 
 def _strings(
-    entry: Mapping[Any, Any], where: Where, key: str, *, valid_name: Any, hint: str
+    entry: Mapping[Any, Any],
+    where: Where,
+    key: str,
+    *,
+    valid_name: Callable[[str], bool],
+    hint: str,
+    forbidden: re.Pattern[str],
 ) -> dict[str, str]:
     """A mapping of names to strings (`env`, `headers`); absent or null is empty."""
     value = entry.get(key)
@@ -134,12 +141,12 @@ def _strings(
     for name, item in node.items():
         if not (isinstance(name, str) and valid_name(name)):
             raise at.key(node, name).error(f"invalid name {name!r}", hint=hint)
-        if not isinstance(item, str) or (key == "headers" and _UNSENDABLE.search(item)):
+        if not isinstance(item, str):
             raise at.key(node, name).error(
                 f"expected a string value, got {describe(item)}", hint="quote it: NAME: '1'"
             )
-        if not _passable(item):
-            raise at.key(node, name).error(f"a NUL character cannot be passed on: {item!r}")
+        if found := forbidden.search(item):
+            raise at.key(node, name).error(f"{found.group()!r} cannot be passed on: {item!r}")
     return dict(node)
 
 
@@ -147,7 +154,8 @@ def _environment(entry: Mapping[Any, Any], where: Where) -> dict[str, str]:
     def valid(name: str) -> bool:
         return bool(name) and "=" not in name and "\x00" not in name
 
-    return _strings(entry, where, "env", valid_name=valid, hint="a variable name, without '='")
+    hint = "a variable name, without '='"
+    return _strings(entry, where, "env", valid_name=valid, hint=hint, forbidden=_NUL)
 
 
 def _headers(entry: Mapping[Any, Any], where: Where) -> dict[str, str]:
@@ -155,7 +163,7 @@ def _headers(entry: Mapping[Any, Any], where: Where) -> dict[str, str]:
         return _HEADER_NAME.match(name) is not None
 
     hint = "a header name: letters, digits and !#$%&'*+-.^_`|~"
-    return _strings(entry, where, "headers", valid_name=valid, hint=hint)
+    return _strings(entry, where, "headers", valid_name=valid, hint=hint, forbidden=_UNSENDABLE)
 
 
 def _timeout(entry: Mapping[Any, Any], where: Where) -> float:
