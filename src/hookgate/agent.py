@@ -97,6 +97,9 @@ async def open_agent(
     absent. `project_dir` (default: the working directory) is where the tools work.
     """
     config = load_agent_file(agent_file)
+    # Built first: a broken model setting or script must stop the run before a session
+    # file exists or a hook has run.
+    model = make_model(config.model, config.base_dir)
     project_dir = Path.cwd() if project_dir is None else project_dir
     store = store or SessionStore()
     session, source = _open_session(store, config, project_dir, resume, continue_last, notify)
@@ -110,13 +113,9 @@ async def open_agent(
         notify(notice)
     if start.blocked:
         history.event("session_stopped", {"reason": start.reason})
+        await model.aclose()
         raise SessionStopped(f"the session was stopped by a sessionStart hook: {start.reason}")
-    tools = ToolRegistry()
-    for tool in builtin_tools():
-        if tool.spec.name in config.tools:
-            tools.add(tool)
-    for tool in extra_tools:
-        tools.add(tool)
+    tools = _tool_registry(config, extra_tools)
     handoffs = handoffs_for(
         config, engine, ask_display or NoticeDisplay(notify), project_dir=project_dir,
         depth=asked_depth, inherited_limit=ask_depth_limit,
@@ -132,11 +131,21 @@ async def open_agent(
             project_dir=project_dir, env=dict(os.environ), shell_timeout=config.shell_timeout
         ),
     )
-    model = make_model(config.model, config.base_dir)
     agent = AgentSession(config, engine, model, gate, history, project_dir, handoffs=handoffs)
     if config.mcp_servers:
         await _add_mcp_tools(agent, notify)
     return agent
+
+
+def _tool_registry(config: AgentConfig, extra_tools: Sequence[Tool]) -> ToolRegistry:
+    """The built-in tools the agent file offers, then any the caller adds."""
+    tools = ToolRegistry()
+    for tool in builtin_tools():
+        if tool.spec.name in config.tools:
+            tools.add(tool)
+    for tool in extra_tools:
+        tools.add(tool)
+    return tools
 
 
 async def _add_mcp_tools(agent: AgentSession, notify: Callable[[str], None]) -> None:
