@@ -7,7 +7,6 @@ OpenAI-compatible server (`hookgate.models.openai_chat`).
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hookgate.errors import ConfigError
+from hookgate.hooks.yamlfile import did_you_mean
 from hookgate.models.base import ModelClient, TextSink
 from hookgate.models.scripted import ScriptedModel
 
@@ -86,10 +86,7 @@ def _chat_config(
 
     for key in settings:
         if key not in MODEL_KEYS:
-            close = difflib.get_close_matches(str(key), MODEL_KEYS, n=1)
-            hint = (
-                f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(MODEL_KEYS)}"
-            )
+            hint = did_you_mean(str(key), MODEL_KEYS) or f"known keys: {', '.join(MODEL_KEYS)}"
             raise ConfigError(f"{where}.{key}: unknown key", hint=hint)
     if "name" not in settings:
         raise ConfigError(f"{where}: the model mapping needs a 'name'", hint=_EXAMPLE)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +31,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from hookgate.errors import ConfigError, ModelError
 from hookgate.hooks.errors import ConfigErrors
-from hookgate.hooks.yamlfile import parse_yaml
+from hookgate.hooks.yamlfile import did_you_mean, parse_yaml
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models.base import TextSink
 
@@ -240,8 +239,7 @@ class _ScriptReader:
         for key in node:
             if key in allowed:
                 continue
-            close = difflib.get_close_matches(str(key), allowed, n=1)
-            hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(allowed)}"
+            hint = did_you_mean(str(key), allowed) or f"known keys: {', '.join(allowed)}"
             self.fail(_line(node.lc.key, key), f"{where}.{key}", "unknown key", hint=hint)
 
     def optional(
