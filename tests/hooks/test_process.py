@@ -162,6 +162,68 @@ def test_cancelling_the_caller_stops_the_group(
     group_gone(read_pid(tmp_path / "pid"))
 
 
+def _open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "true",  # exits at once: read after its exit
+        "sleep 0.05; echo late; echo err >&2",  # outlives the quiet start: drained as it runs
+        "sleep 30",  # timed out
+        "(sleep 30; echo late) & echo early",  # a grandchild holds stdout past the exit
+    ],
+)
+def test_every_fd_is_released_by_the_next_loop_iteration(script: str) -> None:
+    """The pidfd and the read ends are closed one loop iteration after the result."""
+
+    async def scenario() -> tuple[set[str], set[str]]:
+        before = _open_fds()
+        await run_process(["/bin/sh", "-c", script], env=dict(os.environ), timeout=TIMEOUT)
+        await asyncio.sleep(0)
+        return before, _open_fds()
+
+    before, after = asyncio.run(scenario())
+    assert after == before
+
+
+def test_no_fd_is_left_after_a_cancellation_or_a_spawn_error(tmp_path: Path) -> None:
+    async def scenario() -> tuple[set[str], set[str]]:
+        before = _open_fds()
+        task = asyncio.create_task(
+            run_process(["/bin/sh", "-c", "sleep 30"], env=dict(os.environ), timeout=30)
+        )
+        await asyncio.sleep(0.1)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        with pytest.raises(SpawnError):
+            await run_process(["/bin/true"], env={}, cwd=str(tmp_path / "gone"), timeout=1)
+        await asyncio.sleep(0)
+        return before, _open_fds()
+
+    before, after = asyncio.run(scenario())
+    assert after == before
+
+
+def test_input_given_as_a_function_is_built_once_the_process_has_started() -> None:
+    """Building the input then overlaps the process's start-up instead of preceding it."""
+    children_when_called: list[str] = []
+
+    def build() -> bytes:
+        tasks = Path("/proc/self/task")
+        children_when_called.append(
+            " ".join((task / "children").read_text() for task in tasks.iterdir()).strip()
+        )
+        return b"built"
+
+    result = run(["cat"], stdin=build)
+    assert result.stdout == b"built"
+    assert len(children_when_called) == 1
+    assert children_when_called[0]  # the process already existed
+
+
 def test_the_environment_is_exactly_the_one_given() -> None:
     result = sh('echo "$ONLY-${HOME-unset}"', env={"ONLY": "this", "PATH": os.defpath})
     assert result.stdout == b"this-unset\n"

@@ -47,6 +47,10 @@ _RESET_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
 _PR_SET_CHILD_SUBREAPER = 36
 
 
+#: A process's input: its bytes, or a function that returns them once it has started.
+Input = bytes | Callable[[], bytes]
+
+
 class SpawnError(HookgateError):
     """The program could not be started: not found, not executable, bad directory."""
 
@@ -78,7 +82,7 @@ class ProcessResult:
 async def run_process(
     argv: Sequence[str],
     *,
-    stdin: bytes = b"",
+    stdin: Input = b"",
     env: Mapping[str, str],
     cwd: str | None = None,
     timeout: float,
@@ -86,9 +90,12 @@ async def run_process(
 ) -> ProcessResult:
     """Run `argv` to completion or to `timeout` seconds, whichever comes first.
 
-    Raises `SpawnError` when the program cannot be started; every other outcome is
-    a `ProcessResult`. Cancelling the caller stops the process group the same way a
-    timeout does, and the cancellation goes on once the leader is reaped.
+    `stdin` is written to the process while its output is read; given as a function,
+    it is called once the process has started, so that building the input overlaps
+    the process's own start-up. Raises `SpawnError` when the program cannot be
+    started; every other outcome is a `ProcessResult`. Cancelling the caller stops the
+    process group the same way a timeout does, and the cancellation goes on once the
+    leader is reaped.
     """
     started = time.monotonic()
     child = _Child.spawn(argv, env=env, cwd=cwd, output_cap=output_cap)
@@ -115,7 +122,7 @@ async def stream_process(
     argv: Sequence[str],
     *,
     on_stdout: Callable[[bytes], None],
-    stdin: bytes = b"",
+    stdin: Input = b"",
     env: Mapping[str, str],
     cwd: str | None = None,
     timeout: float,
@@ -163,16 +170,19 @@ class _Pipe:
     """The read end of a child's stdout or stderr: read now, or drained by the event loop.
 
     What is read is kept in `data`, or handed to `sink` (and not kept) when there is one.
+    The fd stays open until the child is finished (see `_Child.finish`).
     """
 
     def __init__(self, fd: int, cap: int, sink: Callable[[bytes], None] | None = None) -> None:
-        self.fd: int | None = fd
+        self.fd = fd
         self.cap = cap
         self.data = bytearray()
         self.size = 0
         self.truncated = False
+        self.reading = True
+        """False once at end of file, or once the child is finished."""
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._sink = sink
-        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._watched = False
         os.set_blocking(fd, False)
         with contextlib.suppress(OSError):  # a larger pipe holds a chatty hook's output
@@ -180,13 +190,13 @@ class _Pipe:
 
     def watch(self) -> None:
         """Let the event loop drain the pipe from now on."""
-        if self.fd is not None and not self._watched:
+        if self.reading and not self._watched:
             self._watched = True
             asyncio.get_running_loop().add_reader(self.fd, self.read_available)
 
     def read_available(self) -> None:
-        """Read what the pipe holds now; close it at end of file."""
-        while self.fd is not None:
+        """Read what the pipe holds now; stop at end of file."""
+        while self.reading:
             try:
                 chunk = os.read(self.fd, READ_CHUNK)
             except BlockingIOError:
@@ -194,7 +204,7 @@ class _Pipe:
             except OSError:
                 chunk = b""
             if not chunk:
-                self.close()
+                self.stop()
                 return
             room = self.cap - self.size
             if len(chunk) > room:
@@ -206,15 +216,14 @@ class _Pipe:
             elif chunk:
                 self._sink(chunk)
 
-    def close(self) -> None:
-        if self.fd is None:
+    def stop(self) -> None:
+        """Read no more."""
+        if not self.reading:
             return
+        self.reading = False
         if self._watched:
             asyncio.get_running_loop().remove_reader(self.fd)
-        os.close(self.fd)
-        self.fd = None
-        if not self.closed.done():
-            self.closed.set_result(None)
+        self.done.set_result(None)
 
 
 class _Child:
@@ -228,16 +237,17 @@ class _Child:
         on_stdout: Callable[[bytes], None] | None = None,
     ) -> None:
         stdin_fd, stdout_fd, stderr_fd = fds
-        loop = asyncio.get_running_loop()
         self.pid = pid  # == the process group id: the child called setsid
         self.returncode = 0
+        self.exited = False
+        """Whether the leader has exited (it stays unreaped until `finish`)."""
         self._reaped = False
+        self._waiter: asyncio.Future[None] | None = None
         self._stdin_fd: int | None = stdin_fd
         self._pending = memoryview(b"")
-        self.exited: asyncio.Future[None] = loop.create_future()
         self.stdout = _Pipe(stdout_fd, cap, on_stdout)
         self.stderr = _Pipe(stderr_fd, cap)
-        self._pidfd = _watch_exit(pid, self.exited)
+        self._pidfd = _watch_exit(pid, self._mark_exited)
 
     @classmethod
     def spawn(
@@ -266,9 +276,9 @@ class _Child:
                 os.close(fd)
         return cls(pid, (stdin_w, stdout_r, stderr_r), output_cap, on_stdout)
 
-    def feed(self, data: bytes) -> None:
+    def feed(self, data: Input) -> None:
         """Write `data` to stdin, then close it; what does not fit now goes in the background."""
-        self._pending = memoryview(data)
+        self._pending = memoryview(data() if callable(data) else data)
         if self._stdin_fd is not None:
             # Before the first write: a blocking write of more than the pipe holds would
             # stall the event loop (and the timeout) until the child read it all.
@@ -299,11 +309,27 @@ class _Child:
 
     async def wait_exit(self, seconds: float) -> bool:
         """Wait up to `seconds` for the leader to exit; whether it did."""
-        if not self.exited.done():
-            # asyncio.wait neither cancels `exited` on timeout nor raises: the cheapest
-            # bounded wait the loop offers, and this is the hook runner's hot path.
-            await asyncio.wait((self.exited,), timeout=max(seconds, 0))
-        return self.exited.done()
+        if self.exited:
+            return True
+        # One future, settled by the exit or by the timer, whichever comes first: the
+        # task wakes one loop iteration after the exit (asyncio.wait takes two), and
+        # this is the hook runner's hot path.
+        loop = asyncio.get_running_loop()
+        self._waiter = waiter = loop.create_future()
+        timer = loop.call_later(max(seconds, 0), _settle, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            self._waiter = None
+        return self.exited
+
+    def _mark_exited(self) -> None:
+        if self.exited:
+            return
+        self.exited = True
+        if self._waiter is not None:
+            _settle(self._waiter)
 
     def drain(self) -> None:
         """Drain stdout and stderr as they fill: the child may write more than a pipe holds."""
@@ -312,10 +338,9 @@ class _Child:
 
     async def collect_output(self) -> None:
         """Read what is left; a grandchild holding a pipe gets `EOF_GRACE` seconds."""
-        pipes = [pipe for pipe in (self.stdout, self.stderr) if pipe.fd is not None]
-        for pipe in pipes:
-            pipe.read_available()
-        pending = [pipe.closed for pipe in pipes if pipe.fd is not None]
+        self.stdout.read_available()
+        self.stderr.read_available()
+        pending = [pipe.done for pipe in (self.stdout, self.stderr) if pipe.reading]
         if not pending:
             return
         self.drain()
@@ -329,10 +354,7 @@ class _Child:
             return
         self._signal_group(signal.SIGTERM)
         try:
-            async with asyncio.timeout(grace):
-                await asyncio.shield(self.exited)
-        except TimeoutError:
-            pass
+            await self.wait_exit(grace)
         finally:
             # Also on a second cancellation: whatever still runs is killed now.
             self._signal_group(signal.SIGKILL)
@@ -356,6 +378,13 @@ class _Child:
 
     def finish(self) -> None:
         """Kill whatever is left of the group, reap the leader, release every fd."""
+        # The read ends and the pidfd are closed on the next loop iteration, after the
+        # caller has its result: the one part of the clean-up it need not wait for.
+        loop = asyncio.get_running_loop()
+        loop.call_soon(_release, self._pidfd, self.stdout.fd, self.stderr.fd)
+        self._pidfd = None
+        self.stdout.stop()
+        self.stderr.stop()
         self._close_stdin()
         if not self._reaped:
             self._signal_group(signal.SIGKILL)
@@ -363,14 +392,14 @@ class _Child:
             self._reaped = True
             self.returncode = os.waitstatus_to_exitcode(status)
             _reap_adopted(self.pid)
-        for pipe in (self.stdout, self.stderr):
-            pipe.close()
-        if self._pidfd is not None:
-            asyncio.get_running_loop().remove_reader(self._pidfd)
-            os.close(self._pidfd)
-            self._pidfd = None
-        if not self.exited.done():
-            self.exited.cancel()
+
+
+def _release(pidfd: int | None, *fds: int) -> None:
+    if pidfd is not None:
+        asyncio.get_running_loop().remove_reader(pidfd)
+        os.close(pidfd)
+    for fd in fds:
+        os.close(fd)
 
 
 def _start(
@@ -413,26 +442,27 @@ def _start(
     return popen.pid
 
 
-def _watch_exit(pid: int, exited: asyncio.Future[None]) -> int | None:
-    """Resolve `exited` when `pid` exits, leaving it unreaped (a zombie holds the group id).
+def _watch_exit(pid: int, on_exit: Callable[[], None]) -> int | None:
+    """Call `on_exit` on the loop when `pid` exits, leaving it unreaped (a zombie holds
+    the group id); the pidfd to close afterwards, if one is used.
 
     A pidfd tells the event loop directly; where there is none (Linux < 5.3), a thread
     waits with WNOWAIT.
     """
     loop = asyncio.get_running_loop()
-
-    def mark_exited() -> None:
-        if not exited.done():
-            exited.set_result(None)
-
     try:
         pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
         waiter = loop.run_in_executor(None, _wait_unreaped, pid)
-        waiter.add_done_callback(lambda _: mark_exited())
+        waiter.add_done_callback(lambda _: on_exit())
         return None
-    loop.add_reader(pidfd, mark_exited)
+    loop.add_reader(pidfd, on_exit)
     return pidfd
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def _wait_unreaped(pid: int) -> None:
@@ -446,9 +476,11 @@ def _reap_adopted(pgid: int) -> None:
     They are ours only where `adopt_orphans()` made this process a subreaper; each was
     sent SIGKILL, so each wait is short.
     """
-    with contextlib.suppress(ChildProcessError):
+    try:
         while True:
             os.waitpid(-pgid, 0)
+    except ChildProcessError:
+        pass
 
 
 def adopt_orphans() -> bool:

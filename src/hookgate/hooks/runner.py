@@ -169,7 +169,7 @@ class HookEngine:
         fmt = FORMATS[hook.format]
         result = await run_process(
             hook.argv(),
-            stdin=fmt.encode(chain.spec, envelope),
+            stdin=lambda: fmt.encode(chain.spec, envelope),  # encoded while the hook starts
             env=self._env[id(hook)],
             cwd=hook.cwd or self.project_dir,
             timeout=hook.timeout,
