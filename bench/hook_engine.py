@@ -5,8 +5,9 @@ Baselines, measured here in the same run on the same payload:
 - `subprocess.run` of the same, with the payload as input;
 - Node's `child_process.spawnSync` of the same, where `node` is installed.
 - the asyncio floor: the same spawn with three pipes, awaited through a pidfd.
-Then the engine: one `command: "true"` hook run through `HookEngine.run`, an event no
-hook matches, and a Python-callable hook. Prints a Markdown table.
+Then the engine: one `command: "true"` hook run through `HookEngine.run` (on the event
+loop) and `HookEngine.run_sync` (no loop), an event no hook matches, and a
+Python-callable hook. Prints a Markdown table.
 
     .venv/bin/python bench/hook_engine.py [--rounds N]
 """
@@ -125,11 +126,15 @@ async def measure(rounds: int, fast_rounds: int) -> dict[str, float]:
     async def run_subprocess() -> None:
         subprocess_run()
 
+    async def engine_sync() -> None:
+        one_hook.run_sync("preToolCall", PAYLOAD)
+
     spawning: dict[str, Callable[[], Awaitable[object]]] = {
         "bare": bare,
         "subprocess": run_subprocess,
         "floor": asyncio_floor,
         "engine": lambda: one_hook.run("preToolCall", PAYLOAD),
+        "engine_sync": engine_sync,
     }
     samples: dict[str, list[float]] = {name: [] for name in spawning}
     for _ in range(rounds + 1):
@@ -163,7 +168,8 @@ def report(results: dict[str, float]) -> str:
             "",
         ),
         ("Node `spawnSync` (same command and input)", results.get("node"), None, ""),
-        ("hookgate: one `command` hook, `HookEngine.run`", results["engine"], None, "≤ 1.2×"),
+        ("hookgate: one `command` hook, `await HookEngine.run`", results["engine"], None, "≤ 1.2×"),
+        ("hookgate: the same, `HookEngine.run_sync`", results["engine_sync"], None, "≤ 1.2×"),
         ("hookgate: event with no hooks", results["no_hooks"], "", "< 5 µs"),
         ("hookgate: event whose hooks do not match", results["no_match"], "", "< 5 µs"),
         ("hookgate: one Python-callable hook", results["callable"], "", "< 50 µs"),

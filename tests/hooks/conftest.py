@@ -36,7 +36,15 @@ def make_engine(tmp_path: Path) -> Callable[..., HookEngine]:
     return make
 
 
-@pytest.fixture
-def run_hooks() -> Callable[[HookEngine, str, Mapping[str, Any]], Outcome]:
-    """`run_hooks(engine, event, payload)`: the Outcome, run on a fresh event loop."""
-    return fire
+def fire_sync(engine: HookEngine, event: str, payload: Mapping[str, Any]) -> Outcome:
+    """Run `event`'s hooks to their Outcome without an event loop."""
+    return engine.run_sync(event, payload)
+
+
+@pytest.fixture(params=["async", "sync"])
+def run_hooks(
+    request: pytest.FixtureRequest,
+) -> Callable[[HookEngine, str, Mapping[str, Any]], Outcome]:
+    """`run_hooks(engine, event, payload)`: the Outcome, through `run` on a fresh event
+    loop or through `run_sync`; every test that uses it holds for both."""
+    return fire if request.param == "async" else fire_sync

@@ -26,6 +26,7 @@ from hookgate.hooks import (
     ProcessResult,
     SpawnError,
     run_process,
+    run_process_sync,
 )
 from hookgate.hooks.process import KILL_GRACE, OUTPUT_CAP
 
@@ -42,20 +43,36 @@ MakeEngine = Callable[..., HookEngine]
 RunHooks = Callable[..., Outcome]
 
 
-def run(argv: list[str], **options: Any) -> ProcessResult:
-    options.setdefault("env", dict(os.environ))
-    options.setdefault("timeout", 5.0)
+Run = Callable[..., ProcessResult]
+
+
+def _on_a_loop(argv: list[str], **options: Any) -> ProcessResult:
     return asyncio.run(run_process(argv, **options))
 
 
-def sh(script: str, **options: Any) -> ProcessResult:
-    return run(["/bin/sh", "-c", script], **options)
+@pytest.fixture(params=["async", "sync"])
+def run(request: pytest.FixtureRequest) -> Run:
+    """`run(argv, **options)`: `run_process` on a fresh loop, or `run_process_sync`."""
+    driver: Run = _on_a_loop if request.param == "async" else run_process_sync
+
+    def run_(argv: list[str], **options: Any) -> ProcessResult:
+        options.setdefault("env", dict(os.environ))
+        options.setdefault("timeout", 5.0)
+        return driver(argv, **options)
+
+    return run_
+
+
+@pytest.fixture
+def sh(run: Run) -> Run:
+    """`sh(script, **options)`: `run` of `/bin/sh -c script`."""
+    return lambda script, **options: run(["/bin/sh", "-c", script], **options)
 
 
 # --- run_process on its own -------------------------------------------------------------
 
 
-def test_exit_status_and_both_streams_come_back() -> None:
+def test_exit_status_and_both_streams_come_back(sh: Run) -> None:
     result = sh("echo out; echo err >&2; exit 3")
     assert (result.returncode, result.stdout, result.stderr) == (3, b"out\n", b"err\n")
     assert not (result.timed_out)
@@ -64,7 +81,7 @@ def test_exit_status_and_both_streams_come_back() -> None:
     assert result.signal is None
 
 
-def test_stdin_is_written_while_output_is_drained() -> None:
+def test_stdin_is_written_while_output_is_drained(run: Run) -> None:
     """`cat` echoes 10 MB back: writing it all before reading would deadlock both sides."""
     started = time.monotonic()
     result = run(["cat"], stdin=b"x" * BIG)
@@ -75,7 +92,7 @@ def test_stdin_is_written_while_output_is_drained() -> None:
 
 
 @pytest.mark.parametrize("stream", ["stdout", "stderr"])
-def test_a_flood_is_capped_and_flagged(stream: str) -> None:
+def test_a_flood_is_capped_and_flagged(stream: str, sh: Run) -> None:
     redirect = "" if stream == "stdout" else ">&2"
     started = time.monotonic()
     result = sh(f"head -c {FLOOD} /dev/zero {redirect}", timeout=10)
@@ -86,14 +103,14 @@ def test_a_flood_is_capped_and_flagged(stream: str) -> None:
     assert getattr(result, f"{stream}_truncated")
 
 
-def test_output_exactly_at_the_cap_is_not_flagged() -> None:
+def test_output_exactly_at_the_cap_is_not_flagged(sh: Run) -> None:
     result = sh(f"head -c {OUTPUT_CAP} /dev/zero")
     assert len(result.stdout) == OUTPUT_CAP
     assert not result.stdout_truncated
 
 
 def test_a_sleeper_is_stopped_at_its_timeout(
-    tmp_path: Path, read_pid: Callable[[Path], int], group_gone: Callable[[int], None]
+    tmp_path: Path, read_pid: Callable[[Path], int], group_gone: Callable[[int], None], sh: Run
 ) -> None:
     started = time.monotonic()
     result = sh(f"echo $$ > {tmp_path}/pid; sleep 30", timeout=TIMEOUT)
@@ -105,7 +122,7 @@ def test_a_sleeper_is_stopped_at_its_timeout(
 
 
 def test_a_process_ignoring_sigterm_is_killed_after_the_grace(
-    tmp_path: Path, read_pid: Callable[[Path], int], group_gone: Callable[[int], None]
+    tmp_path: Path, read_pid: Callable[[Path], int], group_gone: Callable[[int], None], sh: Run
 ) -> None:
     started = time.monotonic()
     result = sh(f"trap '' TERM; echo $$ > {tmp_path}/pid; sleep 30", timeout=TIMEOUT)
@@ -121,6 +138,7 @@ def test_a_grandchild_holding_stdout_does_not_hold_us(
     read_pid: Callable[[Path], int],
     group_gone: Callable[[int], None],
     pid_alive: Callable[[int], bool],
+    sh: Run,
 ) -> None:
     started = time.monotonic()
     result = sh(
@@ -133,7 +151,7 @@ def test_a_grandchild_holding_stdout_does_not_hold_us(
 
 
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGSEGV, signal.SIGTERM])
-def test_a_process_killed_by_a_signal_reports_it(signum: int) -> None:
+def test_a_process_killed_by_a_signal_reports_it(signum: int, sh: Run) -> None:
     result = sh(f"kill -{signal.Signals(signum).name[3:]} $$")
     assert result.returncode == -signum
     assert result.signal == signum
@@ -207,7 +225,61 @@ def test_no_fd_is_left_after_a_cancellation_or_a_spawn_error(tmp_path: Path) -> 
     assert after == before
 
 
-def test_input_given_as_a_function_is_built_once_the_process_has_started() -> None:
+@pytest.mark.parametrize(
+    "script", ["true", "sleep 0.05; echo late; echo err >&2", "sleep 30", "(sleep 30) & echo early"]
+)
+def test_run_process_sync_closes_every_fd_before_it_returns(script: str) -> None:
+    before = _open_fds()
+    run_process_sync(["/bin/sh", "-c", script], env=dict(os.environ), timeout=TIMEOUT)
+    assert _open_fds() == before
+
+
+class Interrupted(Exception):
+    """Raised by a signal handler in the middle of a blocking wait, like KeyboardInterrupt."""
+
+
+def test_an_interrupted_run_process_sync_stops_the_group_and_goes_on(
+    tmp_path: Path, read_pid: Callable[[Path], int], group_gone: Callable[[int], None]
+) -> None:
+    def interrupt(signum: int, frame: object) -> None:
+        raise Interrupted
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    before = _open_fds()
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        started = time.monotonic()
+        with pytest.raises(Interrupted):
+            run_process_sync(
+                ["/bin/sh", "-c", f"echo $$ > {tmp_path}/pid; exec sleep 30"],
+                env=dict(os.environ),
+                timeout=30,
+            )
+        assert time.monotonic() - started < 0.3 + KILL_GRACE + SLACK
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    group_gone(read_pid(tmp_path / "pid"))
+    assert _open_fds() == before
+
+
+@pytest.mark.parametrize("script", ["echo out; echo err >&2; exit 3", "sleep 30"])
+def test_without_a_pidfd_both_drivers_still_see_the_exit_and_the_timeout(
+    monkeypatch: pytest.MonkeyPatch, run: Run, script: str
+) -> None:
+    """Linux before 5.3 has no pidfd: a thread (async) or a short tick (sync) waits."""
+    monkeypatch.setattr("hookgate.hooks.process.core._open_pidfd", lambda pid: None)
+    started = time.monotonic()
+    result = run(["/bin/sh", "-c", script], timeout=TIMEOUT)
+    if script == "sleep 30":
+        assert result.timed_out
+        assert TIMEOUT <= time.monotonic() - started < TIMEOUT + SLACK
+    else:
+        assert (result.returncode, result.stdout, result.stderr) == (3, b"out\n", b"err\n")
+        assert not result.timed_out
+
+
+def test_input_given_as_a_function_is_built_once_the_process_has_started(run: Run) -> None:
     """Building the input then overlaps the process's start-up instead of preceding it."""
     children_when_called: list[str] = []
 
@@ -224,14 +296,14 @@ def test_input_given_as_a_function_is_built_once_the_process_has_started() -> No
     assert children_when_called[0]  # the process already existed
 
 
-def test_the_environment_is_exactly_the_one_given() -> None:
+def test_the_environment_is_exactly_the_one_given(sh: Run) -> None:
     result = sh('echo "$ONLY-${HOME-unset}"', env={"ONLY": "this", "PATH": os.defpath})
     assert result.stdout == b"this-unset\n"
 
 
 @pytest.mark.parametrize("where", ["same", "other"])
 def test_the_process_leads_its_own_group_whichever_way_it_starts(
-    tmp_path: Path, where: str
+    tmp_path: Path, where: str, sh: Run
 ) -> None:
     """`cwd` other than ours starts through Popen, ours through posix_spawn: both setsid."""
     cwd = os.getcwd() if where == "same" else str(tmp_path)
@@ -242,25 +314,25 @@ def test_the_process_leads_its_own_group_whichever_way_it_starts(
     assert os.getpgid(0) != int(pid)
 
 
-def test_a_missing_program_is_a_spawn_error() -> None:
+def test_a_missing_program_is_a_spawn_error(run: Run) -> None:
     with pytest.raises(SpawnError, match="not found") as caught:
         run(["definitely-not-a-hookgate-program"])
     assert caught.value.errno == 2
 
 
-def test_a_file_that_is_not_executable_is_a_spawn_error(tmp_path: Path) -> None:
+def test_a_file_that_is_not_executable_is_a_spawn_error(tmp_path: Path, run: Run) -> None:
     script = tmp_path / "hook.sh"
     script.write_text("#!/bin/sh\nexit 0\n")
     with pytest.raises(SpawnError, match="Permission denied"):
         run([str(script)])
 
 
-def test_a_missing_directory_is_a_spawn_error(tmp_path: Path) -> None:
+def test_a_missing_directory_is_a_spawn_error(tmp_path: Path, run: Run) -> None:
     with pytest.raises(SpawnError, match="No such file"):
         run(["/bin/true"], cwd=str(tmp_path / "gone"))
 
 
-def test_the_program_is_searched_in_the_childs_path(tmp_path: Path) -> None:
+def test_the_program_is_searched_in_the_childs_path(tmp_path: Path, run: Run) -> None:
     program = tmp_path / "only-here"
     program.write_text("#!/bin/sh\necho found\n")
     program.chmod(program.stat().st_mode | stat.S_IXUSR)

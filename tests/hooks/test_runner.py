@@ -8,6 +8,7 @@ import os
 import shlex
 import sys
 import textwrap
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -397,6 +398,28 @@ def test_a_slow_async_callable_times_out(run_hooks: RunHooks) -> None:
     outcome = run_hooks(HookEngine(session_id="s", extra=[hook]), "preToolCall", SHELL_CALL)
     assert outcome.blocked
     assert outcome.reason == "hook 'slow' failed: timed out after 0.1s"
+
+
+def test_an_async_callable_under_run_sync_in_a_running_loop_fails_clearly(
+    make_engine: MakeEngine,
+) -> None:
+    """run_sync cannot start a loop of its own inside one: the hook fails, it does not hang."""
+
+    async def guard(event: Mapping[str, Any]) -> None:
+        raise AssertionError("never runs")
+
+    engine = make_engine({}, extra=[callable_hook("preToolCall", guard)])
+
+    async def inside_a_loop() -> Outcome:
+        return engine.run_sync("preToolCall", SHELL_CALL)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "coroutine was never awaited"
+        outcome = asyncio.run(inside_a_loop())
+    assert outcome.allowed
+    assert [failure.message for failure in outcome.errors] == [
+        "raised RuntimeError: an async Python hook under run_sync, in a running event loop"
+    ]
 
 
 def test_a_callable_answering_nonsense_has_failed(run_hooks: RunHooks) -> None:

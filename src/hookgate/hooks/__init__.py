@@ -7,14 +7,21 @@ A library of its own: it knows nothing of models, tools or front ends. Embed it 
     outcome = await engine.run("preToolCall", {"tool": "shell", "arguments": {...}})
     if outcome.blocked: ...
 
-and call `adopt_orphans()` once at start-up where PID 1 may not reap.
+(`engine.run_sync(...)` where there is no event loop), and call `adopt_orphans()` once
+at start-up where PID 1 may not reap.
 """
 
 from hookgate.hooks.config import HooksConfig, HookSpec, callable_hook, load_hooks_file, parse_hooks
 from hookgate.hooks.errors import ConfigError, HookgateError
 from hookgate.hooks.events import EVENTS, EventSpec, OnError, canonical_event
 from hookgate.hooks.formats import FORMATS, BadReply, HookReply
-from hookgate.hooks.process import ProcessResult, SpawnError, adopt_orphans, run_process
+from hookgate.hooks.process import (
+    ProcessResult,
+    SpawnError,
+    adopt_orphans,
+    run_process,
+    run_process_sync,
+)
 from hookgate.hooks.runner import HookEngine, HookFailure, Outcome
 
 __all__ = [
@@ -39,4 +46,5 @@ __all__ = [
     "load_hooks_file",
     "parse_hooks",
     "run_process",
+    "run_process_sync",
 ]

@@ -88,7 +88,7 @@ def run_fire(args: argparse.Namespace) -> int:
         session_id=f"fire-{uuid.uuid4().hex[:12]}",
         project_dir=str(args.config.resolve().parent),
     )
-    outcome = asyncio.run(engine.run(event.name, payload))
+    outcome = engine.run_sync(event.name, payload)
     print(json.dumps(outcome_json(event, outcome), indent=2, ensure_ascii=False))
     return EXIT_BLOCKED if outcome.blocked else EXIT_OK
 

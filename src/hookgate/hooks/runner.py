@@ -11,7 +11,7 @@ import asyncio
 import copy
 import inspect
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -19,8 +19,8 @@ from typing import Any
 from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, OnError
-from hookgate.hooks.formats import FORMATS, BadReply, HookReply, reply_from_json
-from hookgate.hooks.process import SpawnError, run_process
+from hookgate.hooks.formats import FORMATS, BadReply, HookReply, ReplyFormat, reply_from_json
+from hookgate.hooks.process import ProcessResult, SpawnError, run_process, run_process_sync
 from hookgate.hooks.yamlfile import did_you_mean
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -79,9 +79,25 @@ class _Chain:
     response: str | None = None
     hooks_run: int = 0
 
+    def outcome(self) -> Outcome:
+        return Outcome(
+            event=self.spec.name,
+            payload=self.payload,
+            blocked=self.blocked_by is not None,
+            reason=self.reason,
+            blocked_by=self.blocked_by.name if self.blocked_by else None,
+            response=self.response,
+            context=tuple(self.context),
+            notices=tuple(self.notices),
+            errors=tuple(self.errors),
+            changed=tuple(self.changed),
+            hooks_run=self.hooks_run,
+        )
+
 
 class HookEngine:
-    """The hooks of one session, read once: `await engine.run(event, payload)`.
+    """The hooks of one session, read once: `await engine.run(event, payload)`, or
+    `engine.run_sync(event, payload)` where there is no event loop.
 
     `session_id`, `project_dir` and `asked_depth` reach every hook, in its payload
     and as `HOOKGATE_*` variables. `extra` adds hooks (Python callables, usually)
@@ -118,65 +134,90 @@ class HookEngine:
 
     async def run(self, event: str, payload: Mapping[str, Any]) -> Outcome:
         """Run the hooks of `event` on `payload` (the event's own fields)."""
+        name, hooks = self._matching(event, payload)
+        if not hooks:
+            return Outcome(event=name, payload=payload)
+        chain = _Chain(EVENTS[name], dict(payload))
+        for hook in hooks:
+            try:
+                reply = await self._ask(hook, chain)
+            except Exception as exc:
+                self._fail(hook, chain, _failure(hook, exc))
+            else:
+                _apply(hook, reply, chain)
+            if chain.blocked_by is not None:
+                break
+        return chain.outcome()
+
+    def run_sync(self, event: str, payload: Mapping[str, Any]) -> Outcome:
+        """`run` for a caller without an event loop; the thread waits for the hooks.
+
+        Process hooks run through `run_process_sync`, with the same guarantees. An
+        async Python hook runs on an event loop of its own, which it cannot where this
+        thread already runs one: there, `await run(...)`.
+        """
+        name, hooks = self._matching(event, payload)
+        if not hooks:
+            return Outcome(event=name, payload=payload)
+        chain = _Chain(EVENTS[name], dict(payload))
+        for hook in hooks:
+            try:
+                reply = self._ask_sync(hook, chain)
+            except Exception as exc:
+                self._fail(hook, chain, _failure(hook, exc))
+            else:
+                _apply(hook, reply, chain)
+            if chain.blocked_by is not None:
+                break
+        return chain.outcome()
+
+    def _matching(self, event: str, payload: Mapping[str, Any]) -> tuple[str, list[HookSpec]]:
+        """The canonical name of `event` and its hooks that match `payload`, in order."""
         name = EVENT_NAMES.get(event)
         if name is None:
             raise ConfigError(f"unknown event {event!r}", hint=did_you_mean(event, EVENT_NAMES))
         hooks = self._hooks.get(name)
         if not hooks:
-            return Outcome(event=name, payload=payload)
-        spec = EVENTS[name]
-        target = _target(spec, payload)
-        chain = _Chain(spec, dict(payload))
-        for hook in hooks:
-            if not hook.matches(target):
-                continue
-            chain.hooks_run += 1
-            await self._run_one(hook, chain)
-            if chain.blocked_by is not None:
-                break
-        return Outcome(
-            event=name,
-            payload=chain.payload,
-            blocked=chain.blocked_by is not None,
-            reason=chain.reason,
-            blocked_by=chain.blocked_by.name if chain.blocked_by else None,
-            response=chain.response,
-            context=tuple(chain.context),
-            notices=tuple(chain.notices),
-            errors=tuple(chain.errors),
-            changed=tuple(chain.changed),
-            hooks_run=chain.hooks_run,
-        )
-
-    async def _run_one(self, hook: HookSpec, chain: _Chain) -> None:
-        try:
-            reply = await self._ask(hook, chain)
-        except (BadReply, SpawnError, TimeoutError) as exc:
-            message = (
-                f"timed out after {hook.timeout:g}s" if isinstance(exc, TimeoutError) else str(exc)
-            )
-            self._fail(hook, chain, message)
-            return
-        except Exception as exc:  # a Python hook's own bug: its failure, not ours
-            self._fail(hook, chain, f"raised {type(exc).__name__}: {exc}")
-            return
-        _apply(hook, reply, chain)
+            return name, []
+        target = _target(EVENTS[name], payload)
+        return name, [hook for hook in hooks if hook.matches(target)]
 
     async def _ask(self, hook: HookSpec, chain: _Chain) -> HookReply:
+        chain.hooks_run += 1
         envelope = self._envelope(chain)
         if hook.function is not None:
-            return await _call(hook, envelope, chain.spec)
+            answer = _call(hook, envelope)
+            if inspect.isawaitable(answer):
+                async with asyncio.timeout(hook.timeout):
+                    answer = await answer
+            return _python_reply(chain.spec, envelope, answer)
         fmt = FORMATS[hook.format]
-        result = await run_process(
-            hook.argv(),
-            stdin=lambda: fmt.encode(chain.spec, envelope),  # encoded while the hook starts
-            env=self._env[id(hook)],
-            cwd=hook.cwd or self.project_dir,
-            timeout=hook.timeout,
-        )
-        if result.timed_out:
-            raise TimeoutError
-        return fmt.decode(chain.spec, envelope, result)
+        result = await run_process(hook.argv(), **self._process_options(hook, chain, envelope))
+        return _process_reply(fmt, chain.spec, envelope, result)
+
+    def _ask_sync(self, hook: HookSpec, chain: _Chain) -> HookReply:
+        chain.hooks_run += 1
+        envelope = self._envelope(chain)
+        if hook.function is not None:
+            answer = _call(hook, envelope)
+            if inspect.isawaitable(answer):
+                answer = _await_alone(answer, hook.timeout)
+            return _python_reply(chain.spec, envelope, answer)
+        fmt = FORMATS[hook.format]
+        result = run_process_sync(hook.argv(), **self._process_options(hook, chain, envelope))
+        return _process_reply(fmt, chain.spec, envelope, result)
+
+    def _process_options(
+        self, hook: HookSpec, chain: _Chain, envelope: dict[str, Any]
+    ) -> dict[str, Any]:
+        """How a process hook runs: everything but its command line."""
+        fmt = FORMATS[hook.format]
+        return {
+            "stdin": lambda: fmt.encode(chain.spec, envelope),  # encoded while it starts
+            "env": self._env[id(hook)],
+            "cwd": hook.cwd or self.project_dir,
+            "timeout": hook.timeout,
+        }
 
     def _envelope(self, chain: _Chain) -> dict[str, Any]:
         envelope: dict[str, Any] = {
@@ -211,13 +252,32 @@ class HookEngine:
         return env
 
 
-async def _call(hook: HookSpec, envelope: dict[str, Any], spec: EventSpec) -> HookReply:
-    """Run a Python hook: it gets a copy of the payload and answers as a native reply."""
+def _call(hook: HookSpec, envelope: dict[str, Any]) -> Any:
+    """Call a Python hook on a copy of the payload; its answer may still be awaitable."""
     assert hook.function is not None
-    answer = hook.function(copy.deepcopy(envelope))
-    if inspect.isawaitable(answer):
-        async with asyncio.timeout(hook.timeout):
-            answer = await answer
+    return hook.function(copy.deepcopy(envelope))
+
+
+def _await_alone(answer: Awaitable[Any], timeout: float) -> Any:
+    """An async Python hook's answer, awaited on an event loop of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        if inspect.iscoroutine(answer):
+            answer.close()  # it will never run: no "never awaited" warning
+        raise RuntimeError("an async Python hook under run_sync, in a running event loop")
+
+    async def wait() -> Any:
+        async with asyncio.timeout(timeout):
+            return await answer
+
+    return asyncio.run(wait())
+
+
+def _python_reply(spec: EventSpec, envelope: dict[str, Any], answer: Any) -> HookReply:
+    """A Python hook's answer, validated as a native reply."""
     if answer is None:
         return HookReply()
     if isinstance(answer, HookReply):
@@ -225,6 +285,23 @@ async def _call(hook: HookSpec, envelope: dict[str, Any], spec: EventSpec) -> Ho
     if not isinstance(answer, Mapping):
         raise BadReply(f"a Python hook must return a mapping or None, got {type(answer).__name__}")
     return reply_from_json(spec, envelope, answer)
+
+
+def _process_reply(
+    fmt: ReplyFormat, spec: EventSpec, envelope: dict[str, Any], result: ProcessResult
+) -> HookReply:
+    if result.timed_out:
+        raise TimeoutError
+    return fmt.decode(spec, envelope, result)
+
+
+def _failure(hook: HookSpec, exc: Exception) -> str:
+    """What a hook's failure says, in its notice or its block reason."""
+    if isinstance(exc, TimeoutError):
+        return f"timed out after {hook.timeout:g}s"
+    if isinstance(exc, BadReply | SpawnError):
+        return str(exc)
+    return f"raised {type(exc).__name__}: {exc}"  # a Python hook's own bug: its failure
 
 
 def _as_native(reply: HookReply) -> dict[str, Any]:

@@ -1,0 +1,41 @@
+"""Start an external process, feed it, read it, bound it, and leave nothing of it behind.
+
+`run_process` is the one function hookgate starts processes with: hooks and the shell
+tool alike; `stream_process`, its sibling, hands stdout over as it arrives (an asked
+agent's answer). The process runs in a session (and process group) of its own; stdin is
+written while stdout and stderr are drained, each capped; the timeout is enforced here,
+whatever the process does; at the end the whole group is killed and the leader reaped.
+
+`run_process_sync` gives a caller without an event loop the same guarantees, waiting
+in poll(2). Both drive one `core.Process`; `aio` and `blocking` only decide when to
+wait and for what.
+"""
+
+from hookgate.hooks.process.aio import run_process, stream_process
+from hookgate.hooks.process.blocking import run_process_sync
+from hookgate.hooks.process.core import (
+    EOF_GRACE,
+    KILL_GRACE,
+    OUTPUT_CAP,
+    QUIET_START,
+    Input,
+    ProcessResult,
+    SpawnError,
+    adopt_orphans,
+    resolve_program,
+)
+
+__all__ = [
+    "EOF_GRACE",
+    "KILL_GRACE",
+    "OUTPUT_CAP",
+    "QUIET_START",
+    "Input",
+    "ProcessResult",
+    "SpawnError",
+    "adopt_orphans",
+    "resolve_program",
+    "run_process",
+    "run_process_sync",
+    "stream_process",
+]

@@ -1,0 +1,218 @@
+"""The event-loop driver: `run_process` and `stream_process` on asyncio."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+from hookgate.hooks.process.core import (
+    EOF_GRACE,
+    KILL_GRACE,
+    OUTPUT_CAP,
+    QUIET_START,
+    Input,
+    Output,
+    Process,
+    ProcessResult,
+    exited_unreaped,
+)
+
+
+async def run_process(
+    argv: Sequence[str],
+    *,
+    stdin: Input = b"",
+    env: Mapping[str, str],
+    cwd: str | None = None,
+    timeout: float,
+    output_cap: int = OUTPUT_CAP,
+) -> ProcessResult:
+    """Run `argv` to completion or to `timeout` seconds, whichever comes first.
+
+    `stdin` is written to the process while its output is read; given as a function,
+    it is called once the process has started, so that building the input overlaps
+    the process's own start-up. Raises `SpawnError` when the program cannot be
+    started; every other outcome is a `ProcessResult`. Cancelling the caller stops the
+    process group the same way a timeout does, and the cancellation goes on once the
+    leader is reaped.
+    """
+    started = time.monotonic()
+    child = _Child.spawn(argv, env=env, cwd=cwd, output_cap=output_cap)
+    timed_out = False
+    try:
+        child.feed(stdin)
+        # Most hooks exit within milliseconds, their output still in the pipe: wait for
+        # the exit alone first, so the loop wakes once rather than once per pipe.
+        if not await child.wait_exit(min(QUIET_START, timeout)):
+            child.drain()
+            if not await child.wait_exit(timeout - (time.monotonic() - started)):
+                timed_out = True
+                await child.stop_group()
+        await child.collect_output()
+    except BaseException:
+        await child.stop_group()
+        raise
+    finally:
+        child.finish()
+    return child.result(timed_out=timed_out, started=started)
+
+
+async def stream_process(
+    argv: Sequence[str],
+    *,
+    on_stdout: Callable[[bytes], None],
+    stdin: Input = b"",
+    env: Mapping[str, str],
+    cwd: str | None = None,
+    timeout: float,
+    output_cap: int = OUTPUT_CAP,
+    kill_grace: float = KILL_GRACE,
+) -> ProcessResult:
+    """Run `argv` like `run_process`, handing its stdout to `on_stdout` as it arrives.
+
+    Every guarantee of `run_process` holds: own session, capped output, bounded waits,
+    the group stopped on timeout or cancellation, the leader reaped. `on_stdout` gets
+    each chunk as read, `output_cap` bytes in all, and must not raise; the result's
+    `stdout` is therefore empty. `kill_grace` is the time between SIGTERM and SIGKILL:
+    a child that stops processes of its own on SIGTERM (another hookgate) needs more
+    than a hook does.
+    """
+    started = time.monotonic()
+    child = _Child.spawn(argv, env=env, cwd=cwd, output_cap=output_cap, on_stdout=on_stdout)
+    timed_out = False
+    try:
+        child.feed(stdin)
+        child.drain()  # no quiet start: the point is to see the output while it is written
+        if not await child.wait_exit(timeout):
+            timed_out = True
+            await child.stop_group(kill_grace)
+        await child.collect_output()
+    except BaseException:
+        await child.stop_group(kill_grace)
+        raise
+    finally:
+        child.finish()
+    return child.result(timed_out=timed_out, started=started)
+
+
+class _LoopOutput(Output):
+    """An output the event loop can drain, with a future for its end of file."""
+
+    def __init__(self, fd: int, cap: int, sink: Callable[[bytes], None] | None = None) -> None:
+        super().__init__(fd, cap, sink)
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._watched = False
+
+    def watch(self) -> None:
+        """Let the event loop drain the pipe from now on."""
+        if self.reading and not self._watched:
+            self._watched = True
+            asyncio.get_running_loop().add_reader(self.fd, self.read_available)
+
+    def stop(self) -> None:
+        if not self.reading:
+            return
+        super().stop()
+        if self._watched:
+            asyncio.get_running_loop().remove_reader(self.fd)
+        self.done.set_result(None)
+
+
+class _Child(Process):
+    """A `Process` on the event loop: its exit, input and outputs watched by the loop."""
+
+    output_type = _LoopOutput
+    stdout: _LoopOutput
+    stderr: _LoopOutput
+
+    def started(self) -> None:
+        self._waiter: asyncio.Future[None] | None = None
+        loop = asyncio.get_running_loop()
+        if self.pidfd is not None:
+            loop.add_reader(self.pidfd, self._mark_exited)
+        else:  # no pidfd: a thread waits for the exit
+            pid = self.pid
+            waiter = loop.run_in_executor(None, lambda: exited_unreaped(pid, block=True))
+            waiter.add_done_callback(lambda _: self._mark_exited())
+
+    def feed(self, data: Input) -> None:
+        """Write `data` to stdin, then close it; what does not fit now goes in the background."""
+        self.start_input(data)
+        if self.stdin_fd is not None:
+            asyncio.get_running_loop().add_writer(self.stdin_fd, self.write_input)
+
+    def close_input(self) -> None:
+        if self.stdin_fd is not None:
+            asyncio.get_running_loop().remove_writer(self.stdin_fd)
+        super().close_input()
+
+    async def wait_exit(self, seconds: float) -> bool:
+        """Wait up to `seconds` for the leader to exit; whether it did."""
+        if self.exited:
+            return True
+        # One future, settled by the exit or by the timer, whichever comes first: the
+        # task wakes one loop iteration after the exit (asyncio.wait takes two), and
+        # this is the hook runner's hot path.
+        loop = asyncio.get_running_loop()
+        self._waiter = waiter = loop.create_future()
+        timer = loop.call_later(max(seconds, 0), _settle, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            self._waiter = None
+        return self.exited
+
+    def _mark_exited(self) -> None:
+        if self.exited:
+            return
+        self.exited = True
+        if self._waiter is not None:
+            _settle(self._waiter)
+
+    def drain(self) -> None:
+        """Drain stdout and stderr as they fill: the child may write more than a pipe holds."""
+        self.stdout.watch()
+        self.stderr.watch()
+
+    async def collect_output(self) -> None:
+        """Read what is left; a grandchild holding a pipe gets `EOF_GRACE` seconds."""
+        self.read_outputs()
+        pending = [pipe.done for pipe in (self.stdout, self.stderr) if pipe.reading]
+        if not pending:
+            return
+        self.drain()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(EOF_GRACE):
+                await asyncio.shield(asyncio.gather(*pending))
+
+    async def stop_group(self, grace: float = KILL_GRACE) -> None:
+        """SIGTERM the group, give it `grace` seconds, then SIGKILL it."""
+        if self.reaped:
+            return
+        self.signal_group(signal.SIGTERM)
+        try:
+            await self.wait_exit(grace)
+        finally:
+            # Also on a second cancellation: whatever still runs is killed now.
+            self.signal_group(signal.SIGKILL)
+
+    def finish(self) -> None:
+        """Kill whatever is left of the group, reap the leader, release every fd."""
+        # The read ends and the pidfd are closed on the next loop iteration, after the
+        # caller has its result: the one part of the clean-up it need not wait for.
+        asyncio.get_running_loop().call_soon(self.release)
+        self.reap()
+
+    def release(self) -> None:
+        if self.pidfd is not None:
+            asyncio.get_running_loop().remove_reader(self.pidfd)
+        super().release()
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

@@ -1,0 +1,158 @@
+"""The blocking driver: `run_process_sync`, for a caller without an event loop.
+
+It gives every guarantee of `run_process` and waits in poll(2) on the process's pidfd
+and pipes. With no event loop between the exit and the caller, it is also the cheaper
+of the two (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import math
+import select
+import signal
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+from hookgate.hooks.process.core import (
+    EOF_GRACE,
+    KILL_GRACE,
+    OUTPUT_CAP,
+    QUIET_START,
+    Input,
+    Output,
+    Process,
+    ProcessResult,
+    exited_unreaped,
+)
+
+#: Seconds between exit checks where there is no pidfd to wait on (Linux < 5.3).
+_NO_PIDFD_TICK = 0.001
+
+
+def run_process_sync(
+    argv: Sequence[str],
+    *,
+    stdin: Input = b"",
+    env: Mapping[str, str],
+    cwd: str | None = None,
+    timeout: float,
+    output_cap: int = OUTPUT_CAP,
+) -> ProcessResult:
+    """`run_process` for synchronous callers: it blocks the calling thread meanwhile.
+
+    The same process handling: own session, input written while both outputs are
+    drained and capped, the timeout enforced whatever the process does, the group
+    stopped (SIGTERM, `KILL_GRACE`, SIGKILL) and the leader reaped. An exception that
+    interrupts the wait (KeyboardInterrupt) stops the group the same way, then goes on.
+    """
+    started = time.monotonic()
+    deadline = started + timeout
+    process = Process.spawn(argv, env=env, cwd=cwd, output_cap=output_cap)
+    timed_out = False
+    try:
+        process.start_input(stdin)
+        poller = _Poller(process)
+        # As in run_process: a fast hook is read once, after its exit.
+        if not poller.wait_exit(min(deadline, started + QUIET_START)):
+            poller.drain()
+            if not poller.wait_exit(deadline):
+                timed_out = True
+                poller.stop_group()
+        poller.collect_output()
+    except BaseException:
+        _Poller(process).stop_group()
+        raise
+    finally:
+        process.reap()
+        process.release()
+    return process.result(timed_out=timed_out, started=started)
+
+
+class _Poller:
+    """Waits on one process's pidfd, input and outputs, and handles what becomes ready."""
+
+    def __init__(self, process: Process) -> None:
+        self.process = process
+        self._poll = select.poll()
+        self._handlers: dict[int, Callable[[], None]] = {}
+        if process.pidfd is not None:
+            self._watch(process.pidfd, select.POLLIN, self._exited)
+        if process.stdin_fd is not None:
+            self._watch(process.stdin_fd, select.POLLOUT, self._write)
+
+    def wait_exit(self, deadline: float) -> bool:
+        """Handle events until the leader exits or `deadline`; whether it exited."""
+        return self._until(lambda: self.process.exited, deadline)
+
+    def drain(self) -> None:
+        """Read both outputs as they fill from now on."""
+        for output in (self.process.stdout, self.process.stderr):
+            if output.reading and output.fd not in self._handlers:
+                self._watch(output.fd, select.POLLIN, self._reader(output))
+
+    def collect_output(self) -> None:
+        """Read what is left; a grandchild holding a pipe gets `EOF_GRACE` seconds."""
+        process = self.process
+
+        def at_eof() -> bool:
+            return not (process.stdout.reading or process.stderr.reading)
+
+        process.read_outputs()
+        if not at_eof():
+            self.drain()
+            self._until(at_eof, time.monotonic() + EOF_GRACE)
+
+    def stop_group(self) -> None:
+        """SIGTERM the group, give it `KILL_GRACE` seconds, then SIGKILL it."""
+        process = self.process
+        if process.reaped:
+            return
+        process.signal_group(signal.SIGTERM)
+        try:
+            self.wait_exit(time.monotonic() + KILL_GRACE)
+        finally:
+            process.signal_group(signal.SIGKILL)
+
+    def _until(self, done: Callable[[], bool], deadline: float) -> bool:
+        process = self.process
+        while not done():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            if process.pidfd is None:
+                if exited_unreaped(process.pid, block=False):
+                    process.exited = True
+                    continue
+                remaining = min(remaining, _NO_PIDFD_TICK)
+            for fd, _ in self._poll.poll(math.ceil(remaining * 1000)):
+                handler = self._handlers.get(fd)
+                if handler is not None:
+                    handler()
+        return True
+
+    def _watch(self, fd: int, events: int, handler: Callable[[], None]) -> None:
+        self._handlers[fd] = handler
+        self._poll.register(fd, events)
+
+    def _forget(self, fd: int) -> None:
+        del self._handlers[fd]
+        self._poll.unregister(fd)
+
+    def _exited(self) -> None:
+        self.process.exited = True
+        assert self.process.pidfd is not None
+        self._forget(self.process.pidfd)
+
+    def _write(self) -> None:
+        fd = self.process.stdin_fd
+        self.process.write_input()
+        if fd is not None and self.process.stdin_fd is None:  # all written, and closed
+            self._forget(fd)
+
+    def _reader(self, output: Output) -> Callable[[], None]:
+        def read() -> None:
+            output.read_available()
+            if not output.reading:
+                self._forget(output.fd)
+
+        return read

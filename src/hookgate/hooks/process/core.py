@@ -1,0 +1,347 @@
+"""What both drivers share: starting the process, its pipes and input, stopping and reaping.
+
+A `Process` does each step without blocking and without an event loop; `aio` and
+`blocking` decide when to call which.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import fcntl
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Self
+
+from hookgate.hooks.errors import HookgateError
+
+#: Bytes kept of stdout and of stderr each; the rest is read and dropped, so a flood
+#: can neither block the process on a full pipe nor fill our memory.
+OUTPUT_CAP = 1024 * 1024
+#: Seconds between SIGTERM and SIGKILL when a process group is stopped.
+KILL_GRACE = 0.5
+#: Seconds we wait, once the leader has exited, for its pipes to close. A grandchild
+#: still holding them past this is killed with the group: its output is not waited for.
+EOF_GRACE = 0.1
+#: Bytes read from a pipe per wake-up.
+READ_CHUNK = 64 * 1024
+#: Seconds we wait for the exit alone before draining the pipes as they fill. Until
+#: then output collects in the pipes (`PIPE_SIZE` each); a fast hook is read once,
+#: after its exit, which spares a wake-up per pipe (about 0.1 ms each on a VM).
+QUIET_START = 0.005
+#: Capacity asked of each output pipe (Linux's default limit for unprivileged users).
+PIPE_SIZE = 1024 * 1024
+_F_SETPIPE_SZ = 1031
+#: Signals a child must start with at their default action. Python ignores SIGPIPE and
+#: an ignored signal survives exec: a hook piping into `head` would spin otherwise.
+_RESET_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
+#: prctl(2) option that makes a process the reaper of its descendants' orphans.
+_PR_SET_CHILD_SUBREAPER = 36
+
+#: A process's input: its bytes, or a function that returns them once it has started.
+Input = bytes | Callable[[], bytes]
+
+
+class SpawnError(HookgateError):
+    """The program could not be started: not found, not executable, bad directory."""
+
+    def __init__(self, message: str, *, errno: int | None = None) -> None:
+        super().__init__(message)
+        self.errno = errno
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    """What a finished (or stopped) process left: exit status and capped output."""
+
+    returncode: int
+    """The exit status; a process killed by a signal has `-signal`, as in subprocess."""
+    stdout: bytes
+    stderr: bytes
+    stdout_truncated: bool
+    stderr_truncated: bool
+    timed_out: bool
+    duration: float
+    """Seconds from start to reaping."""
+
+    @property
+    def signal(self) -> int | None:
+        """The signal that ended the process, if one did."""
+        return -self.returncode if self.returncode < 0 else None
+
+
+def resolve_program(program: str, env: Mapping[str, str]) -> str:
+    """The path `program` runs as, searched in the child's PATH, like a shell would."""
+    if os.sep in program:
+        return program
+    found = shutil.which(program, path=env.get("PATH", os.defpath))
+    if found is None:
+        raise SpawnError(f"{program!r} not found in PATH", errno=2)
+    return found
+
+
+class Output:
+    """The read end of a child's stdout or stderr, non-blocking.
+
+    What is read is kept in `data`, or handed to `sink` (and not kept) when there is one.
+    The fd stays open until the process is finished.
+    """
+
+    def __init__(self, fd: int, cap: int, sink: Callable[[bytes], None] | None = None) -> None:
+        self.fd = fd
+        self.cap = cap
+        self.data = bytearray()
+        self.size = 0
+        self.truncated = False
+        self.reading = True
+        """False once at end of file, or once the process is finished."""
+        self._sink = sink
+        os.set_blocking(fd, False)
+        with contextlib.suppress(OSError):  # a larger pipe holds a chatty hook's output
+            fcntl.fcntl(fd, _F_SETPIPE_SZ, PIPE_SIZE)
+
+    def read_available(self) -> None:
+        """Read what the pipe holds now; stop at end of file."""
+        while self.reading:
+            try:
+                chunk = os.read(self.fd, READ_CHUNK)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.stop()
+                return
+            room = self.cap - self.size
+            if len(chunk) > room:
+                self.truncated = True
+                chunk = chunk[: max(room, 0)]
+            self.size += len(chunk)
+            if self._sink is None:
+                self.data += chunk
+            elif chunk:
+                self._sink(chunk)
+
+    def stop(self) -> None:
+        """Read no more."""
+        self.reading = False
+
+
+class Process:
+    """A started process group: its input, its two outputs, its exit, and its end.
+
+    `pidfd` (None on Linux < 5.3) becomes readable when the leader exits, which leaves
+    it unreaped: a zombie keeps the group id ours until `reap`.
+    """
+
+    output_type: type[Output] = Output
+
+    def __init__(
+        self,
+        pid: int,
+        fds: tuple[int, int, int],
+        cap: int,
+        on_stdout: Callable[[bytes], None] | None = None,
+    ) -> None:
+        stdin_fd, stdout_fd, stderr_fd = fds
+        self.pid = pid  # == the process group id: the child called setsid
+        self.returncode = 0
+        self.exited = False
+        """Whether the leader has exited (it stays unreaped until `reap`)."""
+        self.reaped = False
+        self.stdin_fd: int | None = stdin_fd
+        self._pending = memoryview(b"")
+        self.stdout = self.output_type(stdout_fd, cap, on_stdout)
+        self.stderr = self.output_type(stderr_fd, cap)
+        self.pidfd = _open_pidfd(pid)
+        self.started()
+
+    def started(self) -> None:
+        """Called once the process is running and its fds are set up; a driver's start."""
+
+    @classmethod
+    def spawn(
+        cls,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str],
+        cwd: str | None,
+        output_cap: int,
+        on_stdout: Callable[[bytes], None] | None = None,
+    ) -> Self:
+        if not argv:
+            raise SpawnError("empty command")
+        program = resolve_program(argv[0], env)
+        stdin_r, stdin_w = os.pipe()
+        stdout_r, stdout_w = os.pipe()
+        stderr_r, stderr_w = os.pipe()
+        try:
+            pid = _start(program, argv, env, cwd, stdin_r, stdout_w, stderr_w)
+        except BaseException:
+            for fd in (stdin_w, stdout_r, stderr_r):
+                os.close(fd)
+            raise
+        finally:
+            for fd in (stdin_r, stdout_w, stderr_w):
+                os.close(fd)
+        return cls(pid, (stdin_w, stdout_r, stderr_r), output_cap, on_stdout)
+
+    def start_input(self, data: Input) -> None:
+        """Take the input and write what the pipe takes now; `write_input` does the rest."""
+        self._pending = memoryview(data() if callable(data) else data)
+        if self.stdin_fd is not None:
+            # Before the first write: a blocking write of more than the pipe holds would
+            # stall us (and the timeout) until the child read it all.
+            os.set_blocking(self.stdin_fd, False)
+        self.write_input()
+
+    def write_input(self) -> None:
+        """Write what the pipe takes now; close stdin once all is written or refused."""
+        fd = self.stdin_fd
+        if fd is None:
+            return
+        try:
+            while self._pending:
+                written = os.write(fd, self._pending)
+                self._pending = self._pending[written:]
+        except BlockingIOError:
+            return  # the pipe is full: call again once the child reads
+        except OSError:
+            pass  # the child closed its stdin (EPIPE) or is gone: it did not want the rest
+        self.close_input()
+
+    def close_input(self) -> None:
+        fd, self.stdin_fd = self.stdin_fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def read_outputs(self) -> None:
+        """Read what both pipes hold now."""
+        self.stdout.read_available()
+        self.stderr.read_available()
+
+    def signal_group(self, signum: int) -> None:
+        # Sent while the leader is unreaped, so the group id cannot have been reused.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signum)
+
+    def reap(self) -> None:
+        """Stop reading and writing, kill whatever is left of the group, reap the leader."""
+        self.stdout.stop()
+        self.stderr.stop()
+        self.close_input()
+        if not self.reaped:
+            self.signal_group(signal.SIGKILL)
+            _, status = os.waitpid(self.pid, 0)
+            self.reaped = True
+            self.returncode = os.waitstatus_to_exitcode(status)
+            _reap_adopted(self.pid)
+
+    def release(self) -> None:
+        """Close the fds left open: the pidfd and the read ends."""
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
+        for fd in (self.stdout.fd, self.stderr.fd):
+            os.close(fd)
+
+    def result(self, *, timed_out: bool, started: float) -> ProcessResult:
+        """What the finished process left, for the caller."""
+        return ProcessResult(
+            returncode=self.returncode,
+            stdout=bytes(self.stdout.data),
+            stderr=bytes(self.stderr.data),
+            stdout_truncated=self.stdout.truncated,
+            stderr_truncated=self.stderr.truncated,
+            timed_out=timed_out,
+            duration=time.monotonic() - started,
+        )
+
+
+def _start(
+    program: str,
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    cwd: str | None,
+    stdin_fd: int,
+    stdout_fd: int,
+    stderr_fd: int,
+) -> int:
+    """Start the child in a new session with the three pipe ends as fds 0, 1 and 2.
+
+    `posix_spawn` is the fast path; it cannot change directory, so a hook with a
+    `cwd` other than ours starts through `subprocess.Popen`, which can.
+    """
+    if cwd is None or os.path.abspath(cwd) == os.getcwd():
+        actions = [
+            (os.POSIX_SPAWN_DUP2, stdin_fd, 0),
+            (os.POSIX_SPAWN_DUP2, stdout_fd, 1),
+            (os.POSIX_SPAWN_DUP2, stderr_fd, 2),
+        ]
+        try:
+            return os.posix_spawn(
+                program, list(argv), dict(env),
+                file_actions=actions, setsid=True, setsigdef=_RESET_SIGNALS,
+            )  # fmt: skip
+        except OSError as exc:
+            raise SpawnError(f"cannot run {program!r}: {exc.strerror}", errno=exc.errno) from exc
+    try:
+        popen = subprocess.Popen(
+            [program, *argv[1:]], executable=program, stdin=stdin_fd, stdout=stdout_fd,
+            stderr=stderr_fd, cwd=cwd, env=dict(env), start_new_session=True,
+        )  # fmt: skip
+    except OSError as exc:
+        raise SpawnError(
+            f"cannot run {program!r} in {cwd!r}: {exc.strerror}", errno=exc.errno
+        ) from exc
+    popen.returncode = 0  # we reap it ourselves; keep Popen from trying (and warning)
+    return popen.pid
+
+
+def _open_pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):  # Linux < 5.3
+        return None
+
+
+def exited_unreaped(pid: int, *, block: bool) -> bool:
+    """Whether `pid` has exited, leaving it unreaped; `block` waits for it."""
+    flags = os.WEXITED | os.WNOWAIT | (0 if block else os.WNOHANG)
+    try:
+        return os.waitid(os.P_PID, pid, flags) is not None
+    except ChildProcessError:
+        return True  # already reaped: it has exited
+
+
+def _reap_adopted(pgid: int) -> None:
+    """Reap the killed members of group `pgid` that were reparented to us.
+
+    They are ours only where `adopt_orphans()` made this process a subreaper; each was
+    sent SIGKILL, so each wait is short.
+    """
+    try:
+        while True:
+            os.waitpid(-pgid, 0)
+    except ChildProcessError:
+        pass
+
+
+def adopt_orphans() -> bool:
+    """Make this process the reaper of its descendants' orphans (Linux only).
+
+    A hook's grandchild outlives its parent, is killed with the group, and must then be
+    reaped by someone: normally PID 1, but a container's PID 1 often never reaps, and
+    every killed grandchild would stay a zombie. Call this once at start-up in a
+    program that runs hooks; it returns whether the kernel agreed.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
