@@ -179,7 +179,7 @@ def _open_session(
     if resume:
         return store.open(resume), "resume"
     if continue_last:
-        latest = store.latest(cwd=str(project_dir))
+        latest = store.latest(cwd=str(project_dir), agent_file=str(config.path))
         if latest is not None:
             return latest, "resume"
     try:

@@ -205,11 +205,14 @@ class SessionStore:
             f"there without {_SUFFIX} (ls {self.directory}), or use --continue for the latest"
         )
 
-    def latest(self, *, cwd: str | None = None) -> Session | None:
-        """The session written to last (of those started in `cwd`, if given), or None."""
+    def latest(self, *, cwd: str | None = None, agent_file: str | None = None) -> Session | None:
+        """The session written to last, or None; of those started in `cwd` with
+        `agent_file`, where given (an asked agent's sessions share the directory)."""
         sessions = self.list()
         if cwd is not None:
             sessions = [info for info in sessions if _same_dir(info.cwd, cwd)]
+        if agent_file is not None:
+            sessions = [info for info in sessions if _same_dir(info.agent_file, agent_file)]
         if not sessions:
             return None
         return self._load(max(sessions, key=lambda info: (info.updated, info.id)).path)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from hookgate.errors import ConfigError
+from hookgate.session import SessionStore
 from runtime.conftest import OpenAgent
 from runtime.project import Project
 
@@ -25,3 +27,21 @@ async def test_a_broken_model_script_leaves_no_session_file_and_runs_no_hook(
 
     assert not log.exists()
     assert project.session_files() == []
+
+
+async def test_continue_resumes_this_agents_session_not_a_newer_one_of_another_agent(
+    project: Project, open_project_agent: OpenAgent
+) -> None:
+    """An asked agent keeps its sessions in the same store and directory: `-c` after a
+    hand-off must not pick the asked agent's conversation up."""
+    project.write_agent("scripted:script.yaml")
+    (project.dir / "script.yaml").write_text("- text: hello\n")
+    store = SessionStore(project.home)
+    mine = store.create(agent_file=str(project.agent_file), cwd=str(project.dir))
+    asked = store.create(agent_file=str(project.dir / "reviewer.yaml"), cwd=str(project.dir))
+    os.utime(mine.path, (1_000, 1_000))
+    os.utime(asked.path, (2_000, 2_000))
+
+    agent = await open_project_agent(continue_last=True)
+
+    assert agent.session_id == mine.id

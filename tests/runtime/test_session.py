@@ -147,6 +147,18 @@ def test_latest_of_a_directory(store: SessionStore) -> None:
     assert store.latest(cwd="/elsewhere") is None
 
 
+def test_latest_of_an_agent_file(store: SessionStore) -> None:
+    """`-c` after a hand-off continues this agent's session, not the asked agent's."""
+    mine = store.create(agent_file="/p/hookgate.yaml", cwd="/p")
+    asked = store.create(agent_file="/p/agents/reviewer.yaml", cwd="/p")
+    os.utime(mine.path, (1_000, 1_000))
+    os.utime(asked.path, (2_000, 2_000))
+    latest = store.latest(cwd="/p", agent_file="/p/./hookgate.yaml")
+    assert latest is not None and latest.id == mine.id
+    assert _latest_id(store, cwd="/p") == asked.id
+    assert store.latest(agent_file="/p/other.yaml") is None
+
+
 def test_list_skips_files_that_are_not_sessions(store: SessionStore) -> None:
     sessions = [store.create(agent_file=f"{n}.yaml", cwd="/p") for n in range(3)]
     (store.home / "sessions" / "junk.jsonl").write_text("not json\n")
