@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -211,3 +214,33 @@ def test_schema_prints_the_payload_and_reply_schemas(tmp_path: Path) -> None:
         "hooks", "schema", "preAsk", "--format", "mecatl", cwd=tmp_path, check_exit=1
     )
     assert "no counterpart" in refused.stderr
+
+
+def test_fire_interrupted_by_ctrl_c_exits_130_and_leaves_no_hook_behind(
+    tmp_path: Path, read_pid: Callable[[Path], int], group_gone: Callable[[int], None]
+) -> None:
+    """`fire` waits for its hooks without an event loop (run_sync): Ctrl-C still stops them."""
+    write(
+        tmp_path / "hookgate.yaml",
+        f"""\
+        hooks:
+          preToolCall:
+            - command: "echo $$ > {tmp_path}/pid; exec sleep 30"
+        """,
+    )
+    process = subprocess.Popen(
+        [*HOOKGATE, "hooks", "fire", "preToolCall", "--tool", "shell"],
+        cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdin is not None
+    process.stdin.write(b'{"command": "ls"}')
+    process.stdin.close()
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "pid").exists() or not (tmp_path / "pid").read_text().strip():
+        assert time.monotonic() < deadline, "the hook never started"
+        time.sleep(0.02)
+    started = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=30) == 130
+    assert time.monotonic() - started < 5
+    group_gone(read_pid(tmp_path / "pid"))
