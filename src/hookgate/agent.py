@@ -179,11 +179,11 @@ def _open_session(
     if resume:
         return store.open(resume), "resume"
     if continue_last:
-        latest = store.latest(cwd=str(project_dir), agent_file=str(config.path))
+        latest = store.latest(cwd=str(project_dir), agent_file=str(config.path.absolute()))
         if latest is not None:
             return latest, "resume"
     try:
-        return store.create(agent_file=str(config.path), cwd=str(project_dir)), "startup"
+        return store.create(agent_file=str(config.path.absolute()), cwd=str(project_dir)), "startup"
     except SessionError as exc:
         notify(f"history is not saved: {exc}")
         return None, "startup"

@@ -212,7 +212,7 @@ class SessionStore:
         if cwd is not None:
             sessions = [info for info in sessions if _same_dir(info.cwd, cwd)]
         if agent_file is not None:
-            sessions = [info for info in sessions if _same_dir(info.agent_file, agent_file)]
+            sessions = [info for info in sessions if _same_dir(_agent_path(info), agent_file)]
         if not sessions:
             return None
         return self._load(max(sessions, key=lambda info: (info.updated, info.id)).path)
@@ -301,3 +301,8 @@ def _write_error(path: Path, exc: OSError) -> SessionError:
 
 def _same_dir(a: str, b: str) -> bool:
     return os.path.normpath(a) == os.path.normpath(b)
+
+
+def _agent_path(info: SessionInfo) -> str:
+    """The session's agent file as an absolute path (a relative one is from its cwd)."""
+    return os.path.join(info.cwd, info.agent_file)

@@ -153,10 +153,12 @@ def test_latest_of_an_agent_file(store: SessionStore) -> None:
     asked = store.create(agent_file="/p/agents/reviewer.yaml", cwd="/p")
     os.utime(mine.path, (1_000, 1_000))
     os.utime(asked.path, (2_000, 2_000))
-    latest = store.latest(cwd="/p", agent_file="/p/./hookgate.yaml")
-    assert latest is not None and latest.id == mine.id
+    assert _latest_id(store, cwd="/p", agent_file="/p/./hookgate.yaml") == mine.id
     assert _latest_id(store, cwd="/p") == asked.id
     assert store.latest(agent_file="/p/other.yaml") is None
+    relative = store.create(agent_file="hookgate.yaml", cwd="/p")  # as `hookgate` wrote it
+    os.utime(relative.path, (3_000, 3_000))
+    assert _latest_id(store, cwd="/p", agent_file="/p/hookgate.yaml") == relative.id
 
 
 def test_list_skips_files_that_are_not_sessions(store: SessionStore) -> None:
@@ -339,7 +341,7 @@ def _line(message: Message) -> bytes:
     return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
 
 
-def _latest_id(store: SessionStore, cwd: str | None = None) -> str:
-    latest = store.latest(cwd=cwd)
+def _latest_id(store: SessionStore, cwd: str | None = None, agent_file: str | None = None) -> str:
+    latest = store.latest(cwd=cwd, agent_file=agent_file)
     assert latest is not None
     return latest.id
