@@ -128,6 +128,13 @@ def test_an_unknown_key_names_file_line_path_value_and_a_hint(tmp_path: Path) ->
     )
 
 
+def test_an_empty_key_still_shows_in_the_key_path(tmp_path: Path) -> None:
+    """Found by fuzzing: `"": 1` made the path vanish from the message."""
+    message = error_of(tmp_path, 'hooks:\n  preToolCall:\n    - command: x\n      "": 1\n')
+    assert message.startswith(f"{tmp_path / 'hookgate.yaml'}:4: hooks.preToolCall[0].'': ")
+    assert "unknown key ''" in message
+
+
 def test_an_unknown_event_suggests_the_right_spelling(tmp_path: Path) -> None:
     message = error_of(tmp_path, "hooks:\n  preToolcall:\n    - command: x\n")
     assert message.startswith(f"{tmp_path / 'hookgate.yaml'}:2: hooks.preToolcall: ")

@@ -194,7 +194,8 @@ class Violation:
             if isinstance(part, _Index):
                 text += f"[{part}]"
             else:
-                text += f".{part}" if text else str(part)
+                name = str(part) if part != "" else "''"
+                text += f".{name}" if text else name
         return text
 
 

@@ -66,7 +66,8 @@ class Where:
 
     def key(self, node: Any, key: Any) -> Where:
         """The position of `node[key]`; `key` as YAML read it (`1:` and `null:` are not strings)."""
-        path = f"{self.path}.{key}" if self.path else str(key)
+        name = str(key) if key != "" else "''"  # an empty key must still show in the path
+        path = f"{self.path}.{name}" if self.path else name
         return Where(self.file, path, _line_of(node, key, item=False) or self.line)
 
     def item(self, node: Any, index: int) -> Where:
