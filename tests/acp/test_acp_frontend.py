@@ -10,17 +10,24 @@ import asyncio
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from acp import RequestError
-from acp.schema import EnvVariable, McpServerStdio
+from acp.schema import EnvVariable, McpServerStdio, PromptResponse
 
 from runtime.project import Project, read_log
-from support.acp_client import RecordingClient, StartPeer, check_golden, wait_for_file
-from support.mcp_peers import SERVER_SCRIPT
+from support.acp_client import (
+    AcpPeer,
+    RecordingClient,
+    StartPeer,
+    check_golden,
+    wait_for_file,
+)
+from support.mcp_peers import SERVER_SCRIPT, stdio_server
 
 pytestmark = pytest.mark.anyio
 
@@ -130,22 +137,36 @@ async def test_consent_the_editor_rejects_or_cancels_denies_the_call(
     assert client.text(session) == "Rejected.Cancelled."
 
 
-async def test_cancel_ends_the_prompt_as_cancelled_after_post_generation_ran(
-    project: Project, start_peer: StartPeer, tmp_path: Path
-) -> None:
-    log = tmp_path / "post.log"
+def agent_with_a_long_command(project: Project, log: Path) -> Path:
+    """An agent whose first turn runs a 30 s command; the file the command touches first."""
     started = project.dir / "started"
     model = project.script(
         {"tool_calls": [tool_call("shell", command=f"touch {started}; sleep 30")]},
         {"text": "Still here."},
     )
     project.write_agent(model, yolo=True, hooks={"postGeneration": [project.recorder(log)]})
+    return started
+
+
+async def prompt_into_the_long_command(
+    peer: AcpPeer, started: Path
+) -> tuple[str, asyncio.Future[PromptResponse]]:
+    """A new session, and its prompt once the long command runs."""
+    session = await peer.new_session()
+    prompt = asyncio.ensure_future(peer.prompt(session, "run the long command"))
+    await peer.client.wait_for(session, lambda u: u.session_update == "tool_call")
+    await wait_for_file(started)
+    return session, prompt
+
+
+async def test_cancel_ends_the_prompt_as_cancelled_after_post_generation_ran(
+    project: Project, start_peer: StartPeer, tmp_path: Path
+) -> None:
+    log = tmp_path / "post.log"
+    started = agent_with_a_long_command(project, log)
 
     async with start_peer() as peer:
-        session = await peer.new_session()
-        prompt = asyncio.ensure_future(peer.prompt(session, "run the long command"))
-        await peer.client.wait_for(session, lambda u: u.session_update == "tool_call")
-        await wait_for_file(started)
+        session, prompt = await prompt_into_the_long_command(peer, started)
         sent = time.monotonic()
         await peer.conn.cancel(session_id=session)
         response = await prompt
@@ -278,3 +299,69 @@ async def test_a_session_a_hook_stops_is_an_error_answer(
             await peer.new_session()
 
     assert "not on Fridays" in str(raised.value.data)
+
+
+async def test_close_says_so_in_initialize_and_answers_an_empty_result(
+    project: Project, start_peer: StartPeer
+) -> None:
+    project.write_agent(project.script({"text": "unused"}))
+
+    async with start_peer() as peer:
+        session = await peer.new_session()
+        await peer.conn.close_session(session_id=session)
+
+    answered = {0: "initialize", 1: "session/new", 2: "session/close"}
+    check_golden(GOLDEN / "close.json", peer.client.received, answered, session=session)
+
+
+async def test_close_stops_the_sessions_mcp_servers_and_refuses_its_prompts(
+    project: Project,
+    start_peer: StartPeer,
+    tmp_path: Path,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+    pid_alive: Callable[[int], bool],
+) -> None:
+    """A long-lived editor closes sessions: each gives back its servers and its model."""
+    pid_file = tmp_path / "server.pid"
+    project.write_agent(
+        project.script({"text": "Still here."}),
+        mcp_servers={"test": stdio_server(pid_file=pid_file)},
+    )
+
+    async with start_peer() as peer:
+        closed = await peer.new_session()
+        closed_server = read_pid(pid_file)
+        pid_file.unlink()
+        kept = await peer.new_session()
+        kept_server = read_pid(pid_file)
+        await peer.conn.close_session(session_id=closed)
+        group_gone(closed_server)
+        assert pid_alive(kept_server)
+        with pytest.raises(RequestError) as refused:
+            await peer.prompt(closed, "hello?")
+        answer = await peer.prompt(kept, "hello?")
+
+    assert f"no session {closed!r}" in str(refused.value.data)
+    assert answer.stop_reason == "end_turn"
+    assert peer.client.text(kept) == "Still here."
+
+
+async def test_close_during_a_turn_cancels_it_after_post_generation_ran(
+    project: Project, start_peer: StartPeer, tmp_path: Path
+) -> None:
+    log = tmp_path / "post.log"
+    started = agent_with_a_long_command(project, log)
+
+    async with start_peer() as peer:
+        session, prompt = await prompt_into_the_long_command(peer, started)
+        sent = time.monotonic()
+        await peer.conn.close_session(session_id=session)
+        closed_after = time.monotonic() - sent
+        response = await asyncio.wait_for(prompt, PROMPT_CANCEL_S)
+        with pytest.raises(RequestError):
+            await peer.prompt(session, "are you there?")
+
+    # close answers once the turn is over and postGeneration has run: no later than that
+    assert (response.stop_reason, closed_after < PROMPT_CANCEL_S) == ("cancelled", True)
+    assert [entry["outcome"] for entry in read_log(log)] == ["cancelled"]

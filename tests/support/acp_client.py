@@ -24,6 +24,7 @@ from acp.client.connection import ClientSideConnection
 from acp.connection import StreamDirection, StreamEvent
 from acp.schema import (
     AllowedOutcome,
+    CloseSessionResponse,
     DeniedOutcome,
     InitializeResponse,
     NewSessionResponse,
@@ -48,6 +49,7 @@ MODELS: Mapping[str, type[BaseModel]] = {
     "initialize": InitializeResponse,
     "session/new": NewSessionResponse,
     "session/prompt": PromptResponse,
+    "session/close": CloseSessionResponse,
 }
 
 

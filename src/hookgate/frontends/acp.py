@@ -6,6 +6,7 @@ as session updates (`AcpView`); consent is `session/request_permission`; notices
 agent thought chunks and stderr lines. `session/cancel` cancels the turn task:
 `postGeneration` still runs, and the prompt answers `cancelled`. stdout carries only
 JSON-RPC: fd 1 is handed to the protocol and replaced by stderr for everything else.
+`session/close` ends a session the same way and releases what it holds.
 """
 
 from __future__ import annotations
@@ -22,12 +23,15 @@ from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
 from acp.interfaces import Agent, Client
 from acp.schema import (
     AgentCapabilities,
+    CloseSessionResponse,
     Implementation,
     InitializeResponse,
     McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SessionCapabilities,
+    SessionCloseCapabilities,
 )
 
 from hookgate.agent import AgentSession, open_agent
@@ -79,6 +83,7 @@ class HookgateAcpAgent:
                 load_session=False,
                 prompt_capabilities=PromptCapabilities(embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True),
+                session_capabilities=SessionCapabilities(close=SessionCloseCapabilities()),
             ),
             agent_info=AGENT_INFO,
         )
@@ -142,6 +147,19 @@ class HookgateAcpAgent:
         turn, started = session.turn, session.turn_started
         await started.wait()  # a task cancelled before its first step would skip cleanup
         turn.cancel()
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        """End a session: a running turn is cancelled as by `session/cancel` (its
+        `postGeneration` runs), then its MCP servers stop and its model disconnects."""
+        session = self._session(session_id)
+        del self._sessions[session_id]  # from now on, a prompt to it is refused
+        turn = session.turn
+        if turn is not None:
+            await session.turn_started.wait()
+            turn.cancel()
+            await asyncio.wait({turn})
+        await session.agent.aclose()
+        return CloseSessionResponse()
 
     async def aclose(self) -> None:
         """Close every session: their MCP servers stop, their models disconnect."""
@@ -207,7 +225,8 @@ async def acp_mode(agent_file: Path) -> int:
         loop.add_signal_handler(signum, stop, signum)
     try:
         # The router serves the methods an agent defines; the rest answer "not found".
-        await run_agent(cast(Agent, server), writer, reader)
+        # session/close is still "unstable" to the SDK: the one such method defined here.
+        await run_agent(cast(Agent, server), writer, reader, use_unstable_protocol=True)
     except asyncio.CancelledError:
         if not caught:
             raise
