@@ -58,6 +58,15 @@ class AcpSession:
         self.turn: asyncio.Task[TurnOutcome] | None = None
         self.turn_started = asyncio.Event()
 
+    async def cancel_turn(self) -> asyncio.Task[TurnOutcome] | None:
+        """Cancel the running turn, if there is one; its task, to wait for."""
+        turn, started = self.turn, self.turn_started
+        if turn is None:
+            return None
+        await started.wait()  # a task cancelled before its first step would skip cleanup
+        turn.cancel()
+        return turn
+
 
 class HookgateAcpAgent:
     """The ACP agent side: sessions by id, each prompt a turn of its session's agent."""
@@ -142,21 +151,16 @@ class HookgateAcpAgent:
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self._sessions.get(session_id)
-        if session is None or session.turn is None:
-            return
-        turn, started = session.turn, session.turn_started
-        await started.wait()  # a task cancelled before its first step would skip cleanup
-        turn.cancel()
+        if session is not None:
+            await session.cancel_turn()
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
         """End a session: a running turn is cancelled as by `session/cancel` (its
         `postGeneration` runs), then its MCP servers stop and its model disconnects."""
         session = self._session(session_id)
         del self._sessions[session_id]  # from now on, a prompt to it is refused
-        turn = session.turn
+        turn = await session.cancel_turn()
         if turn is not None:
-            await session.turn_started.wait()
-            turn.cancel()
             await asyncio.wait({turn})
         await session.agent.aclose()
         return CloseSessionResponse()
