@@ -192,7 +192,7 @@ class HookEngine:
                     answer = await answer
             return _python_reply(chain.spec, envelope, answer)
         fmt = FORMATS[hook.format]
-        result = await run_process(hook.argv(), **self._process_options(hook, chain, envelope))
+        result = await run_process(hook.argv(), **self._process_options(hook, fmt, chain, envelope))
         return _process_reply(fmt, chain.spec, envelope, result)
 
     def _ask_sync(self, hook: HookSpec, chain: _Chain) -> HookReply:
@@ -204,14 +204,13 @@ class HookEngine:
                 answer = _await_alone(answer, hook.timeout)
             return _python_reply(chain.spec, envelope, answer)
         fmt = FORMATS[hook.format]
-        result = run_process_sync(hook.argv(), **self._process_options(hook, chain, envelope))
+        result = run_process_sync(hook.argv(), **self._process_options(hook, fmt, chain, envelope))
         return _process_reply(fmt, chain.spec, envelope, result)
 
     def _process_options(
-        self, hook: HookSpec, chain: _Chain, envelope: dict[str, Any]
+        self, hook: HookSpec, fmt: ReplyFormat, chain: _Chain, envelope: dict[str, Any]
     ) -> dict[str, Any]:
         """How a process hook runs: everything but its command line."""
-        fmt = FORMATS[hook.format]
         return {
             "stdin": lambda: fmt.encode(chain.spec, envelope),  # encoded while it starts
             "env": self._env[id(hook)],
