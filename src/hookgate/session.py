@@ -210,9 +210,9 @@ class SessionStore:
         `agent_file`, where given (an asked agent's sessions share the directory)."""
         sessions = self.list()
         if cwd is not None:
-            sessions = [info for info in sessions if _same_dir(info.cwd, cwd)]
+            sessions = [info for info in sessions if _same_path(info.cwd, cwd)]
         if agent_file is not None:
-            sessions = [info for info in sessions if _same_dir(_agent_path(info), agent_file)]
+            sessions = [info for info in sessions if _same_path(_agent_path(info), agent_file)]
         if not sessions:
             return None
         return self._load(max(sessions, key=lambda info: (info.updated, info.id)).path)
@@ -299,7 +299,7 @@ def _write_error(path: Path, exc: OSError) -> SessionError:
     )
 
 
-def _same_dir(a: str, b: str) -> bool:
+def _same_path(a: str, b: str) -> bool:
     return os.path.normpath(a) == os.path.normpath(b)
 
 
