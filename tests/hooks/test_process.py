@@ -184,15 +184,16 @@ def _open_fds() -> set[str]:
     return set(os.listdir("/proc/self/fd"))
 
 
-@pytest.mark.parametrize(
-    "script",
-    [
-        "true",  # exits at once: read after its exit
-        "sleep 0.05; echo late; echo err >&2",  # outlives the quiet start: drained as it runs
-        "sleep 30",  # timed out
-        "(sleep 30; echo late) & echo early",  # a grandchild holds stdout past the exit
-    ],
-)
+#: How a process can end, for the fd checks: each path closes its fds its own way.
+ENDINGS = [
+    "true",  # exits at once: read after its exit
+    "sleep 0.05; echo late; echo err >&2",  # outlives the quiet start: drained as it runs
+    "sleep 30",  # timed out
+    "(sleep 30; echo late) & echo early",  # a grandchild holds stdout past the exit
+]
+
+
+@pytest.mark.parametrize("script", ENDINGS)
 def test_every_fd_is_released_by_the_next_loop_iteration(script: str) -> None:
     """The pidfd and the read ends are closed one loop iteration after the result."""
 
@@ -225,9 +226,7 @@ def test_no_fd_is_left_after_a_cancellation_or_a_spawn_error(tmp_path: Path) -> 
     assert after == before
 
 
-@pytest.mark.parametrize(
-    "script", ["true", "sleep 0.05; echo late; echo err >&2", "sleep 30", "(sleep 30) & echo early"]
-)
+@pytest.mark.parametrize("script", ENDINGS)
 def test_run_process_sync_closes_every_fd_before_it_returns(script: str) -> None:
     before = _open_fds()
     run_process_sync(["/bin/sh", "-c", script], env=dict(os.environ), timeout=TIMEOUT)
