@@ -74,6 +74,7 @@ class AgentSession:
         try:
             await self.resources.aclose()
         finally:
+            self.history.close()
             await self.model.aclose()
 
 
@@ -102,17 +103,22 @@ async def open_agent(
     model = make_model(config.model, config.base_dir)
     project_dir = Path.cwd() if project_dir is None else project_dir
     store = store or SessionStore()
-    session, source = _open_session(store, config, project_dir, resume, continue_last, notify)
+    try:
+        session, source = _open_session(store, config, project_dir, resume, continue_last, notify)
+    except BaseException:
+        await model.aclose()
+        raise
     session_id = session.id if session is not None else new_session_id()
     engine = HookEngine(
         config.hooks, session_id=session_id, project_dir=str(project_dir), asked_depth=asked_depth
     )
-    history = History(session, session.messages() if session is not None else [], notify)
+    history = History.load(session, notify)
     start = await engine.run("sessionStart", {"source": source})
     for notice in start.notices:
         notify(notice)
     if start.blocked:
         history.event("session_stopped", {"reason": start.reason})
+        history.close()
         await model.aclose()
         raise SessionStopped(f"the session was stopped by a sessionStart hook: {start.reason}")
     tools = _tool_registry(config, extra_tools)
@@ -171,19 +177,25 @@ def _open_session(
     continue_last: bool,
     notify: Callable[[str], None],
 ) -> tuple[Session | None, str]:
-    """The session to resume or a new one; None when a new one cannot be written.
+    """The session to resume or a new one, locked; None when a new one cannot be written.
 
-    A full disk or a read-only directory costs the user a notice, not the run: the
-    session goes on in memory, as it does when a write fails later.
+    A resumed session another process holds is `SessionBusy`: two writers would
+    interleave their turns. A full disk or a read-only directory costs the user a
+    notice, not the run: the session goes on in memory, as it does when a write fails
+    later.
     """
+    session: Session | None = None
     if resume:
-        return store.open(resume), "resume"
-    if continue_last:
-        latest = store.latest(cwd=str(project_dir), agent_file=str(config.path.absolute()))
-        if latest is not None:
-            return latest, "resume"
+        session = store.open(resume)
+    elif continue_last:
+        session = store.latest(cwd=str(project_dir), agent_file=str(config.path.absolute()))
+    if session is not None:
+        session.lock()
+        return session, "resume"
     try:
-        return store.create(agent_file=str(config.path.absolute()), cwd=str(project_dir)), "startup"
+        session = store.create(agent_file=str(config.path.absolute()), cwd=str(project_dir))
+        session.lock()
     except SessionError as exc:
         notify(f"history is not saved: {exc}")
         return None, "startup"
+    return session, "startup"

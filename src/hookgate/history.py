@@ -3,7 +3,9 @@
 Every message is written to the session file as it happens. A file that cannot be
 written (full disk, read-only directory) costs the user a notice, not the turn: the
 conversation goes on in memory. Compaction summarises old turns for the model only,
-through a path that runs no hooks; the file keeps every message.
+through a path that runs no hooks; the file keeps every message. Read back, a file is
+repaired into a conversation strict servers accept: every call answered once, stray
+results left out.
 """
 
 from __future__ import annotations
@@ -35,9 +37,27 @@ class History:
         notify: Callable[[str], None],
     ) -> None:
         self.session = session
-        self.messages = answer_every_call(messages)
+        self.messages = messages
         self._notify = notify
         self._write_failed = False
+
+    @classmethod
+    def load(cls, session: Session | None, notify: Callable[[str], None]) -> History:
+        """The history of `session` as the model should read it (empty for None)."""
+        if session is None:
+            return cls(None, [], notify)
+        messages, dropped = answer_every_call(session.messages())
+        if dropped:
+            notify(
+                f"left out {dropped} tool result(s) of {session.path} that answered no open "
+                f"call (two hookgates wrote this session at once?)"
+            )
+        return cls(session, messages, notify)
+
+    def close(self) -> None:
+        """Let go of the session file (its lock); the history stays readable."""
+        if self.session is not None:
+            self.session.close()
 
     def append(self, message: Message) -> None:
         self.messages.append(message)
@@ -84,21 +104,29 @@ class History:
         return True
 
 
-def answer_every_call(messages: list[Message]) -> list[Message]:
-    """`messages`, with `UNSAVED_RESULT` after each tool call that has no answer."""
+def answer_every_call(messages: list[Message]) -> tuple[list[Message], int]:
+    """`messages` as strict servers take them, and how many tool results were left out.
+
+    Each call gets one answer right after its assistant message: its own result, or
+    `UNSAVED_RESULT`. A result that answers no call still open (two writers interleaved
+    their turns, or it answers a call twice) is left out: servers refuse it.
+    """
     repaired: list[Message] = []
     waiting: list[str] = []  # ids of the last assistant message's calls not yet answered
+    dropped = 0
     for message in messages:
-        if message.role == "tool" and message.tool_call_id in waiting:
-            waiting.remove(message.tool_call_id)
-        elif waiting:
-            repaired += [Message("tool", UNSAVED_RESULT, tool_call_id=id_) for id_ in waiting]
-            waiting = []
+        if message.role == "tool":
+            if message.tool_call_id in waiting:
+                waiting.remove(message.tool_call_id)
+                repaired.append(message)
+            else:
+                dropped += 1
+            continue
+        repaired += [Message("tool", UNSAVED_RESULT, tool_call_id=id_) for id_ in waiting]
         repaired.append(message)
-        if message.role == "assistant":
-            waiting = [call.id for call in message.tool_calls]
+        waiting = [call.id for call in message.tool_calls] if message.role == "assistant" else []
     repaired += [Message("tool", UNSAVED_RESULT, tool_call_id=id_) for id_ in waiting]
-    return repaired
+    return repaired, dropped
 
 
 def _safe_cut(messages: list[Message], cut: int) -> int:

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from hookgate.session import SessionStore
 from runtime.project import HOOKGATE, Project, chat_messages, read_log, served_model
 from support.chat_server import ChatServer, ServedReply
 
@@ -236,3 +237,32 @@ def test_a_second_ctrl_c_does_not_cut_post_generation_short(
 
     assert terminal.wait() == 0
     assert [entry["outcome"] for entry in read_log(log)] == ["cancelled"]
+
+
+@pytest.mark.parametrize(("answer", "status"), [("y", 0), ("n", 1)])
+def test_continuing_a_session_another_process_holds_offers_a_new_one(
+    project: Project, terminals: list[Terminal], answer: str, status: int
+) -> None:
+    project.write_agent(project.script({"text": "Hello."}))
+    store = SessionStore(project.home)
+    held = store.create(agent_file=str(project.agent_file), cwd=str(project.dir))
+    held.lock()  # this test process is the other hookgate
+    before = held.path.read_bytes()
+    terminal = Terminal(project, "-c")
+    terminals.append(terminal)
+
+    terminal.expect(f"session {held.id} is in use by hookgate (pid {os.getpid()})")
+    terminal.expect("start a new session instead? [y/N]")
+    terminal.type(f"{answer}\r")
+    if answer == "y":
+        terminal.expect(PROMPT)
+        terminal.submit("hi")
+        terminal.expect("Hello.")
+        terminal.expect(PROMPT)
+        terminal.type("\x04")
+
+    assert terminal.wait() == status
+    held.close()
+    assert held.path.read_bytes() == before
+    assert len(project.session_files()) == 1 + (answer == "y")
+    assert "Traceback" not in terminal.screen

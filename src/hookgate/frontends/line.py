@@ -25,6 +25,7 @@ from hookgate.handoff.command import COMMAND_PREFIX, ask_from_user, parse_ask_co
 from hookgate.hooks import EVENTS
 from hookgate.messages import ToolCall
 from hookgate.session import SessionStore
+from hookgate.sessionlock import SessionBusy
 from hookgate.tools import ToolResult
 from hookgate.turn import PromptBlocked, TurnFailed, run_turn
 
@@ -115,10 +116,9 @@ class LineView:
 
 async def line_mode(agent_file: Path, *, resume: str | None, continue_last: bool) -> int:
     store = SessionStore()
-    agent = await open_agent(
-        agent_file, notify=notice_line, consent=TerminalConsent(), store=store,
-        resume=resume, continue_last=continue_last, ask_display=LineAskDisplay(),
-    )  # fmt: skip
+    agent = await _open_or_offer_new(agent_file, store, resume, continue_last)
+    if agent is None:
+        return 1
     notice_line(f"session {agent.session_id} — /help for help, Ctrl-D to leave")
     history = CheckedFileHistory(str(store.home / "input_history"))
     prompt: PromptSession[str] = PromptSession(history=history, key_bindings=_bindings())
@@ -134,6 +134,30 @@ async def line_mode(agent_file: Path, *, resume: str | None, continue_last: bool
                 return 0
     finally:
         await agent.aclose()
+
+
+async def _open_or_offer_new(
+    agent_file: Path, store: SessionStore, resume: str | None, continue_last: bool
+) -> AgentSession | None:
+    """The agent on the session asked for; if another process holds it, offer a new one."""
+
+    async def open_session(resume: str | None, continue_last: bool) -> AgentSession:
+        return await open_agent(
+            agent_file, notify=notice_line, consent=TerminalConsent(), store=store,
+            resume=resume, continue_last=continue_last, ask_display=LineAskDisplay(),
+        )  # fmt: skip
+
+    try:
+        return await open_session(resume, continue_last)
+    except SessionBusy as exc:
+        notice_line(str(exc))
+    try:
+        answer = await PromptSession[str]().prompt_async("start a new session instead? [y/N] ")
+    except (EOFError, KeyboardInterrupt):
+        return None
+    if answer.strip().lower() not in ("y", "yes"):
+        return None
+    return await open_session(None, False)
 
 
 async def _handle(agent: AgentSession, text: str, history: CheckedFileHistory) -> bool:
