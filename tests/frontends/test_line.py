@@ -16,7 +16,7 @@ import signal
 import struct
 import termios
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +41,25 @@ SECRET = "sk-lineQ9w8E7r6T5y4U3i2O1p0"
 class Terminal:
     """`hookgate ARGS` on a pty; `expect(text)` reads until `text` has appeared."""
 
-    def __init__(self, project: Project, *args: str) -> None:
-        env = project.env(TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", LC_ALL="C.UTF-8")
+    def __init__(
+        self,
+        project: Project,
+        *args: str,
+        prefix: Sequence[str] = (),
+        before_exec: Callable[[], None] | None = None,
+        extra_env: Mapping[str, str] | None = None,
+    ) -> None:
+        env = project.env(
+            TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", LC_ALL="C.UTF-8", **(extra_env or {})
+        )
+        command = [*prefix, str(HOOKGATE), *args]
         pid, fd = pty.fork()
         if pid == 0:  # the child: exec at once, whatever happens
             try:
                 os.chdir(project.dir)
-                os.execve(HOOKGATE, [str(HOOKGATE), *args], env)
+                if before_exec is not None:
+                    before_exec()
+                os.execve(command[0], command, env)
             finally:
                 os._exit(127)
         self.pid, self.fd = pid, fd
