@@ -184,6 +184,7 @@ def _open_session(
     notice, not the run: the session goes on in memory, as it does when a write fails
     later.
     """
+    store.make_private(notify)
     session: Session | None = None
     if resume:
         session = store.open(resume)

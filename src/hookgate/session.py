@@ -14,7 +14,8 @@ import json
 import os
 import re
 import secrets
-from collections.abc import Iterator, Mapping
+import stat
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -245,6 +246,28 @@ class SessionStore:
             with contextlib.suppress(SessionError):
                 infos.append(_read_info(path))
         return infos
+
+    def make_private(self, notify: Callable[[str], None]) -> None:
+        """Take other users' access away from the home and its sessions directory.
+
+        History can hold secrets: a directory looser than 0700 (made by hand, or by an
+        older hookgate) is tightened, with a notice; one we cannot change is a notice.
+        """
+        for directory in (self.home, self.directory):
+            try:
+                mode = stat.S_IMODE(directory.stat().st_mode)
+            except OSError:
+                continue  # not made yet (it will be, 0700), or not ours to look at
+            if not mode & ~DIR_MODE:
+                continue
+            try:
+                directory.chmod(mode & DIR_MODE)
+            except OSError as exc:
+                notify(f"{directory} is open to other users (mode {mode:04o}) and cannot be "
+                       f"made private: {exc.strerror}")  # fmt: skip
+            else:
+                notify(f"{directory} was open to other users (mode {mode:04o}); "
+                       f"made it private ({mode & DIR_MODE:04o})")  # fmt: skip
 
     def _load(self, path: Path) -> Session:
         return Session(_read_info(path), fsync=self._fsync)

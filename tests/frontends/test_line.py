@@ -13,6 +13,7 @@ import pty
 import re
 import select
 import signal
+import stat
 import struct
 import termios
 import time
@@ -127,8 +128,8 @@ def terminals() -> Iterator[list[Terminal]]:
         terminal.close()
 
 
-def start(terminals: list[Terminal], project: Project, *args: str) -> Terminal:
-    terminal = Terminal(project, *args)
+def start(terminals: list[Terminal], project: Project, *args: str, **options: Any) -> Terminal:
+    terminal = Terminal(project, *args, **options)
     terminals.append(terminal)
     terminal.expect(PROMPT)
     return terminal
@@ -202,11 +203,15 @@ def test_ctrl_c_cancels_the_turn_not_the_program(
     assert sent[1:] == ["Take your time", "Are you there?"]
 
 
+def no_umask() -> None:
+    os.umask(0)  # files get what hookgate asks for, no more
+
+
 def test_a_blocked_secret_is_kept_in_no_file_line_mode_writes(
     project: Project, terminals: list[Terminal]
 ) -> None:
     project.write_agent(project.script({"text": "Hello."}), hooks=audit_and_guard(project))
-    terminal = start(terminals, project)
+    terminal = start(terminals, project, before_exec=no_umask)
 
     terminal.submit(f"use {SECRET} for me")
     terminal.expect("Your question was not sent")
@@ -220,7 +225,9 @@ def test_a_blocked_secret_is_kept_in_no_file_line_mode_writes(
     written = [*project.files_under_home(), project.dir / "audit.log"]
     holding = [path for path in written if SECRET.encode() in path.read_bytes()]
     assert holding == []
-    assert "+hello\n" in (project.home / "input_history").read_text()
+    history = project.home / "input_history"
+    assert "+hello\n" in history.read_text()
+    assert stat.S_IMODE(history.stat().st_mode) == 0o600  # whatever the umask
 
 
 def test_a_second_ctrl_c_does_not_cut_post_generation_short(
