@@ -113,14 +113,17 @@ async def open_agent(
         config.hooks, session_id=session_id, project_dir=str(project_dir), asked_depth=asked_depth
     )
     history = History.load(session, notify)
-    start = await engine.run("sessionStart", {"source": source})
-    for notice in start.notices:
-        notify(notice)
-    if start.blocked:
-        history.event("session_stopped", {"reason": start.reason})
+    try:
+        start = await engine.run("sessionStart", {"source": source})
+        for notice in start.notices:
+            notify(notice)
+        if start.blocked:
+            history.event("session_stopped", {"reason": start.reason})
+            raise SessionStopped(f"the session was stopped by a sessionStart hook: {start.reason}")
+    except BaseException:  # blocked, failed or cancelled: let go of the session file
         history.close()
         await model.aclose()
-        raise SessionStopped(f"the session was stopped by a sessionStart hook: {start.reason}")
+        raise
     tools = _tool_registry(config, extra_tools)
     handoffs = handoffs_for(
         config, engine, ask_display or NoticeDisplay(notify), project_dir=project_dir,

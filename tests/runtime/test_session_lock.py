@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -9,10 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from hookgate.agent import open_agent
+from hookgate.consent import AlwaysDeny
 from hookgate.history import UNSAVED_RESULT, History, answer_every_call
 from hookgate.messages import Message, ToolCall
 from hookgate.session import SessionStore
 from hookgate.sessionlock import SessionBusy
+from runtime.project import Project
+from support.acp_client import wait_for_file
 from support.openai_rules import assert_strict_server_accepts, strict_violations
 
 CALL_A = ToolCall("a", "shell", {"command": "echo a"})
@@ -103,3 +108,25 @@ def test_resuming_an_interleaved_file_says_what_was_left_out(tmp_path: Path) -> 
         f"left out 1 tool result(s) of {session.path} that answered no open call "
         "(two hookgates wrote this session at once?)"
     ]
+
+
+@pytest.mark.anyio
+async def test_a_session_whose_opening_was_cancelled_is_free_again(project: Project) -> None:
+    """ACP lives on after a cancelled session/new: the session must not stay locked."""
+    hang = {"name": "hang", "command": "touch started; sleep 30", "timeout": 60}
+    project.write_agent(project.script({"text": "hello"}), hooks={"sessionStart": [hang]})
+    store = SessionStore(project.home)
+    session = store.create(agent_file=str(project.agent_file), cwd=str(project.dir))
+    opening = asyncio.ensure_future(
+        open_agent(project.agent_file, notify=print, consent=AlwaysDeny(), store=store,
+                   continue_last=True)
+    )  # fmt: skip
+    await wait_for_file(project.dir / "started")
+
+    opening.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await opening
+
+    again = store.open(session.id)
+    again.lock()
+    again.close()
