@@ -44,10 +44,12 @@ def test_second_continue_of_a_live_session_is_refused(project: Project, mark: st
     """Two `hookgate -c` on one session at once: the second exits 1 naming the holder's pid; nothing interleaves."""
     model = project.script({"text": "answer"})
     hold = {"name": "hold", "command": HOLD_TURN, "timeout": 30}
-    project.write_agent(model, hooks={"preGeneration": [hold]})
     env = marked_env(project, mark)
+    project.write_agent(model)
+    assert project.hookgate("-p", "Zero", env=env).returncode == 0  # the session to continue
+    project.write_agent(model, hooks={"preGeneration": [hold]})
     first = subprocess.Popen(
-        [str(HOOKGATE), "-p", "First"],
+        [str(HOOKGATE), "-c", "-p", "First"],
         cwd=project.dir, env=env, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -68,7 +70,7 @@ def test_second_continue_of_a_live_session_is_refused(project: Project, mark: st
     third = project.hookgate("-c", "-p", "Third", env=env)  # the lock went with the process
     assert third.returncode == 0, third.stderr
     questions = [m["content"] for m in project.messages() if m["role"] == "user"]
-    assert questions == ["First", "Third"]
+    assert questions == ["Zero", "First", "Third"]
     assert_nothing_left(mark)
 
 
