@@ -75,7 +75,10 @@ class AgentSession:
             await self.resources.aclose()
         finally:
             self.history.close()
-            await self.model.aclose()
+            try:
+                await self.engine.aclose()
+            finally:
+                await self.model.aclose()
 
 
 async def open_agent(
@@ -122,6 +125,7 @@ async def open_agent(
             raise SessionStopped(f"the session was stopped by a sessionStart hook: {start.reason}")
     except BaseException:  # blocked, failed or cancelled: let go of the session file
         history.close()
+        await engine.aclose()
         await model.aclose()
         raise
     tools = _tool_registry(config, extra_tools)

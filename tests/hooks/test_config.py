@@ -190,12 +190,13 @@ def test_an_invalid_matcher(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("entry", "found"),
     [("{command: x, args: [y]}", "command and args"), ("{name: x}", "none of them"),
-     ("{command: x, python: 'a:b'}", "command and python")],
+     ("{command: x, python: 'a:b'}", "command and python"),
+     ("{args: [x], http: {url: 'http://a'}}", "args and http")],
 )  # fmt: skip
 def test_exactly_one_way_to_run(tmp_path: Path, entry: str, found: str) -> None:
     message = error_of(tmp_path, f"hooks:\n  preToolCall:\n    - {entry}\n")
     assert (
-        f"hooks.preToolCall[0]: a hook needs exactly one of command, args or python; found {found}"
+        f"hooks.preToolCall[0]: a hook needs exactly one of command, args, python or http; found {found}"
         in message
     )
     assert "hint: command: 'a shell command line'" in message

@@ -76,7 +76,10 @@ async def ask_mode(agent_file: Path, agent: str, question: str, *, verbose: bool
             f"{config.path} lists no agent named {agent!r}",
             hint=did_you_mean(agent, handoffs.agents) or "agents: " + ", ".join(handoffs.agents),
         )
-    received = await _until_signalled(delegate(handoffs, agent, question))
+    try:
+        received = await _until_signalled(delegate(handoffs, agent, question))
+    finally:
+        await engine.aclose()
     if isinstance(received, int):
         return received
     return _print_outcome(received)

@@ -88,7 +88,10 @@ def run_fire(args: argparse.Namespace) -> int:
         session_id=f"fire-{uuid.uuid4().hex[:12]}",
         project_dir=str(args.config.resolve().parent),
     )
-    outcome = engine.run_sync(event.name, payload)
+    try:
+        outcome = engine.run_sync(event.name, payload)
+    finally:
+        engine.close()
     print(json.dumps(outcome_json(event, outcome), indent=2, ensure_ascii=False))
     return EXIT_BLOCKED if outcome.blocked else EXIT_OK
 
@@ -178,6 +181,9 @@ def _describe(hook: HookSpec) -> str:
         what = f"python {getattr(hook.function, '__module__', '?')}:{getattr(hook.function, '__qualname__', '?')}"
     elif hook.args is not None:
         what = "args " + json.dumps(list(hook.args))
+    elif hook.http is not None:
+        sent = ", ".join(f"${name}" for name in hook.http.sent_variables())
+        what = f"POST {hook.http.url}" + (f" (headers send {sent})" if sent else "")
     else:
         what = f"{hook.shell} -c {json.dumps(hook.command)}"
     parts = [f"{hook.name!r}: {what}"]

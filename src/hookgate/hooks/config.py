@@ -18,6 +18,7 @@ from typing import Any
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, OnError, canonical_event
 from hookgate.hooks.formats import FORMATS
+from hookgate.hooks.httptarget import HttpTarget, parse_http_target
 from hookgate.hooks.yamlfile import (
     Where,
     check_keys,
@@ -31,9 +32,12 @@ DEFAULT_SHELL = "/bin/sh"
 #: The longest timeout a hook may ask for; a hook sits in the middle of the turn.
 MAX_TIMEOUT = 3600.0
 HOOK_KEYS = (
-    "name", "command", "args", "python", "shell", "matcher", "timeout",
+    "name", "command", "args", "python", "http", "shell", "matcher", "timeout",
     "onError", "format", "env", "cwd",
 )  # fmt: skip
+KINDS = ("command", "args", "python", "http")
+#: Keys that only mean something to a process the hook starts.
+_PROCESS_ONLY = ("shell", "env", "cwd")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, None: 1.0}
 
@@ -42,7 +46,7 @@ HookCallable = Callable[[Mapping[str, Any]], Any]
 
 @dataclass(frozen=True)
 class HookSpec:
-    """One configured hook, validated: exactly one of command, args or function is set."""
+    """One configured hook, validated: exactly one of command, args, function or http is set."""
 
     event: EventSpec
     name: str
@@ -52,6 +56,7 @@ class HookSpec:
     command: str | None = None
     args: tuple[str, ...] | None = None
     function: HookCallable | None = None
+    http: HttpTarget | None = None
     shell: str = DEFAULT_SHELL
     matcher: re.Pattern[str] | None = None
     env: Mapping[str, str] = field(default_factory=dict)
@@ -60,7 +65,7 @@ class HookSpec:
     """Where the hook was defined, `file:line`, for messages."""
 
     def argv(self) -> tuple[str, ...]:
-        """The command line the hook runs as (empty for a Python callable)."""
+        """The command line the hook runs as (empty for a Python callable or an http hook)."""
         if self.args is not None:
             return self.args
         if self.command is not None:
@@ -128,13 +133,19 @@ def parse_hook(node: Any, event: EventSpec, where: Where, *, base_dir: Path) -> 
     """Validate one hook entry of `event`'s list."""
     node = expect_mapping(node, where, "a hook")
     check_keys(node, where, HOOK_KEYS)
-    kinds = [key for key in ("command", "args", "python") if key in node]
+    kinds = [key for key in KINDS if key in node]
     if len(kinds) != 1:
         found = " and ".join(kinds) or "none of them"
         raise where.error(
-            f"a hook needs exactly one of command, args or python; found {found}",
+            f"a hook needs exactly one of command, args, python or http; found {found}",
             hint="command: 'a shell command line', args: [program, arg, ...], "
-            "python: package.module:function",
+            "python: package.module:function, http: {url: 'https://...'}",
+        )
+    kind = kinds[0]
+    if kind == "http" and (stray := [key for key in _PROCESS_ONLY if key in node]):
+        raise where.key(node, stray[0]).error(
+            f"{stray[0]!r} applies to a process the hook starts; an http hook starts none",
+            hint="remove it (headers go under http.headers)",
         )
     format_name = _choice(node, where, "format", tuple(FORMATS), "native")
     fmt = FORMATS[format_name]
@@ -145,7 +156,6 @@ def parse_hook(node: Any, event: EventSpec, where: Where, *, base_dir: Path) -> 
         )
     on_error = OnError(_choice(node, where, "onError", tuple(e.value for e in OnError),
                                event.default_on_error.value))  # fmt: skip
-    kind = kinds[0]
     return HookSpec(
         event=event,
         name=_string(node, where, "name") or _default_name(node, kind),
@@ -155,6 +165,7 @@ def parse_hook(node: Any, event: EventSpec, where: Where, *, base_dir: Path) -> 
         command=_string(node, where, "command", required=kind == "command"),
         args=_args(node, where) if kind == "args" else None,
         function=_import_callable(node, where) if kind == "python" else None,
+        http=parse_http_target(node["http"], where.key(node, "http")) if kind == "http" else None,
         shell=_string(node, where, "shell") or DEFAULT_SHELL,
         matcher=_matcher(node, where, event),
         env=_env(node, where),
@@ -178,6 +189,8 @@ def parse_duration(value: Any) -> float | None:
 
 def _default_name(node: Mapping[Any, Any], kind: str) -> str:
     value = node[kind]
+    if kind == "http" and isinstance(value, Mapping):
+        value = value.get("url", "http")
     text = " ".join(str(a) for a in value) if isinstance(value, list) else str(value)
     text = " ".join(text.split())
     return text if len(text) <= 40 else text[:39] + "…"

@@ -12,6 +12,7 @@ import os
 import shlex
 from collections.abc import AsyncIterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from hookgate.hooks.config import HookSpec
 from hookgate.hooks.process import SpawnError, resolve_program, run_process
@@ -20,6 +21,8 @@ from hookgate.hooks.process import SpawnError, resolve_program, run_process
 _SHELLS = frozenset({"sh", "dash", "bash", "zsh", "ksh", "mksh", "ash"})
 #: Seconds a syntax check may take.
 _CHECK_TIMEOUT = 5.0
+#: Hosts an http hook reaches without leaving the machine.
+_LOOPBACK = ("localhost", "127.0.0.1", "::1")
 #: Words a shell runs itself: nothing to find in PATH.
 _BUILTINS = frozenset(
     [
@@ -60,7 +63,10 @@ _BUILTINS = frozenset(
 
 
 async def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:
-    """Warnings about `hook`: missing or non-executable program, shell syntax errors."""
+    """Warnings about `hook`: missing or non-executable program, shell syntax errors,
+    an event sent unencrypted off this machine."""
+    if hook.http is not None:
+        return _http_warnings(hook.http.url)
     if hook.function is not None:
         return []
     cwd = Path(hook.cwd) if hook.cwd else project_dir
@@ -74,6 +80,13 @@ async def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:
     if program is not None and program not in _BUILTINS:
         warnings.extend([w async for w in _check_program(program, env, cwd)])
     return warnings
+
+
+def _http_warnings(url: str) -> list[str]:
+    parts = urlsplit(url)
+    if parts.scheme == "http" and parts.hostname not in _LOOPBACK:
+        return [f"{url}: plain http sends every event (prompts, commands) unencrypted; use https"]
+    return []
 
 
 def _program_of(hook: HookSpec) -> str | None:

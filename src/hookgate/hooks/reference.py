@@ -48,8 +48,9 @@ def defaults_table() -> str:
         ("`cwd`", "the project directory (where hookgate runs); relative paths from the config file"),
         ("`matcher`", "none: the hook runs for every tool or agent"),
         ("`env`", "hookgate's environment, plus the `HOOKGATE_*` variables"),
-        ("`name`", "the command, shortened"),
+        ("`name`", "the command (or an http hook's URL), shortened"),
         ("output kept", f"{OUTPUT_CAP // 1024 // 1024} MiB of stdout and of stderr each; the rest is read and dropped"),
+        ("http body", f"{OUTPUT_CAP // 1024 // 1024} MiB at most; a longer 2xx body fails the hook"),
         ("stop", f"SIGTERM to the hook's process group, {KILL_GRACE:g} s grace, then SIGKILL"),
         ("after exit", f"output is awaited {EOF_GRACE:g} s more, then what is left of the group is killed"),
     ]  # fmt: skip

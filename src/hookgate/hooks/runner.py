@@ -20,6 +20,8 @@ from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, OnError
 from hookgate.hooks.formats import FORMATS, BadReply, HookReply, ReplyFormat, reply_from_json
+from hookgate.hooks.http import HttpPool, HttpRequest, post_event, post_event_sync
+from hookgate.hooks.httptarget import HttpHookError
 from hookgate.hooks.process import ProcessResult, SpawnError, run_process, run_process_sync
 from hookgate.hooks.yamlfile import did_you_mean
 
@@ -101,7 +103,8 @@ class HookEngine:
 
     `session_id`, `project_dir` and `asked_depth` reach every hook, in its payload
     and as `HOOKGATE_*` variables. `extra` adds hooks (Python callables, usually)
-    after those of the config, event by event.
+    after those of the config, event by event. http hooks share pooled connections
+    that `await engine.aclose()` (or `engine.close()` after `run_sync` alone) closes.
     """
 
     def __init__(
@@ -122,7 +125,17 @@ class HookEngine:
             hooks.setdefault(spec.event.name, []).append(spec)
         self._hooks: dict[str, tuple[HookSpec, ...]] = {e: tuple(s) for e, s in hooks.items() if s}
         base_env = dict(os.environ if environ is None else environ)
+        self._environ = base_env
         self._env = {id(spec): self._hook_env(spec, base_env) for spec in self}
+        self._http = HttpPool()
+
+    async def aclose(self) -> None:
+        """Close the http hooks' connections."""
+        await self._http.aclose()
+
+    def close(self) -> None:
+        """Close the connections `run_sync` opened (`aclose` closes both kinds)."""
+        self._http.close()
 
     def __iter__(self) -> Any:
         for event in EVENTS:
@@ -192,7 +205,14 @@ class HookEngine:
                     answer = await answer
             return _python_reply(chain.spec, envelope, answer)
         fmt = FORMATS[hook.format]
-        result = await run_process(hook.argv(), **self._process_options(hook, fmt, chain, envelope))
+        if hook.http is not None:
+            result = await post_event(
+                self._http.async_client(), self._http_request(hook, fmt, chain, envelope)
+            )
+        else:
+            result = await run_process(
+                hook.argv(), **self._process_options(hook, fmt, chain, envelope)
+            )
         return _process_reply(fmt, chain.spec, envelope, result)
 
     def _ask_sync(self, hook: HookSpec, chain: _Chain) -> HookReply:
@@ -204,7 +224,14 @@ class HookEngine:
                 answer = _await_alone(answer, hook.timeout)
             return _python_reply(chain.spec, envelope, answer)
         fmt = FORMATS[hook.format]
-        result = run_process_sync(hook.argv(), **self._process_options(hook, fmt, chain, envelope))
+        if hook.http is not None:
+            result = post_event_sync(
+                self._http.sync_client(), self._http_request(hook, fmt, chain, envelope)
+            )
+        else:
+            result = run_process_sync(
+                hook.argv(), **self._process_options(hook, fmt, chain, envelope)
+            )
         return _process_reply(fmt, chain.spec, envelope, result)
 
     def _process_options(
@@ -217,6 +244,18 @@ class HookEngine:
             "cwd": hook.cwd or self.project_dir,
             "timeout": hook.timeout,
         }
+
+    def _http_request(
+        self, hook: HookSpec, fmt: ReplyFormat, chain: _Chain, envelope: dict[str, Any]
+    ) -> HttpRequest:
+        """What an http hook POSTs: the bytes a process hook reads on stdin."""
+        assert hook.http is not None
+        return HttpRequest(
+            url=hook.http.url,
+            body=fmt.encode(chain.spec, envelope),
+            headers=hook.http.resolve_headers(self._environ),
+            timeout=hook.timeout,
+        )
 
     def _envelope(self, chain: _Chain) -> dict[str, Any]:
         envelope: dict[str, Any] = {
@@ -298,7 +337,7 @@ def _failure(hook: HookSpec, exc: Exception) -> str:
     """What a hook's failure says, in its notice or its block reason."""
     if isinstance(exc, TimeoutError):
         return f"timed out after {hook.timeout:g}s"
-    if isinstance(exc, BadReply | SpawnError):
+    if isinstance(exc, BadReply | SpawnError | HttpHookError):
         return str(exc)
     return f"raised {type(exc).__name__}: {exc}"  # a Python hook's own bug: its failure
 
