@@ -25,6 +25,7 @@ from hookgate.policy import Policy
 from hookgate.session import Session, SessionStore, new_session_id
 from hookgate.toolcall import ToolGate
 from hookgate.tools import Tool, ToolContext, ToolRegistry, builtin_tools
+from hookgate.transcript import TRANSCRIPT_ENV, Transcript, transcript_path
 
 
 class SessionStopped(HookgateError):
@@ -112,11 +113,18 @@ async def open_agent(
         await model.aclose()
         raise
     session_id = session.id if session is not None else new_session_id()
+    transcript = transcript_path(store.home, session_id)
     engine = HookEngine(
-        config.hooks, session_id=session_id, project_dir=str(project_dir), asked_depth=asked_depth
-    )
+        config.hooks, session_id=session_id, project_dir=str(project_dir),
+        asked_depth=asked_depth, environ={**os.environ, TRANSCRIPT_ENV: str(transcript)},
+    )  # fmt: skip
     history = History.load(session, notify)
     try:
+        # Written before the first hook runs: sessionStart hooks of a resumed session read it.
+        history.transcript = Transcript.start(
+            store.home, session_id, model=_model_name(config), notify=notify,
+            messages=session.messages() if session is not None else (),
+        )  # fmt: skip
         start = await engine.run("sessionStart", {"source": source})
         for notice in start.notices:
             notify(notice)
@@ -148,6 +156,10 @@ async def open_agent(
     if config.mcp_servers:
         await _add_mcp_tools(agent, notify)
     return agent
+
+
+def _model_name(config: AgentConfig) -> str:
+    return config.model if isinstance(config.model, str) else str(config.model.get("name", ""))
 
 
 def _tool_registry(config: AgentConfig, extra_tools: Sequence[Tool]) -> ToolRegistry:

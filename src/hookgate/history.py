@@ -17,6 +17,7 @@ from hookgate.errors import ModelError, SessionError
 from hookgate.messages import Message
 from hookgate.models import ModelClient
 from hookgate.session import Session, SessionEvent
+from hookgate.transcript import Transcript
 
 SUMMARY_REQUEST = (
     "Summarise the conversation so far for your own later use: the user's goals, what "
@@ -44,6 +45,8 @@ class History:
         self.messages = messages
         self._notify = notify
         self._write_failed = False
+        self.transcript: Transcript | None = None
+        """Where every appended message is also written for hooks to read, if anywhere."""
 
     @classmethod
     def load(cls, session: Session | None, notify: Callable[[str], None]) -> History:
@@ -60,12 +63,18 @@ class History:
 
     def close(self) -> None:
         """Let go of the session file (its lock); the history stays readable."""
-        if self.session is not None:
-            self.session.close()
+        try:
+            if self.session is not None:
+                self.session.close()
+        finally:
+            if self.transcript is not None:
+                self.transcript.close()
 
     def append(self, message: Message) -> None:
         self.messages.append(message)
         self._write(lambda session: session.append_message(message))
+        if self.transcript is not None:
+            self.transcript.append(message)
 
     def event(self, kind: str, data: Mapping[str, Any]) -> None:
         self._write(lambda session: session.append_event(kind, data))

@@ -1,0 +1,120 @@
+"""The session's transcript for hooks: one JSONL file in Claude Code's transcript shape.
+
+`transcript_path(home, session_id)` is where it lives. `Transcript` writes every message
+the history records, as it records it, so a hook reads the conversation up to the event
+it handles; it holds exactly what the history holds (a blocked question's marker, a
+redacted call), never more. It is private (0600) and derived: rewritten from the session
+file when a session resumes. A write that fails costs a notice, never the turn.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from hookgate.messages import Message
+
+#: The folder under `$HOOKGATE_HOME` that holds the transcripts.
+TRANSCRIPTS = "transcripts"
+#: The variable that tells a hook where the transcript is.
+TRANSCRIPT_ENV = "HOOKGATE_TRANSCRIPT_PATH"
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+
+
+def transcript_path(home: Path, session_id: str) -> Path:
+    """Where the transcript of `session_id` lives under the hookgate home `home`."""
+    return home / TRANSCRIPTS / f"{session_id}.jsonl"
+
+
+class Transcript:
+    """An open transcript file, appended to line by line; `close` when the session ends."""
+
+    def __init__(
+        self, path: Path, session_id: str, model: str, notify: Callable[[str], None]
+    ) -> None:
+        self.path = path
+        self.session_id = session_id
+        self.model = model
+        self._notify = notify
+        self._fd: int | None = None
+        self._last_uuid: str | None = None
+
+    @classmethod
+    def start(
+        cls,
+        home: Path,
+        session_id: str,
+        *,
+        model: str,
+        messages: Iterable[Message],
+        notify: Callable[[str], None],
+    ) -> Transcript:
+        """A fresh transcript of `session_id` holding `messages` (a resumed session's)."""
+        transcript = cls(transcript_path(home, session_id), session_id, model, notify)
+        try:
+            transcript.path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_NOFOLLOW
+            transcript._fd = os.open(transcript.path, flags | os.O_CLOEXEC, FILE_MODE)
+            os.fchmod(transcript._fd, FILE_MODE)  # an older file may have been looser
+        except OSError as exc:
+            transcript._fail(exc)
+        for message in messages:
+            transcript.append(message)
+        return transcript
+
+    def append(self, message: Message) -> None:
+        """Write `message` as one line of Claude's shape."""
+        if self._fd is None or message.role == "system":
+            return  # a system message is not part of the conversation a transcript shows
+        line_uuid = str(uuid.uuid4())
+        record = {
+            "type": "assistant" if message.role == "assistant" else "user",
+            "message": _claude_message(message, self.model),
+            "uuid": line_uuid,
+            "parentUuid": self._last_uuid,
+            "sessionId": self.session_id,
+        }
+        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view) :]
+        except OSError as exc:
+            self._fail(exc)
+            return
+        self._last_uuid = line_uuid
+
+    def close(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def _fail(self, exc: OSError) -> None:
+        self.close()
+        self._notify(f"the transcript {self.path} is no longer written: {exc.strerror or exc}")
+
+
+def _claude_message(message: Message, model: str) -> dict[str, Any]:
+    """`message` as Claude's transcript holds it: content blocks, tool results as `user`."""
+    if message.role == "tool":
+        block = {
+            "type": "tool_result",
+            "tool_use_id": message.tool_call_id,
+            "content": message.content,
+        }
+        return {"role": "user", "content": [block]}
+    if message.role == "user":
+        return {"role": "user", "content": [{"type": "text", "text": message.content}]}
+    content: list[dict[str, Any]] = []
+    if message.content:
+        content.append({"type": "text", "text": message.content})
+    content += [
+        {"type": "tool_use", "id": call.id, "name": call.name, "input": dict(call.arguments)}
+        for call in message.tool_calls
+    ]
+    return {"role": "assistant", "model": model, "content": content}

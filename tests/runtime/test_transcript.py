@@ -1,0 +1,131 @@
+"""The transcript hooks read: Claude's JSONL shape, up to date at each hook, private.
+
+Hooks are real processes that copy the file named by `$HOOKGATE_TRANSCRIPT_PATH` at the
+moment they run; the model is the real `openai` client against the loopback server.
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookgate.transcript import transcript_path
+from hookgate.turn import PromptBlocked, run_turn
+from runtime.conftest import OpenAgent
+from runtime.project import Project, RecordingView, served_model
+from support.chat_server import ChatServer, ServedReply, ServedToolCall
+
+pytestmark = pytest.mark.anyio
+
+
+def snapshot_hook(project: Project, name: str, copy: Path) -> dict[str, Any]:
+    """A hook that copies the transcript, as it is when the hook runs, to `copy`."""
+    return {"name": name, "command": project.hook(name, f'cp "$HOOKGATE_TRANSCRIPT_PATH" {copy}')}
+
+
+def lines_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def texts(lines: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(type, text) of every text block, in order."""
+    return [
+        (line["type"], block["text"])
+        for line in lines
+        for block in line["message"]["content"]
+        if block["type"] == "text"
+    ]
+
+
+async def test_a_pre_tool_call_hook_reads_the_earlier_turns_and_this_question(
+    project: Project, chat_server: ChatServer, open_project_agent: OpenAgent, tmp_path: Path
+) -> None:
+    seen = tmp_path / "seen-at-pre-tool-call.jsonl"
+    project.write_agent(
+        served_model(chat_server.url),
+        yolo=True,
+        hooks={"preToolCall": [snapshot_hook(project, "snap", seen)]},
+    )
+    chat_server.queue(
+        ServedReply(text="Hello there."),
+        ServedReply(tool_calls=[ServedToolCall("shell", {"command": "echo hi"}, id="call_1")]),
+        ServedReply(text="It printed hi."),
+    )
+    agent = await open_project_agent()
+
+    await run_turn(agent, "first question", RecordingView())
+    await run_turn(agent, "second question: run echo", RecordingView())
+
+    assert texts(lines_of(seen)) == [
+        ("user", "first question"),
+        ("assistant", "Hello there."),
+        ("user", "second question: run echo"),
+    ]
+    path = transcript_path(project.home, agent.session_id)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    final = lines_of(path)
+    assert [line["type"] for line in final] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    call, result = final[3]["message"], final[4]["message"]
+    assert call["model"] == "test"
+    assert call["content"] == [
+        {"type": "tool_use", "id": "call_1", "name": "shell", "input": {"command": "echo hi"}}
+    ]
+    (block,) = result["content"]
+    assert block["type"] == "tool_result"
+    assert block["tool_use_id"] == "call_1"
+    assert "hi" in block["content"]
+    assert all(line["sessionId"] == agent.session_id for line in final)
+    assert [line["parentUuid"] for line in final[1:]] == [line["uuid"] for line in final[:-1]]
+
+
+async def test_a_blocked_questions_secret_never_reaches_the_transcript(
+    project: Project, chat_server: ChatServer, open_project_agent: OpenAgent, tmp_path: Path
+) -> None:
+    seen = tmp_path / "seen-at-post-generation.jsonl"
+    guard = project.hook("guard", "grep -q hunter2 && { echo 'a password'; exit 2; }; exit 0")
+    project.write_agent(
+        served_model(chat_server.url),
+        hooks={
+            "preGeneration": [{"command": guard}],
+            "postGeneration": [snapshot_hook(project, "snap", seen)],
+        },
+    )
+    agent = await open_project_agent()
+
+    outcome = await run_turn(agent, "my password is hunter2", RecordingView())
+
+    assert isinstance(outcome, PromptBlocked)
+    path = transcript_path(project.home, agent.session_id)
+    for written in (path, seen):
+        assert "hunter2" not in written.read_text()
+        assert ("user", "[prompt blocked by a hook: a password]") in texts(lines_of(written))
+
+
+async def test_a_resumed_session_s_hooks_read_its_earlier_turns_from_the_start(
+    project: Project, chat_server: ChatServer, open_project_agent: OpenAgent, tmp_path: Path
+) -> None:
+    seen = tmp_path / "seen-at-session-start.jsonl"
+    project.write_agent(
+        served_model(chat_server.url),
+        hooks={"sessionStart": [snapshot_hook(project, "snap", seen)]},
+    )
+    chat_server.queue(ServedReply(text="Noted."))
+    first = await open_project_agent()
+    await run_turn(first, "remember the number 42", RecordingView())
+    await first.aclose()
+    assert texts(lines_of(seen)) == []  # a new session: nothing yet
+
+    await open_project_agent(resume=first.session_id)
+
+    assert texts(lines_of(seen)) == [("user", "remember the number 42"), ("assistant", "Noted.")]
