@@ -125,16 +125,26 @@ async def open_agent(
     gate = ToolGate(
         engine=engine,
         tools=tools,
-        policy=Policy(allow=config.permissions.allow, deny=config.permissions.deny),
+        policy=Policy(config.permissions.allow, config.permissions.deny, project_dir),
         consent=AlwaysAllow() if config.yolo else consent,
-        context=ToolContext(
-            project_dir=project_dir, env=dict(os.environ), shell_timeout=config.shell_timeout
-        ),
+        context=_tool_context(config, project_dir, store.home),
     )
     agent = AgentSession(config, engine, model, gate, history, project_dir, handoffs=handoffs)
     if config.mcp_servers:
         await _add_mcp_tools(agent, notify)
     return agent
+
+
+def _tool_context(config: AgentConfig, project_dir: Path, home: Path) -> ToolContext:
+    """Where the tools work and what they never touch."""
+    return ToolContext(
+        project_dir=project_dir,
+        env=dict(os.environ),
+        shell_timeout=config.shell_timeout,
+        workspace_dirs=config.workspace_dirs,
+        hookgate_home=home.resolve(),
+        protected_files=frozenset({config.path.resolve()}),
+    )
 
 
 def _tool_registry(config: AgentConfig, extra_tools: Sequence[Tool]) -> ToolRegistry:

@@ -16,6 +16,7 @@ from hookgate.hooks import HookEngine, Outcome
 from hookgate.messages import ToolCall
 from hookgate.policy import Policy, Verdict
 from hookgate.tools import ToolContext, ToolRegistry, ToolResult
+from hookgate.tools.paths import leaves_workspace
 from hookgate.view import TurnView
 
 
@@ -86,8 +87,10 @@ async def _guarded_call(
         known = ", ".join(gate.tools.names())
         return ToolResult(f"[unknown tool {call.name!r}; tools: {known}]", is_error=True), ()
     arguments = pre.payload["arguments"]
-    # The policy judges what the model asked for; a hook's rewrite is trusted as is.
-    decision = gate.policy.judge(call.name, call.arguments, needs_consent=tool.needs_consent)
+    # The policy judges what the model asked for; a hook's rewrite is trusted as is. A
+    # file tool reaching past the workspace asks, reads included: what it opens counts.
+    needs_consent = tool.needs_consent or leaves_workspace(call.name, arguments, gate.context)
+    decision = gate.policy.judge(call.name, call.arguments, needs_consent=needs_consent)
     if decision.verdict is Verdict.DENY:
         return ToolResult(f"[denied by the permission rule {decision.rule!r}]", is_error=True), ()
     if decision.verdict is Verdict.ASK:

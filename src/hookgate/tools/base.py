@@ -51,6 +51,12 @@ class ToolContext:
     env: Mapping[str, str]
     shell_timeout: float = 120.0
     output_cap: int = 64 * 1024
+    workspace_dirs: tuple[Path, ...] = ()
+    """Resolved directories the file tools reach without consent, besides `project_dir`."""
+    hookgate_home: Path | None = None
+    """Resolved `$HOOKGATE_HOME`: no file tool reaches it, reads included."""
+    protected_files: frozenset[Path] = frozenset()
+    """Resolved paths the model's file tools never write: the agent file's trust closure."""
 
 
 class Tool(Protocol):
@@ -131,6 +137,12 @@ class BuiltinTool(ABC):
         """Do the work with checked `args` (defaults filled in)."""
 
 
+def object_schema(properties: Mapping[str, Any], *required: str) -> dict[str, Any]:
+    """The JSON Schema of a tool's arguments: these `properties`, no others."""
+    return {"type": "object", "properties": dict(properties), "required": list(required),
+            "additionalProperties": False}  # fmt: skip
+
+
 def check_arguments(schema: Mapping[str, Any], arguments: object) -> dict[str, Any]:
     """Check `arguments` against an object `schema`; return them with defaults filled in.
 
@@ -178,19 +190,3 @@ def _check_value(name: str, prop: Mapping[str, Any], value: Any) -> Any:
 def _excerpt(value: object) -> str:
     text = repr(value)
     return text if len(text) <= VALUE_EXCERPT else text[: VALUE_EXCERPT - 3] + "..."
-
-
-def resolve_path(raw: str, ctx: ToolContext) -> Path:
-    """`raw` as a path: relative ones start at the project directory, absolute ones stay."""
-    if not raw:
-        raise ToolError("argument 'path' must not be empty")
-    path = Path(raw)
-    return path if path.is_absolute() else ctx.project_dir / path
-
-
-def display_path(path: Path, ctx: ToolContext) -> str:
-    """`path` as tools show it: relative to the project directory when inside it."""
-    try:
-        return str(path.relative_to(ctx.project_dir))
-    except ValueError:
-        return str(path)
