@@ -55,6 +55,18 @@ async def screen_call(gate: ToolGate, call: ToolCall, view: TurnView) -> Screene
     return ScreenedCall(call, recorded, pre)
 
 
+async def rescreen(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> ScreenedCall:
+    """Screen a call again right before it runs, on the state the calls before it left.
+
+    The first screen decided what is recorded (a redaction stays the record); this one
+    decides whether and how the call runs. A call already denied is not asked again.
+    """
+    if screened.pre.blocked:
+        return screened
+    again = await screen_call(gate, screened.asked, view)
+    return ScreenedCall(screened.asked, screened.recorded, again.pre)
+
+
 async def run_screened(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> ToolResult:
     """Run a screened call with every other rule applied.
 

@@ -17,7 +17,7 @@ from hookgate.agent import AgentSession
 from hookgate.errors import ModelError
 from hookgate.hooks import OnError, Outcome
 from hookgate.messages import Message
-from hookgate.toolcall import ScreenedCall, run_screened, screen_call, show_notices
+from hookgate.toolcall import ScreenedCall, rescreen, run_screened, screen_call, show_notices
 from hookgate.view import TurnView
 
 BLOCKED_MARKER = "[prompt blocked by a hook: {reason}]"
@@ -118,7 +118,8 @@ async def _model_loop(
             agent.history.append(Message("assistant", reply.text))
             return Answered(reply.text)
         # Every call is screened before the reply is recorded, so that a redaction by a
-        # preToolCall hook is all the history and later requests ever hold.
+        # preToolCall hook is all the history and later requests ever hold; each is
+        # screened again right before it runs (`_run_tool_calls`).
         screened = [await screen_call(agent.gate, call, view) for call in reply.tool_calls]
         calls = tuple(call.recorded for call in screened)
         agent.history.append(Message("assistant", reply.text, calls))
@@ -131,12 +132,15 @@ async def _model_loop(
 async def _run_tool_calls(agent: AgentSession, calls: list[ScreenedCall], view: TurnView) -> None:
     """Run each call and record its result; a cancellation answers the calls left over.
 
+    Each call after the first is screened again right before it runs: the calls before
+    it may have changed what its arguments point at (a symlink, a file a guard reads).
     Every tool call in the history must be followed by its answer, or the next request
     of a resumed session is refused by the model server.
     """
     for index, call in enumerate(calls):
         try:
-            result = await run_screened(agent.gate, call, view)
+            current = call if index == 0 else await rescreen(agent.gate, call, view)
+            result = await run_screened(agent.gate, current, view)
         except asyncio.CancelledError:
             for unanswered in calls[index:]:
                 agent.history.append(
