@@ -396,7 +396,7 @@ def test_grep_without_matches(run_tool: RunTool, tree: Path) -> None:
     [
         (
             {"pattern": "("},
-            "invalid regular expression '(': missing ), unterminated subpattern at position 0",
+            "invalid regular expression '(': missing ) at position 1",
         ),
         ({"pattern": "x", "path": "nowhere"}, "cannot search nowhere: no such file or directory"),
         ({"pattern": "x", "ignore_case": 1}, "argument 'ignore_case' must be true or false, got 1"),

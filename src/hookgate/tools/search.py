@@ -2,7 +2,8 @@
 
 Both walk a directory of the workspace, skip `.git` and `.venv`, and stop at a fixed
 number of results. A file whose real path lies outside what the call may reach (a
-symlink out of the project, into `$HOOKGATE_HOME`) is skipped, never read.
+symlink out of the project, into `$HOOKGATE_HOME`) is skipped, never read. `grep` is
+bounded in time: each line's search, the whole search, and a cancellation stops it.
 """
 
 from __future__ import annotations
@@ -11,9 +12,13 @@ import asyncio
 import os
 import re
 import stat
+import threading
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+import regex
 
 from hookgate.errors import ToolError
 from hookgate.messages import ToolSpec
@@ -29,6 +34,11 @@ MAX_MATCHES = 200
 MAX_LINE_CHARS = 300
 #: Files larger than this many bytes are not searched by `grep`.
 MAX_GREP_FILE = 4 * 1024 * 1024
+#: Seconds one line's search may take; past it the pattern is backtracking without
+#: bound there (`(a|aa)+$`), and the line is skipped with a note.
+MATCH_TIMEOUT = 0.5
+#: Seconds a whole `grep` may take; past it the matches found so far come back.
+GREP_TIME_LIMIT = 30.0
 #: Directory names listing and searching never descend into.
 SKIP_DIRS = frozenset({".git", ".venv"})
 
@@ -78,11 +88,17 @@ class GrepTool(BuiltinTool):
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         try:
-            regex = re.compile(args["pattern"], re.IGNORECASE if args["ignore_case"] else 0)
-        except re.error as exc:
+            # `regex`, not `re`: its searches take a timeout and release the GIL.
+            pattern = regex.compile(args["pattern"], regex.IGNORECASE if args["ignore_case"] else 0)
+        except regex.error as exc:
             raise ToolError(f"invalid regular expression {args['pattern']!r}: {exc}") from exc
         base = open_path(args["path"], ctx)
-        return await asyncio.to_thread(_grep, base, regex, glob_regex(args["glob"]), ctx)
+        search = _Search(pattern, glob_regex(args["glob"]), ctx)
+        try:
+            return await asyncio.to_thread(search.run, base)
+        except asyncio.CancelledError:
+            search.stop.set()  # the thread cannot be killed; it ends at its next line
+            raise
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:
@@ -167,39 +183,77 @@ def _list(base: Path, pattern: str, ctx: ToolContext) -> ToolResult:
     return ToolResult("\n".join(lines))
 
 
-def _grep(
-    base: Path, regex: re.Pattern[str], matcher: re.Pattern[str], ctx: ToolContext
-) -> ToolResult:
-    if base.is_dir():
-        files: Iterator[tuple[str, Path]] = (
-            (rel, path) for rel, path in _walk(base, ctx) if matcher.fullmatch(rel)
-        )
-    elif base.exists():
-        files = iter([(base.name, base)])
-    else:
-        raise ToolError(f"cannot search {display_path(base, ctx)}: no such file or directory")
-    lines: list[str] = []
-    used = skipped = 0
-    for _, path in files:
+class _Search:
+    """One `grep` in a worker thread: bounded per line, in all, and stopped by `stop`."""
+
+    def __init__(
+        self, pattern: regex.Pattern[str], matcher: re.Pattern[str], ctx: ToolContext
+    ) -> None:
+        self.pattern = pattern
+        self.matcher = matcher
+        self.ctx = ctx
+        self.stop = threading.Event()
+        self.deadline = time.monotonic() + GREP_TIME_LIMIT
+        self.lines: list[str] = []
+        self.used = self.skipped = self.slow = 0
+
+    def run(self, base: Path) -> ToolResult:
+        if base.is_dir():
+            files: Iterator[Path] = (
+                path for rel, path in _walk(base, self.ctx) if self.matcher.fullmatch(rel)
+            )
+        elif base.exists():
+            files = iter([base])
+        else:
+            shown = display_path(base, self.ctx)
+            raise ToolError(f"cannot search {shown}: no such file or directory")
+        for path in files:
+            stopped = self._search_file(path)
+            if stopped is not None:
+                return self._result(stopped)
+        return self._result(None)
+
+    def _search_file(self, path: Path) -> str | None:
+        """Add the file's matches; a note when the search must stop, else None."""
         text = _searchable_text(path)
         if text is None:
-            skipped += 1
-            continue
+            self.skipped += 1
+            return None
         for number, line in enumerate(text.split("\n"), start=1):
-            if regex.search(line):
-                hit = f"{display_path(path, ctx)}:{number}:{line.rstrip()[:MAX_LINE_CHARS]}"
-                used += len(hit) + 1
-                if len(lines) == MAX_MATCHES or used > ctx.output_cap:
-                    lines.append(
-                        f"[stopped after {len(lines)} matches; narrow the pattern, glob or path]"
-                    )
-                    return ToolResult("\n".join(lines))
-                lines.append(hit)
-    if not lines:
-        lines.append(f"no matches for {regex.pattern!r}")
-    if skipped:
-        lines.append(f"[skipped {skipped} binary, large or unreadable files]")
-    return ToolResult("\n".join(lines))
+            if self.stop.is_set():
+                return "[cancelled]"
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                return f"[stopped after {GREP_TIME_LIMIT:g}s; narrow the pattern, glob or path]"
+            try:
+                found = self.pattern.search(line, timeout=min(MATCH_TIMEOUT, left))
+            except TimeoutError:
+                self.slow += 1
+                continue
+            if found:
+                shown = display_path(path, self.ctx)
+                hit = f"{shown}:{number}:{line.rstrip()[:MAX_LINE_CHARS]}"
+                self.used += len(hit) + 1
+                if len(self.lines) == MAX_MATCHES or self.used > self.ctx.output_cap:
+                    n = len(self.lines)
+                    return f"[stopped after {n} matches; narrow the pattern, glob or path]"
+                self.lines.append(hit)
+        return None
+
+    def _result(self, stopped: str | None) -> ToolResult:
+        lines = list(self.lines)
+        if not lines and stopped is None:
+            lines.append(f"no matches for {self.pattern.pattern!r}")
+        if stopped is not None:
+            lines.append(stopped)
+        if self.slow:
+            lines.append(
+                f"[skipped {self.slow} lines: the pattern took over {MATCH_TIMEOUT:g}s on each; "
+                "it backtracks (nested quantifiers such as (a|aa)+): simplify it]"
+            )
+        if self.skipped and stopped is None:
+            lines.append(f"[skipped {self.skipped} binary, large or unreadable files]")
+        return ToolResult("\n".join(lines))
 
 
 def _searchable_text(path: Path) -> str | None:

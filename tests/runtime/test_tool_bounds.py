@@ -1,0 +1,66 @@
+"""Tools are bounded: a backtracking grep neither hangs a turn nor outlives a signal.
+
+Through the real `hookgate -p` subprocess, with the scripted model asking for the
+grep a hostile model would.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from runtime.project import Project
+
+#: Seconds from a signal to hookgate's exit that count as prompt (as in test_signals).
+PROMPT_EXIT_S = 5.0
+#: Seconds the run may take to reach the grep on a loaded machine.
+REACH_S = 20.0
+
+
+def grep_agent(project: Project, pattern: str, landmark: Path | None = None) -> None:
+    grep = {"name": "grep", "arguments": {"pattern": pattern, "glob": "*.txt"}}
+    model = project.script({"tool_calls": [grep]}, {"text": "done"})
+    hooks = {}
+    if landmark is not None:  # created right before the grep starts
+        hooks = {"preToolCall": [{"name": "mark", "command": f': > "{landmark}"'}]}
+    project.write_agent(model, tools=["grep"], hooks=hooks)
+
+
+def test_the_nested_quantifier_of_the_report_answers_at_once(project: Project) -> None:
+    (project.dir / "a.txt").write_text("a" * 34 + "!\n")
+    grep_agent(project, "(a+)+$")
+    result = project.hookgate("-p", "search")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "done\n"
+    (answer,) = [m["content"] for m in project.messages() if m["role"] == "tool"]
+    assert answer == "no matches for '(a+)+$'"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_ends_hookgate_during_a_backtracking_grep(
+    project: Project, tmp_path: Path, signum: signal.Signals
+) -> None:
+    (project.dir / "slow.txt").write_text(("a" * 60 + "!\n") * 200)
+    landmark = tmp_path / "grep-started"
+    grep_agent(project, "(a|aa)+$", landmark)
+    process = project.start_hookgate("-p", "search")
+    try:
+        deadline = time.monotonic() + REACH_S
+        while not landmark.exists():
+            assert time.monotonic() < deadline, "the run never reached the grep"
+            time.sleep(0.01)
+        time.sleep(0.3)  # into the backtracking search
+        process.send_signal(signum)
+        _, stderr = process.communicate(timeout=PROMPT_EXIT_S)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"hookgate did not end within {PROMPT_EXIT_S}s of {signum.name}")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 128 + signum, stderr
+    assert "Traceback" not in stderr
