@@ -144,6 +144,7 @@ def _tool_context(config: AgentConfig, project_dir: Path, home: Path) -> ToolCon
         workspace_dirs=config.workspace_dirs,
         hookgate_home=home.resolve(),
         protected_files=frozenset({config.path.resolve()}),
+        shell_limits=config.shell.limits,
     )
 
 

@@ -12,29 +12,16 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping
+from hookgate.tools.base import ShellLimits
 
 #: Tool calls one model reply may make; the calls past it fail with a message.
 DEFAULT_MAX_TOOL_CALLS = 64
 #: Bytes of JSON arguments one tool call may carry.
 DEFAULT_MAX_ARGUMENT_BYTES = 1024 * 1024
-#: Processes a shell command may start, beyond those the user already runs: enough for
-#: any build, few enough that a fork bomb stops before the machine does.
-DEFAULT_SHELL_PROCESSES = 512
 #: Variables whose name holds one of these words are kept from the shell tool.
 SECRET_WORDS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "CREDENTIAL")
 SHELL_KEYS = ("env", "limits")
 LIMIT_KEYS = ("processes", "cpu_seconds", "file_size")
-
-
-@dataclass(frozen=True)
-class ShellLimits:
-    """setrlimit(2) values for a shell command; None leaves a limit as it is."""
-
-    processes: int | None = DEFAULT_SHELL_PROCESSES
-    """New processes allowed beyond the user's running ones (RLIMIT_NPROC; not for root)."""
-    cpu_seconds: int | None = None
-    file_size: int | None = None
-    """Bytes a file the command writes may grow to (RLIMIT_FSIZE)."""
 
 
 @dataclass(frozen=True)

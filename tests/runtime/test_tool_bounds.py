@@ -64,3 +64,32 @@ def test_a_signal_ends_hookgate_during_a_backtracking_grep(
             process.communicate()
     assert process.returncode == 128 + signum, stderr
     assert "Traceback" not in stderr
+
+
+def test_shell_limits_from_the_agent_file_bind_the_shell_tool(project: Project) -> None:
+    shell = {"name": "shell", "arguments": {"command": "ulimit -t; ulimit -f"}}
+    model = project.script({"tool_calls": [shell]}, {"text": "done"})
+    project.write_agent(model, yolo=True, shell={"limits": {"cpu_seconds": 9, "file_size": 2048}})
+    result = project.hookgate("-p", "limits?")
+    assert result.returncode == 0, result.stderr
+    (answer,) = [m["content"] for m in project.messages() if m["role"] == "tool"]
+    assert answer.split() == ["9", "2"]
+
+
+@pytest.mark.parametrize(
+    ("shell", "message"),
+    [
+        ({"limits": {"processes": 0}}, "processes: expected a positive whole number"),
+        ({"limits": {"cpu": 5}}, "unknown key 'cpu'"),
+        ({"env": {"keep": "OPENAI_API_KEY"}}, "keep: expected a list of variable names"),
+    ],
+)
+def test_a_bad_shell_setting_names_its_line_and_key(
+    project: Project, shell: dict[str, object], message: str
+) -> None:
+    project.write_agent(project.script({"text": "hi"}), shell=shell)
+    result = project.hookgate("-p", "hi")
+    assert result.returncode == 1
+    assert "hookgate.yaml:" in result.stderr
+    assert message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr

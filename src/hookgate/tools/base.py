@@ -38,6 +38,23 @@ class ToolResult:
         return {"content": self.content, "is_error": self.is_error}
 
 
+#: Processes a shell command may start, beyond those the user already runs: enough for
+#: any build, few enough that a fork bomb stops before the machine does.
+DEFAULT_SHELL_PROCESSES = 512
+
+
+@dataclass(frozen=True)
+class ShellLimits:
+    """setrlimit(2) values for a shell command and all it starts; None: as inherited."""
+
+    processes: int | None = DEFAULT_SHELL_PROCESSES
+    """New processes allowed beyond the user's running ones (RLIMIT_NPROC; root is exempt)."""
+    cpu_seconds: int | None = None
+    """CPU seconds each process may use (RLIMIT_CPU)."""
+    file_size: int | None = None
+    """Bytes a file the command writes may grow to (RLIMIT_FSIZE)."""
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """Where and how tools run: relative paths start at `project_dir`.
@@ -57,6 +74,7 @@ class ToolContext:
     """Resolved `$HOOKGATE_HOME`: no file tool reaches it, reads included."""
     protected_files: frozenset[Path] = frozenset()
     """Resolved paths the model's file tools never write: the agent file's trust closure."""
+    shell_limits: ShellLimits = ShellLimits()
 
 
 class Tool(Protocol):
