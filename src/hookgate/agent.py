@@ -25,6 +25,7 @@ from hookgate.policy import Policy
 from hookgate.session import Session, SessionStore, new_session_id
 from hookgate.toolcall import ToolGate
 from hookgate.tools import Tool, ToolContext, ToolRegistry, builtin_tools
+from hookgate.toolsettings import shell_environment
 
 
 class SessionStopped(HookgateError):
@@ -136,10 +137,10 @@ async def open_agent(
 
 
 def _tool_context(config: AgentConfig, project_dir: Path, home: Path) -> ToolContext:
-    """Where the tools work and what they never touch."""
+    """Where the tools work and what they never touch; no secret reaches their processes."""
     return ToolContext(
         project_dir=project_dir,
-        env=dict(os.environ),
+        env=shell_environment(os.environ, config.shell.keep_env),
         shell_timeout=config.shell_timeout,
         workspace_dirs=config.workspace_dirs,
         hookgate_home=home.resolve(),

@@ -93,3 +93,28 @@ def test_a_bad_shell_setting_names_its_line_and_key(
     assert "hookgate.yaml:" in result.stderr
     assert message in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
+
+
+SECRETS = {
+    "OPENAI_API_KEY": "sk-never-in-a-tool",
+    "AWS_SECRET_ACCESS_KEY": "aws-never-in-a-tool",
+    "github_token": "ghp-never-in-a-tool",
+    "DB_PASSWORD": "pw-never-in-a-tool",
+    "GCP_CREDENTIALS": "gcp-never-in-a-tool",
+}
+
+
+def test_secrets_in_the_environment_never_reach_the_shell_tool(project: Project) -> None:
+    shell = {"name": "shell", "arguments": {"command": "env"}}
+    model = project.script({"tool_calls": [shell]}, {"text": "done"})
+    project.write_agent(model, yolo=True, shell={"env": {"keep": ["GCP_CREDENTIALS"]}})
+    result = project.hookgate("-p", "env?", env=project.env(**SECRETS, HARMLESS="visible"))
+    assert result.returncode == 0, result.stderr
+    (answer,) = [m["content"] for m in project.messages() if m["role"] == "tool"]
+    assert "HARMLESS=visible" in answer
+    assert "GCP_CREDENTIALS=gcp-never-in-a-tool" in answer  # kept by shell.env.keep
+    every_file = "".join(path.read_text() for path in project.files_under_home())
+    for name, value in SECRETS.items():
+        if name != "GCP_CREDENTIALS":
+            assert value not in answer
+            assert value not in every_file
