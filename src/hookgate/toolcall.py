@@ -12,12 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hookgate.consent import Consent, ConsentRequest
-from hookgate.hooks import HookEngine, Outcome
+from hookgate.hooks import HookEngine, OnError, Outcome
 from hookgate.messages import ToolCall
 from hookgate.policy import Policy, Verdict
 from hookgate.tools import ToolContext, ToolRegistry, ToolResult
 from hookgate.tools.paths import leaves_workspace
 from hookgate.view import TurnView
+
+#: What the model, the history and the user get for a result a fail-safe hook failed on.
+WITHHELD_RESULT = "[result withheld: hook {hook!r} failed]"
 
 
 @dataclass(frozen=True)
@@ -114,9 +117,20 @@ async def _guarded_call(
         "postToolCall", {"tool": call.name, "arguments": arguments, "result": result.to_json()}
     )
     show_notices(post, view)
+    if (withheld := _withheld(post)) is not None:
+        return withheld, pre.context + post.context
     if "result" in post.changed:
         view.notice(f"the result of {call.name} was replaced by a hook")
     return ToolResult(**post.payload["result"]), pre.context + post.context
+
+
+def _withheld(post: Outcome) -> ToolResult | None:
+    """The result in place of the tool's when a postToolCall hook under `onError: fail`
+    failed: a scrubber that timed out must not let the raw result reach anyone."""
+    for failure in post.errors:
+        if failure.on_error is OnError.FAIL:
+            return ToolResult(WITHHELD_RESULT.format(hook=failure.hook), is_error=True)
+    return None
 
 
 def show_notices(outcome: Outcome, view: TurnView) -> None:
