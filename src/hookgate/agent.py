@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookgate.agentfile import AgentConfig, load_agent_file
+from hookgate.callcaps import CallCaps
 from hookgate.consent import AlwaysAllow, Consent
 from hookgate.errors import SessionError
 from hookgate.handoff import AskAgentTool, AskDisplay, Handoffs, NoticeDisplay, handoffs_for
@@ -129,6 +130,7 @@ async def open_agent(
         policy=Policy(config.permissions.allow, config.permissions.deny, project_dir),
         consent=AlwaysAllow() if config.yolo else consent,
         context=_tool_context(config, project_dir, store.home),
+        caps=CallCaps(config.max_tool_calls, config.max_argument_bytes),
     )
     agent = AgentSession(config, engine, model, gate, history, project_dir, handoffs=handoffs)
     if config.mcp_servers:

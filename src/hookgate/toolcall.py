@@ -9,8 +9,9 @@ shown or recorded. A replaced result is what the model and the user both see.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from hookgate.callcaps import CallCaps
 from hookgate.consent import Consent, ConsentRequest
 from hookgate.hooks import HookEngine, OnError, Outcome
 from hookgate.messages import ToolCall
@@ -32,6 +33,7 @@ class ToolGate:
     policy: Policy
     consent: Consent
     context: ToolContext
+    caps: CallCaps = field(default_factory=CallCaps)
 
 
 @dataclass(frozen=True)
