@@ -59,9 +59,10 @@ class ShellLimits:
 class ToolContext:
     """Where and how tools run: relative paths start at `project_dir`.
 
-    `env` is the complete environment of the processes a tool starts; `shell_timeout`
-    is the most seconds a shell command may run; `output_cap` bounds, in bytes, the
-    output a tool hands back.
+    `env` is the complete environment of the processes a tool starts (secrets already
+    dropped); `shell_timeout` is the most seconds a shell command may run; `output_cap`
+    bounds, in bytes, the output a tool hands back. The rest bounds where the file
+    tools reach (`tools/paths.py`) and what a shell command may use.
     """
 
     project_dir: Path

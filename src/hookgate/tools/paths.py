@@ -67,7 +67,8 @@ def workspace_roots(ctx: ToolContext) -> tuple[Path, ...]:
 
 
 def within(path: Path, roots: tuple[Path, ...]) -> bool:
-    return any(path == root or path.is_relative_to(root) for root in roots)
+    """Whether `path` is one of `roots` or lies under one (both resolved)."""
+    return any(path.is_relative_to(root) for root in roots)
 
 
 def leaves_workspace(tool: str, arguments: Mapping[str, Any], ctx: ToolContext) -> bool:
