@@ -44,6 +44,9 @@ def main(argv: Sequence[str]) -> int:
     _set_limits(nproc, cpu, fsize)
     for signum in _STOP_SIGNALS:
         signal.signal(signum, _stop)
+    # Blocked across the fork: a stop signal must reach neither a child that has not
+    # reset its handlers yet nor us before we know the child's pid.
+    signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
     try:
         pid = os.fork()
     except OSError as exc:  # EAGAIN: the process limit is reached already
@@ -52,7 +55,8 @@ def main(argv: Sequence[str]) -> int:
     if pid == 0:
         _exec(command)
     try:
-        status = _wait_for(pid)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+        status: int | None = _wait_for(pid)
     except _Stopped:
         status = None
     for signum in _STOP_SIGNALS:
@@ -103,6 +107,7 @@ def _user_processes() -> int:
 def _exec(command: list[str]) -> None:
     for signum in (*_STOP_SIGNALS, *_RESET_SIGNALS):
         signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
     try:
         os.execvp(command[0], command)
     except OSError as exc:
