@@ -1,9 +1,9 @@
 """Run a command as the reaper of all it starts; when it ends, end everything it left.
 
 The shell tool runs `python -I -S reaper.py NPROC CPU FSIZE -- bash -c COMMAND`. This
-process makes itself a subreaper, the mechanism `adopt_orphans` gives hookgate: an
-orphan of the command (a `setsid` daemon, a double fork) is reparented here, not to
-hookgate or PID 1. Once the command exits, or SIGTERM comes (a timeout, a cancelled
+process makes itself a subreaper with the hook runner's own `adopt_orphans` (loaded
+from `hooks/process/subreaper.py` by path): an orphan of the command (a `setsid`
+daemon, a double fork) is reparented here, not to hookgate or PID 1. Once the command exits, or SIGTERM comes (a timeout, a cancelled
 turn), every descendant is killed and reaped; then this exits as the command did.
 The limits (a number or `-`) are set with setrlimit(2) before the command starts.
 Standard library only, and nothing of hookgate: it starts in milliseconds.
@@ -12,15 +12,17 @@ Standard library only, and nothing of hookgate: it starts in milliseconds.
 from __future__ import annotations
 
 import contextlib
-import ctypes
+import importlib.util
 import os
 import resource
 import signal
 import sys
 from collections.abc import Sequence
 
-#: prctl(2) option that makes a process the reaper of its descendants' orphans.
-_PR_SET_CHILD_SUBREAPER = 36
+#: The file of `adopt_orphans`, which imports nothing of hookgate.
+_SUBREAPER = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "hooks", "process", "subreaper.py"
+)
 #: The exit status of a command that could not be started, as a shell reports it.
 _CANNOT_RUN = 127
 #: Signals that end the command early: run_process sends SIGTERM to the group.
@@ -39,8 +41,7 @@ def main(argv: Sequence[str]) -> int:
     if separator != "--" or not command:
         print("usage: reaper.py NPROC CPU FSIZE -- COMMAND...", file=sys.stderr)
         return 2
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    _adopt_orphans()
     _set_limits(nproc, cpu, fsize)
     for signum in _STOP_SIGNALS:
         signal.signal(signum, _stop)
@@ -70,6 +71,16 @@ def main(argv: Sequence[str]) -> int:
         signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
     return code
+
+
+def _adopt_orphans() -> None:
+    """The hook runner's `adopt_orphans`, without importing hookgate (150 ms)."""
+    spec = importlib.util.spec_from_file_location("hookgate_subreaper", _SUBREAPER)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.adopt_orphans()
 
 
 def _stop(signum: int, frame: object) -> None:
