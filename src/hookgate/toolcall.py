@@ -120,7 +120,8 @@ async def _guarded_call(
     )
     show_notices(post, view)
     if (withheld := _withheld(post)) is not None:
-        return withheld, pre.context + post.context
+        # Not post.context either: a failure's reason may quote the hook's stderr.
+        return withheld, pre.context
     if "result" in post.changed:
         view.notice(f"the result of {call.name} was replaced by a hook")
     return ToolResult(**post.payload["result"]), pre.context + post.context

@@ -22,7 +22,11 @@ pytestmark = pytest.mark.anyio
 AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
 
 
-@pytest.mark.parametrize("failure", ["sleep 5", "exit 3", "echo not-json-but-ok; kill -9 $$"])
+@pytest.mark.parametrize(
+    "failure",
+    ["sleep 5", "exit 3", "echo not-json-but-ok; kill -9 $$", "cat >&2; exit 3"],
+    ids=["timeout", "exit-3", "killed", "crash-quoting-the-result"],
+)
 async def test_a_failed_scrubber_withholds_the_result(
     project: Project,
     chat_server: ChatServer,
@@ -33,7 +37,7 @@ async def test_a_failed_scrubber_withholds_the_result(
     (project.dir / "creds.txt").write_text(f"aws_access_key_id = {AWS_KEY}\n")
     later = tmp_path / "later.log"
     scrubber = {"name": "scrub", "onError": "fail", "timeout": "300ms",
-                "command": project.hook("scrub", f"cat >/dev/null; {failure}")}  # fmt: skip
+                "command": project.hook("scrub", failure)}  # fmt: skip
     hooks = {"postToolCall": [scrubber, project.recorder(later)],
              "postGeneration": [project.recorder(later)]}  # fmt: skip
     project.write_agent(served_model(chat_server.url), hooks=hooks)
