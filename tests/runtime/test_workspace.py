@@ -170,3 +170,21 @@ async def test_a_bad_workspace_dir_is_a_config_error_with_its_line(
     assert "workspace" in result.stderr
     assert "'missing' is not a directory" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_print_mode_denies_a_read_outside_the_workspace_unless_a_rule_allows_it(
+    project: Project,
+) -> None:
+    secret = project.dir.parent / "outside" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("s3cret")
+    read = call("read_file", path="../outside/secret.txt")
+    for allow, expected in (([], "[denied by the user]"), (["read_file(../outside/*)"], "s3cret")):
+        project.write_agent(
+            project.script({"tool_calls": [read]}, {"text": "ok"}), permissions={"allow": allow}
+        )
+        for session in project.session_files():
+            session.unlink()
+        result = project.hookgate("-p", "read it")
+        assert result.returncode == 0, result.stderr
+        assert tool_answers(project) == [expected]
