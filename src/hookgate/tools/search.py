@@ -159,7 +159,9 @@ def _walk(base: Path, ctx: ToolContext) -> Iterator[tuple[str, Path]]:
         relative = Path(root).relative_to(base).as_posix()
         for name in sorted(files):
             path = Path(root, name)
-            real = Path(os.path.realpath(path))
+            # `base` is resolved and os.walk does not follow directory links: only the
+            # file itself can lead elsewhere.
+            real = Path(os.path.realpath(path)) if os.path.islink(path) else path
             if within(real, roots) and not refused(real, ctx):
                 yield (name if relative == "." else f"{relative}/{name}"), path
 
