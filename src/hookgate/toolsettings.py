@@ -21,6 +21,8 @@ DEFAULT_MAX_ARGUMENT_BYTES = 1024 * 1024
 #: Variables whose name holds one of these words are kept from the shell tool.
 SECRET_WORDS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "CREDENTIAL")
 SHELL_KEYS = ("env", "limits")
+#: The largest limit setrlimit(2) takes as a number on every 64-bit Linux.
+MAX_LIMIT = 2**62
 LIMIT_KEYS = ("processes", "cpu_seconds", "file_size")
 
 
@@ -105,9 +107,10 @@ def _limits(node: Mapping[Any, Any], where: Where) -> ShellLimits:
             continue
         value = limits[key]
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                  or value <= 0):  # fmt: skip
+                                  or not 0 < value <= MAX_LIMIT):  # fmt: skip
             raise at.key(limits, key).error(
-                f"expected a positive whole number (or null for no limit), got {describe(value)}"
+                f"expected a positive whole number up to {MAX_LIMIT} (or null for no limit), "
+                f"got {describe(value)}"
             )
         values[key] = value
     return ShellLimits(**values)

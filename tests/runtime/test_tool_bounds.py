@@ -81,6 +81,7 @@ def test_shell_limits_from_the_agent_file_bind_the_shell_tool(project: Project) 
     [
         ({"limits": {"processes": 0}}, "processes: expected a positive whole number"),
         ({"limits": {"cpu": 5}}, "unknown key 'cpu'"),
+        ({"limits": {"file_size": 2**70}}, "file_size: expected a positive whole number up to"),
         ({"env": {"keep": "OPENAI_API_KEY"}}, "keep: expected a list of variable names"),
     ],
 )
