@@ -4,7 +4,9 @@ preToolCall → permission policy → consent → the tool → postToolCall. A d
 answers the model as text and the turn goes on; a hook's replaced arguments run but
 are not written back into the history, except on a call the hook also denied: that
 is a redaction, and the hook's arguments replace the model's wherever the call is
-shown or recorded. A replaced result is what the model and the user both see.
+shown or recorded. A replaced result is what the model and the user both see; a
+result a fail-safe postToolCall hook failed on is withheld from both. A file tool
+call past the workspace needs consent like a call that changes things.
 """
 
 from __future__ import annotations
