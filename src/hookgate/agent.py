@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookgate.agentfile import AgentConfig, load_agent_file
+from hookgate.callcaps import CallCaps
 from hookgate.consent import AlwaysAllow, Consent
 from hookgate.errors import SessionError
 from hookgate.handoff import AskAgentTool, AskDisplay, Handoffs, NoticeDisplay, handoffs_for
@@ -25,6 +26,7 @@ from hookgate.policy import Policy
 from hookgate.session import Session, SessionStore, new_session_id
 from hookgate.toolcall import ToolGate
 from hookgate.tools import Tool, ToolContext, ToolRegistry, builtin_tools
+from hookgate.toolsettings import shell_environment
 from hookgate.transcript import TRANSCRIPT_ENV, Transcript, transcript_path
 
 
@@ -146,11 +148,10 @@ async def open_agent(
     gate = ToolGate(
         engine=engine,
         tools=tools,
-        policy=Policy(allow=config.permissions.allow, deny=config.permissions.deny),
+        policy=Policy(config.permissions.allow, config.permissions.deny, project_dir),
         consent=AlwaysAllow() if config.yolo else consent,
-        context=ToolContext(
-            project_dir=project_dir, env=dict(os.environ), shell_timeout=config.shell_timeout
-        ),
+        context=_tool_context(config, project_dir, store.home),
+        caps=CallCaps(config.max_tool_calls, config.max_argument_bytes),
     )
     agent = AgentSession(config, engine, model, gate, history, project_dir, handoffs=handoffs)
     if config.mcp_servers:
@@ -160,6 +161,19 @@ async def open_agent(
 
 def _model_name(config: AgentConfig) -> str:
     return config.model if isinstance(config.model, str) else str(config.model.get("name", ""))
+
+
+def _tool_context(config: AgentConfig, project_dir: Path, home: Path) -> ToolContext:
+    """Where the tools work and what they never touch; no secret reaches their processes."""
+    return ToolContext(
+        project_dir=project_dir,
+        env=shell_environment(os.environ, config.shell.keep_env),
+        shell_timeout=config.shell_timeout,
+        workspace_dirs=config.workspace_dirs,
+        hookgate_home=home.resolve(),
+        protected_files=frozenset({config.path.resolve()}),
+        shell_limits=config.shell.limits,
+    )
 
 
 def _tool_registry(config: AgentConfig, extra_tools: Sequence[Tool]) -> ToolRegistry:

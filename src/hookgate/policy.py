@@ -14,7 +14,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
+from pathlib import Path
 from typing import Any
+
+from hookgate.tools.paths import PATH_RULE_TOOLS, path_rule_matches
 
 #: The argument a `tool(pattern)` rule is matched against, per tool.
 MAIN_ARGUMENT = {
@@ -45,19 +48,23 @@ class Decision:
 class Policy:
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
+    project_dir: Path = Path()
+    """Where relative paths, in rules and in the model's arguments, start."""
 
     def judge(self, tool: str, arguments: Mapping[str, Any], *, needs_consent: bool) -> Decision:
         """The verdict on one call, from the model's own `arguments`."""
         for rule in self.deny:
-            if rule_matches(rule, tool, arguments):
+            if rule_matches(rule, tool, arguments, self.project_dir):
                 return Decision(Verdict.DENY, rule)
         for rule in self.allow:
-            if rule_matches(rule, tool, arguments):
+            if rule_matches(rule, tool, arguments, self.project_dir):
                 return Decision(Verdict.ALLOW, rule)
         return Decision(Verdict.ASK if needs_consent else Verdict.ALLOW)
 
 
-def rule_matches(rule: str, tool: str, arguments: Mapping[str, Any]) -> bool:
+def rule_matches(
+    rule: str, tool: str, arguments: Mapping[str, Any], project_dir: Path = Path()
+) -> bool:
     match = _RULE.match(rule.strip())
     if match is None or not fnmatch.fnmatchcase(tool, match["tool"]):
         return False
@@ -65,4 +72,6 @@ def rule_matches(rule: str, tool: str, arguments: Mapping[str, Any]) -> bool:
     if pattern is None:
         return True
     value = arguments.get(MAIN_ARGUMENT.get(tool, ""), None)
+    if tool in PATH_RULE_TOOLS:  # judged on the file the path reaches, not its spelling
+        return path_rule_matches(pattern, value, project_dir)
     return isinstance(value, str) and fnmatch.fnmatchcase(value, pattern)
