@@ -331,13 +331,20 @@ def test_fire_posts_to_the_service_and_check_shows_what_headers_send(
                                 "env_allowlist": ["POLICY_TOKEN"],
                             },
                         ),
-                        http_hook("http://policy.example/hook"),
+                        http_hook(
+                            "http://policy.example/hook",
+                            http={
+                                "headers": {"X-Key": "${UNSET_TOKEN_FOR_TEST}"},
+                                "env_allowlist": ["UNSET_TOKEN_FOR_TEST"],
+                            },
+                        ),
                     ]
                 }
             }
         )
     )
     env = {**os.environ, "NO_COLOR": "1", "POLICY_TOKEN": "t0k3n"}
+    env.pop("UNSET_TOKEN_FOR_TEST", None)
     fired = subprocess.run(
         [*HOOKGATE, "hooks", "fire", "preToolCall", "--tool", "shell"],
         cwd=tmp_path, input='{"command": "rm -rf /"}', capture_output=True, text=True, env=env,
@@ -354,3 +361,5 @@ def test_fire_posts_to_the_service_and_check_shows_what_headers_send(
     assert checked.returncode == 0, checked.stderr
     assert f"'policy': POST {server.url} (headers send $POLICY_TOKEN)" in checked.stdout
     assert "http://policy.example/hook: plain http sends every event" in checked.stderr
+    assert "UNSET_TOKEN_FOR_TEST is not set here" in checked.stderr
+    assert "POLICY_TOKEN is not set" not in checked.stderr

@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from hookgate.hooks.config import HookSpec
+from hookgate.hooks.httptarget import HttpTarget
 from hookgate.hooks.process import SpawnError, resolve_program, run_process
 
 #: Shells whose `-n` flag parses a script without running it.
@@ -66,7 +67,7 @@ async def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:
     """Warnings about `hook`: missing or non-executable program, shell syntax errors,
     an event sent unencrypted off this machine."""
     if hook.http is not None:
-        return _http_warnings(hook.http.url)
+        return _http_warnings(hook.http)
     if hook.function is not None:
         return []
     cwd = Path(hook.cwd) if hook.cwd else project_dir
@@ -82,11 +83,19 @@ async def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:
     return warnings
 
 
-def _http_warnings(url: str) -> list[str]:
+def _http_warnings(target: HttpTarget) -> list[str]:
+    url = target.url
     parts = urlsplit(url)
+    warnings = [
+        f"{name} is not set here: the hook fails while it is not (a header sends it)"
+        for name in target.sent_variables()
+        if name not in os.environ
+    ]
     if parts.scheme == "http" and parts.hostname not in _LOOPBACK:
-        return [f"{url}: plain http sends every event (prompts, commands) unencrypted; use https"]
-    return []
+        warnings.append(
+            f"{url}: plain http sends every event (prompts, commands) unencrypted; use https"
+        )
+    return warnings
 
 
 def _program_of(hook: HookSpec) -> str | None:
