@@ -189,6 +189,19 @@ def test_a_server_that_never_answers_is_cut_at_the_timeout(
     assert failed.reason == "hook 'policy' failed: timed out after 0.3s"
 
 
+@pytest.mark.timeout(20)  # without the bound, the sync path waited as long as the server trickled
+def test_a_server_that_trickles_its_headers_is_cut_at_the_timeout(
+    server: HookServer, make_engine: MakeEngine, run_hooks: RunHooks
+) -> None:
+    server.queue(Answer(trickle=True))
+    engine = make_engine(
+        {"preToolCall": [http_hook(server.url, onError="fail", timeout=STALL_TIMEOUT)]}
+    )
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert outcome.reason == "hook 'policy' failed: timed out after 0.3s"
+    engine.close()
+
+
 # --- headers and the environment ---------------------------------------------------------------
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +28,8 @@ from typing import Any
 SHUTDOWN_POLL_S = 0.02
 # A stalled answer stays silent this long unless the server closes first.
 STALL_S = 30.0
+# Seconds between the bytes of a trickled header: each read gets something in time.
+TRICKLE_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,8 @@ class Answer:
     status: int = 200
     body: bytes = b""
     stall: bool = False
+    trickle: bool = False
+    """Send the status line, then one byte of a header every `TRICKLE_S`, never ending."""
 
     @classmethod
     def reply(cls, reply: Mapping[str, Any]) -> Answer:
@@ -133,15 +138,29 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {key.lower(): value for key, value in self.headers.items()}
         posted = Posted(self.path, headers, body, self.client_address[1])
         answer = self.server.owner._next(posted)
-        if answer.stall:
-            self.server.owner.closing.wait(STALL_S)
+        if answer.stall or answer.trickle:
             self.close_connection = True
+            if answer.trickle:
+                self._trickle()
+            else:
+                self.server.owner.closing.wait(STALL_S)
             return
         self.send_response(answer.status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(answer.body)))
         self.end_headers()
         self.wfile.write(answer.body)
+
+    def _trickle(self) -> None:
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+        self.wfile.flush()
+        deadline = time.monotonic() + STALL_S
+        while not self.server.owner.closing.wait(TRICKLE_S) and time.monotonic() < deadline:
+            try:
+                self.wfile.write(b"a")
+                self.wfile.flush()
+            except OSError:  # the client gave up
+                return
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # keep the test output clean

@@ -1,6 +1,6 @@
 """HTTP hooks: the event POSTed to a URL, a 2xx body read back as the hook's stdout.
 
-`post_event` (and `post_event_sync`) send the bytes a process hook would get on stdin
+`post_event` (and `HttpPool.post_sync`) send the bytes a process hook would get on stdin
 and return a `ProcessResult` with exit 0 and the body as stdout, so every reply format
 reads it unchanged. Any other status, a connection error or a body past `OUTPUT_CAP` is
 `HttpHookError`; the hook's timeout is `TimeoutError`. What a hook sends where is
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -27,37 +28,48 @@ _EXCERPT = 300
 
 
 class HttpPool:
-    """One engine's pooled connections: an `AsyncClient` and a `Client`, made on first use.
+    """One engine's pooled connections: an `AsyncClient` per event loop, made on first use.
 
-    Clients ignore the environment's proxies and `.netrc` (`trust_env=False`): an agent
-    file names the URL, and credentials of the user's must not follow it there.
-    Redirects are not followed: a 3xx is a failure like any other non-2xx.
+    `post_sync` sends on a loop of the pool's own, in a background thread, so that the
+    timeout bounds the whole exchange as exactly as under `run`: a blocking client
+    bounds each read alone, and a server that trickles its headers a byte at a time
+    never passes a read timeout. Clients ignore the environment's proxies and `.netrc`
+    (`trust_env=False`): an agent file names the URL, and the user's credentials must
+    not follow it there. Redirects are not followed: a 3xx fails like any non-2xx.
     """
 
     def __init__(self) -> None:
-        self._async: httpx2.AsyncClient | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._sync: httpx2.Client | None = None
+        # A client's connections belong to the loop that opened them.
+        self._clients: dict[asyncio.AbstractEventLoop, httpx2.AsyncClient] = {}
+        self._background: tuple[asyncio.AbstractEventLoop, threading.Thread] | None = None
+        self._lock = threading.Lock()
 
     def async_client(self) -> httpx2.AsyncClient:
+        """The client of the running event loop."""
         import httpx2
 
         loop = asyncio.get_running_loop()
-        if self._async is None or self._loop is not loop:
-            # A client's connections belong to the loop that opened them; a new loop
-            # (asyncio.run per call) needs a client of its own.
-            self._async, self._loop = httpx2.AsyncClient(trust_env=False), loop
-        return self._async
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._clients[loop] = httpx2.AsyncClient(trust_env=False)
+        return client
 
-    def sync_client(self) -> httpx2.Client:
-        import httpx2
+    def post_sync(self, request: HttpRequest) -> ProcessResult:
+        """`post_event` for a caller without an event loop; its thread waits."""
 
-        if self._sync is None:
-            self._sync = httpx2.Client(trust_env=False)
-        return self._sync
+        async def post() -> ProcessResult:
+            return await post_event(self.async_client(), request)
+
+        future = asyncio.run_coroutine_threadsafe(post(), self._background_loop())
+        try:
+            return future.result()
+        except BaseException:  # KeyboardInterrupt: the request stops with the caller
+            future.cancel()
+            raise
 
     async def aclose(self) -> None:
-        client, self._async, self._loop = self._async, None, None
+        """Close the running loop's client, and the background loop's (`close`)."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
         try:
             if client is not None:
                 await client.aclose()
@@ -65,10 +77,29 @@ class HttpPool:
             self.close()
 
     def close(self) -> None:
-        """Close the blocking client (the async one needs `aclose`, on its loop)."""
-        client, self._sync = self._sync, None
+        """Close the connections `post_sync` opened and stop its thread."""
+        with self._lock:
+            background, self._background = self._background, None
+        if background is None:
+            return
+        loop, thread = background
+        client = self._clients.pop(loop, None)
         if client is not None:
-            client.close()
+            asyncio.run_coroutine_threadsafe(client.aclose(), loop).result()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()
+
+    def _background_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._background is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(
+                    target=loop.run_forever, name="hookgate-http-hooks", daemon=True
+                )
+                thread.start()
+                self._background = (loop, thread)
+            return self._background[0]
 
 
 @dataclass(frozen=True)
@@ -94,25 +125,6 @@ async def post_event(client: httpx2.AsyncClient, request: HttpRequest) -> Proces
             async for chunk in response.aiter_bytes():
                 if not _take(received, chunk, response, request):
                     break
-    return _answer(response, bytes(received), request.url, started)
-
-
-def post_event_sync(client: httpx2.Client, request: HttpRequest) -> ProcessResult:
-    """`post_event` for a caller without an event loop.
-
-    Each step (connect, send, every read) is bounded by the timeout, and the deadline
-    is checked between reads: a server that trickles its body holds the caller at most
-    one read past the deadline.
-    """
-    started = time.monotonic()
-    deadline = started + request.timeout
-    received = bytearray()
-    with _translated(request.url), client.stream(**_stream_arguments(request)) as response:
-        for chunk in response.iter_bytes():
-            if not _take(received, chunk, response, request):
-                break
-            if time.monotonic() > deadline:
-                raise TimeoutError
     return _answer(response, bytes(received), request.url, started)
 
 

@@ -20,7 +20,7 @@ from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, OnError
 from hookgate.hooks.formats import FORMATS, BadReply, HookReply, ReplyFormat, reply_from_json
-from hookgate.hooks.http import HttpPool, HttpRequest, post_event, post_event_sync
+from hookgate.hooks.http import HttpPool, HttpRequest, post_event
 from hookgate.hooks.httptarget import HttpHookError
 from hookgate.hooks.process import ProcessResult, SpawnError, run_process, run_process_sync
 from hookgate.hooks.yamlfile import did_you_mean
@@ -140,7 +140,7 @@ class HookEngine:
         await self._http.aclose()
 
     def close(self) -> None:
-        """Close the connections `run_sync` opened (`aclose` closes both kinds)."""
+        """Close the connections `run_sync` opened, and its thread (`aclose` does too)."""
         self._http.close()
 
     def __iter__(self) -> Any:
@@ -171,7 +171,8 @@ class HookEngine:
     def run_sync(self, event: str, payload: Mapping[str, Any]) -> Outcome:
         """`run` for a caller without an event loop; the thread waits for the hooks.
 
-        Process hooks run through `run_process_sync`, with the same guarantees. An
+        Process hooks run through `run_process_sync`, with the same guarantees; http
+        hooks on the engine's own event loop, in a background thread. An
         async Python hook runs on an event loop of its own, which it cannot where this
         thread already runs one: there, `await run(...)`.
         """
@@ -231,9 +232,7 @@ class HookEngine:
             return _python_reply(chain.spec, envelope, answer)
         fmt = FORMATS[hook.format]
         if hook.http is not None:
-            result = post_event_sync(
-                self._http.sync_client(), self._http_request(hook, fmt, chain, envelope)
-            )
+            result = self._http.post_sync(self._http_request(hook, fmt, chain, envelope))
         else:
             result = run_process_sync(
                 hook.argv(), **self._process_options(hook, fmt, chain, envelope)
