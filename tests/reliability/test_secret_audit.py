@@ -279,10 +279,14 @@ def test_the_scenario_ran_as_written(audit: Audit) -> None:
     assert [stop for stop, _ in audit.acp_outcomes] == ["end_turn"] * 4
     assert [meta["outcome"] for _, meta in audit.acp_outcomes] == ["blocked"] + ["answered"] * 3
     assert len(audit.session_files) == 2  # the -p runs continue one session; ACP has its own
-    # Only session files: neither front end keeps an input history (line mode does, and
-    # tests/frontends/test_line.py audits it for a blocked question).
-    home = [key for key in audit.artifacts if key.startswith("$HOOKGATE_HOME/")]
-    assert home == [f"$HOOKGATE_HOME/sessions/{path.name}" for path in audit.session_files]
+    # Only session files and their transcripts: neither front end keeps an input history
+    # (line mode does, and tests/frontends/test_line.py audits it for a blocked question).
+    home = sorted(key for key in audit.artifacts if key.startswith("$HOOKGATE_HOME/"))
+    assert home == sorted(
+        f"$HOOKGATE_HOME/{folder}/{path.name}"
+        for path in audit.session_files
+        for folder in ("sessions", "transcripts")
+    )
 
 
 @pytest.mark.parametrize("name", ARTIFACTS)
