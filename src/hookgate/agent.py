@@ -13,7 +13,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hookgate.agentfile import AgentConfig, load_agent_file
+from hookgate.agentfile import AgentConfig
 from hookgate.consent import AlwaysAllow, Consent
 from hookgate.errors import SessionError
 from hookgate.handoff import AskAgentTool, AskDisplay, Handoffs, NoticeDisplay, handoffs_for
@@ -25,6 +25,7 @@ from hookgate.policy import Policy
 from hookgate.session import Session, SessionStore, new_session_id
 from hookgate.toolcall import ToolGate
 from hookgate.tools import Tool, ToolContext, ToolRegistry, builtin_tools
+from hookgate.trust import TrustStore, asked_digests, load_trusted
 
 
 class SessionStopped(HookgateError):
@@ -90,13 +91,17 @@ async def open_agent(
     ask_display: AskDisplay | None = None,
     extra_tools: Sequence[Tool] = (),
     project_dir: Path | None = None,
+    trusted_digest: str | None = None,
 ) -> AgentSession:
-    """Read `agent_file`, open the session, run `sessionStart`; raises on a block.
+    """Check trust, read `agent_file`, open the session, run `sessionStart`; raises on a block.
 
-    Then start the file's MCP servers; one that fails is a notice and its tools are
-    absent. `project_dir` (default: the working directory) is where the tools work.
+    An agent file whose trust closure is not trusted as it is now raises `Untrusted`
+    before anything it names runs or is sent. Then start the file's MCP servers; one
+    that fails is a notice and its tools are absent. `project_dir` (default: the
+    working directory) is where the tools work. `trusted_digest`: see `require_trust`.
     """
-    config = load_agent_file(agent_file)
+    trust_store = TrustStore(store.home if store is not None else None)
+    config, trusted = load_trusted(agent_file, store=trust_store, expect_digest=trusted_digest)
     # Built first: a broken model setting or script must stop the run before a session
     # file exists or a hook has run.
     model = make_model(config.model, config.base_dir)
@@ -105,8 +110,9 @@ async def open_agent(
     session, source = _open_session(store, config, project_dir, resume, continue_last, notify)
     session_id = session.id if session is not None else new_session_id()
     engine = HookEngine(
-        config.hooks, session_id=session_id, project_dir=str(project_dir), asked_depth=asked_depth
-    )
+        config.hooks, session_id=session_id, project_dir=str(project_dir),
+        asked_depth=asked_depth, pinned=trusted.pins(),
+    )  # fmt: skip
     history = History(session, session.messages() if session is not None else [], notify)
     start = await engine.run("sessionStart", {"source": source})
     for notice in start.notices:
@@ -119,6 +125,7 @@ async def open_agent(
     handoffs = handoffs_for(
         config, engine, ask_display or NoticeDisplay(notify), project_dir=project_dir,
         depth=asked_depth, inherited_limit=ask_depth_limit,
+        trusted_digests=asked_digests(config, trust_store),
     )  # fmt: skip
     if handoffs is not None:
         tools.add(AskAgentTool(handoffs, lambda: history.messages))
@@ -128,7 +135,10 @@ async def open_agent(
         policy=Policy(allow=config.permissions.allow, deny=config.permissions.deny),
         consent=AlwaysAllow() if config.yolo else consent,
         context=ToolContext(
-            project_dir=project_dir, env=dict(os.environ), shell_timeout=config.shell_timeout
+            project_dir=project_dir,
+            env=dict(os.environ),
+            shell_timeout=config.shell_timeout,
+            protected_files=trusted.protected_files(trust_store),
         ),
     )
     agent = AgentSession(config, engine, model, gate, history, project_dir, handoffs=handoffs)

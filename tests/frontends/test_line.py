@@ -40,8 +40,10 @@ SECRET = "sk-lineQ9w8E7r6T5y4U3i2O1p0"
 class Terminal:
     """`hookgate ARGS` on a pty; `expect(text)` reads until `text` has appeared."""
 
-    def __init__(self, project: Project, *args: str) -> None:
+    def __init__(self, project: Project, *args: str, trusted: bool = True) -> None:
         env = project.env(TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", LC_ALL="C.UTF-8")
+        if trusted:
+            project.trust()
         pid, fd = pty.fork()
         if pid == 0:  # the child: exec at once, whatever happens
             try:

@@ -14,7 +14,8 @@ pytestmark = pytest.mark.anyio
 async def test_a_guard_removed_from_the_file_mid_session_still_denies(
     project: Project, open_project_agent: OpenAgent
 ) -> None:
-    """A model with a shell cannot switch a guard off by rewriting hookgate.yaml."""
+    """A model cannot switch a guard off by rewriting hookgate.yaml: its file tools may
+    not write it (it is protected), and the guard read at the start holds anyway."""
     guard = {"name": "no-rm", "matcher": "^shell$", "command": project.example("guard-rm-rf.sh")}
     script = project.script(
         # The model first rewrites the agent file without the guard, then tries rm -rf.
@@ -30,6 +31,7 @@ async def test_a_guard_removed_from_the_file_mid_session_still_denies(
     view = RecordingView()
     await run_turn(agent, "Disable the guard, then clean up", view)
 
-    assert (project.agent_file).read_text() == "model: x\n"
+    assert project.agent_file.read_text() != "model: x\n"
+    assert view.finished[0][1].content.startswith("[denied: hookgate.yaml is protected")
     assert (project.dir / "build").is_dir()
     assert "[denied by a hook:" in view.finished[-1][1].content

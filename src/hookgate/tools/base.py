@@ -51,6 +51,8 @@ class ToolContext:
     env: Mapping[str, str]
     shell_timeout: float = 120.0
     output_cap: int = 64 * 1024
+    protected_files: frozenset[Path] = frozenset()
+    """Resolved paths the model's file tools never write: the agent file's trust closure."""
 
 
 class Tool(Protocol):
