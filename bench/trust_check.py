@@ -26,7 +26,8 @@ import time
 from pathlib import Path
 
 from hookgate.agentfile import load_agent_file
-from hookgate.trust import TrustStore, require_trust, trust_agent_file
+from hookgate.trust.check import require_trust, trust_agent_file
+from hookgate.trust.store import TrustStore
 
 CHECKED = "import sys; from hookgate.cli import main; sys.exit(main())"
 #: The baseline: the same CLI, with `open_agent` reading the file as before trust existed.

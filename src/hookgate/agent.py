@@ -25,7 +25,8 @@ from hookgate.policy import Policy
 from hookgate.session import Session, SessionStore, new_session_id
 from hookgate.toolcall import ToolGate
 from hookgate.tools import Tool, ToolContext, ToolRegistry, builtin_tools
-from hookgate.trust import TrustStore, asked_digests, load_trusted
+from hookgate.trust.check import asked_digests, load_trusted
+from hookgate.trust.store import TrustStore
 
 
 class SessionStopped(HookgateError):

@@ -20,7 +20,8 @@ from hookgate.consent import AlwaysDeny
 from hookgate.messages import ToolCall
 from hookgate.session import SessionStore
 from hookgate.tools import ToolResult
-from hookgate.trust import TrustStore, trust_agent_file
+from hookgate.trust.check import trust_agent_file
+from hookgate.trust.store import TrustStore
 from hookgate.turn import Answered, PromptBlocked, TurnFailed, run_turn
 
 API_KEY = "sk-demoA1b2C3d4E5f6G7h8I9j0"

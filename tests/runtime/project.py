@@ -21,7 +21,8 @@ from typing import Any
 from hookgate.hooks import EVENTS, ConfigError
 from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
-from hookgate.trust import TrustStore, trust_agent_file
+from hookgate.trust.check import trust_agent_file
+from hookgate.trust.store import TrustStore
 
 #: The `hookgate` console script of the environment running the tests.
 HOOKGATE = Path(sys.executable).with_name("hookgate")

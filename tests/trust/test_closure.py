@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from hookgate.trust import TrustStore, Untrusted, require_trust, trust_agent_file
+from hookgate.trust.check import Untrusted, require_trust, trust_agent_file
+from hookgate.trust.store import TrustStore
 from runtime.conftest import OpenAgent
 from runtime.project import Project
 

@@ -39,7 +39,8 @@ from hookgate.frontends.acp_session import AcpChannel, AcpView, editor_mcp_serve
 from hookgate.frontends.terminal import notice_line
 from hookgate.hooks import HookgateError
 from hookgate.session import SessionStore
-from hookgate.trust import closure_of, is_trusted, load_trusted
+from hookgate.trust.check import is_trusted, load_trusted
+from hookgate.trust.closure import closure_of
 from hookgate.turn import Answered, PromptBlocked, TurnFailed, TurnOutcome, run_turn
 
 AGENT_INFO = Implementation(name="hookgate", title="hookgate", version="0.1.0")

@@ -25,7 +25,7 @@ from hookgate.handoff.delegate import handoffs_for
 from hookgate.hooks import HookEngine
 from hookgate.hooks.yamlfile import did_you_mean
 from hookgate.session import new_session_id
-from hookgate.trust import asked_digests, load_trusted
+from hookgate.trust.check import asked_digests, load_trusted
 
 EXIT_ANSWERED, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
 EXIT_SIGNAL_BASE = 128

@@ -13,10 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.hooks import ConfigError
-from hookgate.trust.check import is_trusted, trust_agent_file
-from hookgate.trust.closure import closure_of
-from hookgate.trust.store import TrustStore
-from hookgate.trust.summary import describe_closure
 
 
 def add_parser(commands: Any) -> None:
@@ -36,6 +32,12 @@ def add_parser(commands: Any) -> None:
 
 
 def run_trust(args: argparse.Namespace) -> int:
+    # Here, not at the top: every `hookgate` command builds this parser.
+    from hookgate.trust.check import is_trusted, trust_agent_file
+    from hookgate.trust.closure import closure_of
+    from hookgate.trust.store import TrustStore
+    from hookgate.trust.summary import describe_closure
+
     store = TrustStore()
     if args.list:
         for agent, entry in sorted(store.entries().items()):
