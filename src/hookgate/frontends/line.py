@@ -26,6 +26,9 @@ from hookgate.hooks import EVENTS
 from hookgate.messages import ToolCall
 from hookgate.session import SessionStore
 from hookgate.tools import ToolResult
+from hookgate.trust.check import Untrusted
+from hookgate.trust.command import offer_trust
+from hookgate.trust.store import TrustStore
 from hookgate.turn import PromptBlocked, TurnFailed, run_turn
 
 HELP = """\
@@ -115,10 +118,20 @@ class LineView:
 
 async def line_mode(agent_file: Path, *, resume: str | None, continue_last: bool) -> int:
     store = SessionStore()
-    agent = await open_agent(
-        agent_file, notify=notice_line, consent=TerminalConsent(), store=store,
-        resume=resume, continue_last=continue_last, ask_display=LineAskDisplay(),
-    )  # fmt: skip
+
+    async def open_() -> AgentSession:
+        return await open_agent(
+            agent_file, notify=notice_line, consent=TerminalConsent(), store=store,
+            resume=resume, continue_last=continue_last, ask_display=LineAskDisplay(),
+        )  # fmt: skip
+
+    try:
+        agent = await open_()
+    except Untrusted:
+        # On a terminal the owner is here: show what trusting means and ask, inline.
+        if not sys.stdin.isatty() or not offer_trust(agent_file, TrustStore(store.home)):
+            raise
+        agent = await open_()
     notice_line(f"session {agent.session_id} — /help for help, Ctrl-D to leave")
     history = CheckedFileHistory(str(store.home / "input_history"))
     prompt: PromptSession[str] = PromptSession(history=history, key_bindings=_bindings())

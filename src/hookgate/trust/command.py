@@ -10,9 +10,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks import ConfigError
+
+if TYPE_CHECKING:
+    from hookgate.trust.store import TrustStore
 
 
 def add_parser(commands: Any) -> None:
@@ -33,10 +36,8 @@ def add_parser(commands: Any) -> None:
 
 def run_trust(args: argparse.Namespace) -> int:
     # Here, not at the top: every `hookgate` command builds this parser.
-    from hookgate.trust.check import is_trusted, trust_agent_file
-    from hookgate.trust.closure import closure_of
+    from hookgate.trust.check import is_trusted
     from hookgate.trust.store import TrustStore
-    from hookgate.trust.summary import describe_closure
 
     store = TrustStore()
     if args.list:
@@ -50,15 +51,24 @@ def run_trust(args: argparse.Namespace) -> int:
             raise ConfigError(f"{path} is not trusted", hint="hookgate trust --list shows what is")
         print(f"hookgate: {path} is no longer trusted", file=sys.stderr)
         return 0
-    agent_file: Path = args.file or args.agent
+    return 0 if offer_trust(args.file or args.agent, store, ask=not args.yes) else 1
+
+
+def offer_trust(agent_file: Path, store: TrustStore, *, ask: bool = True) -> bool:
+    """Show on stderr what trusting `agent_file` means, ask y/N on the terminal (unless
+    not `ask`), and record it on yes. False: nothing was recorded."""
+    from hookgate.trust.check import trust_agent_file
+    from hookgate.trust.closure import closure_of
+    from hookgate.trust.summary import describe_closure
+
     closure = closure_of(agent_file)
     print(describe_closure(closure), file=sys.stderr)
-    if not args.yes and not _confirmed():
+    if ask and not _confirmed():
         print("hookgate: not trusted; nothing was recorded", file=sys.stderr)
-        return 1
+        return False
     trust_agent_file(agent_file, store=store)
     print(f"hookgate: trusted {closure.root.path}", file=sys.stderr)
-    return 0
+    return True
 
 
 def _confirmed() -> bool:
