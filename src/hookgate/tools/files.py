@@ -18,8 +18,8 @@ from typing import Any
 
 from hookgate.errors import ToolError
 from hookgate.messages import ToolSpec
-from hookgate.session import default_home
 from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult, display_path, resolve_path
+from hookgate.tools.protected import protected_refusal
 
 #: Lines `read_file` returns when the model gives no `limit`.
 DEFAULT_READ_LINES = 2000
@@ -193,21 +193,6 @@ class GrepTool(BuiltinTool):
             raise ToolError(f"invalid regular expression {args['pattern']!r}: {exc}") from exc
         base = resolve_path(args["path"], ctx)
         return await asyncio.to_thread(_grep, base, regex, glob_regex(args["glob"]), ctx)
-
-
-def protected_refusal(path: Path, ctx: ToolContext) -> ToolResult | None:
-    """A denied result when `path` is protected: a file of the trust closure, or under
-    `$HOOKGATE_HOME` (the trust store, the sessions), once `..`, `//`, `./` and symlinks
-    are resolved; else None. No allow rule, consent or `yolo` lifts it."""
-    real = Path(os.path.realpath(ctx.project_dir / path))
-    home = Path(os.path.realpath(default_home(ctx.env)))
-    if real in ctx.protected_files or real.is_relative_to(home):
-        return ToolResult(
-            f"[denied: {display_path(path, ctx)} is protected: hookgate's own configuration "
-            "and state, which only its owner changes (and then trusts anew)]",
-            is_error=True,
-        )
-    return None
 
 
 def _os_error(action: str, shown: str, exc: OSError) -> ToolError:
