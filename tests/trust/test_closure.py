@@ -4,6 +4,7 @@ imported from there only (under a private name), and may not appear later unseen
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import pytest
@@ -65,3 +66,14 @@ def test_a_damaged_store_is_a_config_error_with_the_way_out(project: Project) ->
     assert done.returncode == 1
     assert "the trust store is damaged" in done.stderr
     assert f"rm {project.home / 'trust.json'}" in done.stderr
+
+
+def test_a_named_pipe_where_a_script_should_be_hangs_nothing(project: Project) -> None:
+    os.mkfifo(project.dir / "guard.sh")
+    project.write_agent("scripted:s.yaml", hooks={"preToolCall": [{"command": "./guard.sh"}]})
+
+    done = project.hookgate("trust", "--yes", trusted=False)
+
+    assert done.returncode == 0, done.stderr
+    (entry,) = json.loads((project.home / "trust.json").read_text())["agents"].values()
+    assert entry["files"][str(project.dir / "guard.sh")]["sha256"] is None  # no file

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -30,18 +31,23 @@ class UnpinnedFile(Exception):
 
 
 def file_digest(path: str | os.PathLike[str]) -> str | None:
-    """The sha256 hex digest of the regular file at `path`; None where there is none."""
-    digest = hashlib.sha256()
+    """The sha256 hex digest of the regular file at `path`; None where there is none.
+
+    Opened without blocking and checked on the open descriptor: a named pipe or a
+    device planted where a script should be is no file, and never hangs the reader.
+    """
     try:
-        with open(path, "rb") as file:
-            if not os.path.isfile(path):
-                return None
-            while chunk := file.read(_CHUNK):
-                digest.update(chunk)
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError:
         return "unreadable"
+    with os.fdopen(descriptor, "rb") as file:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+        digest = hashlib.sha256()
+        while chunk := file.read(_CHUNK):
+            digest.update(chunk)
     return digest.hexdigest()
 
 
