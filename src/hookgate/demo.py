@@ -20,7 +20,7 @@ from hookgate.consent import AlwaysDeny
 from hookgate.messages import ToolCall
 from hookgate.session import SessionStore
 from hookgate.tools import ToolResult
-from hookgate.trust.check import trust_agent_file
+from hookgate.trust.record import trust_agent_file
 from hookgate.trust.store import TrustStore
 from hookgate.turn import Answered, PromptBlocked, TurnFailed, run_turn
 

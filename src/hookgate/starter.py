@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hookgate.errors import ConfigError
-from hookgate.trust.check import trust_agent_file
+from hookgate.trust.record import trust_agent_file
 
 STARTER = """\
 # hookgate agent file. Check it with: hookgate hooks check

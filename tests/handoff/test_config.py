@@ -62,7 +62,7 @@ async def test_ask_agent_is_offered_only_with_agents_to_ask(
     from hookgate.agent import open_agent
     from hookgate.consent import AlwaysDeny
     from hookgate.session import SessionStore
-    from hookgate.trust.check import trust_agent_file
+    from hookgate.trust.record import trust_agent_file
     from hookgate.trust.store import TrustStore
 
     monkeypatch.chdir(tmp_path)

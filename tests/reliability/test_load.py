@@ -38,7 +38,7 @@ from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models import ModelClient, TextSink, make_model
 from hookgate.session import SessionStore
 from hookgate.tools import ToolResult
-from hookgate.trust.check import trust_agent_file
+from hookgate.trust.record import trust_agent_file
 from hookgate.trust.store import TrustStore
 from hookgate.turn import Answered, run_turn
 from reliability.load_hook import LOGS_ENV

@@ -21,7 +21,7 @@ from typing import Any
 from hookgate.hooks import EVENTS, ConfigError
 from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
-from hookgate.trust.check import trust_agent_file
+from hookgate.trust.record import trust_agent_file
 from hookgate.trust.store import TrustStore
 
 #: The `hookgate` console script of the environment running the tests.

@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from hookgate.trust.check import Untrusted, require_trust, trust_agent_file
+from hookgate.trust.check import Untrusted, require_trust
+from hookgate.trust.record import trust_agent_file
 from hookgate.trust.store import TrustStore
 from runtime.conftest import OpenAgent
 from runtime.project import Project

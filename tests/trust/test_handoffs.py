@@ -10,7 +10,7 @@ import pytest
 
 from hookgate.handoff import Handoffs, delegate
 from hookgate.handoff.delegate import Returned
-from hookgate.trust.check import trust_agent_file
+from hookgate.trust.record import trust_agent_file
 from hookgate.trust.store import TrustStore
 from hookgate.turn import run_turn
 from runtime.conftest import OpenAgent

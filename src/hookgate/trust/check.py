@@ -3,7 +3,7 @@
 `require_trust` reads the agent file once, and passes only when the store holds an
 entry for it whose every file still has its trusted digest. It reads no YAML and
 hashes a handful of small files: it is cheap. Otherwise `Untrusted` names the file,
-what changed and the command that trusts it. `trust_agent_file` records a closure.
+what changed and the command that trusts it. Recording is `record.trust_agent_file`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from pathlib import Path
 from hookgate.agentfile import AgentConfig, load_agent_file
 from hookgate.hooks import ConfigError
 from hookgate.hooks.pins import file_digest
-from hookgate.trust.closure import Closure, closure_of
-from hookgate.trust.store import TrustedFile, TrustEntry, TrustStore
+from hookgate.trust.store import TrustEntry, TrustStore
 
 
 class Untrusted(ConfigError):
@@ -87,6 +86,8 @@ def load_trusted(
     try:
         trusted = require_trust(agent_file, store=store, expect_digest=expect_digest)
     except Untrusted:
+        from hookgate.trust.closure import closure_of  # the refusal's path only
+
         closure_of(agent_file)  # raises the file's own ConfigError, if it has one
         raise
     return load_agent_file(trusted.path, text=trusted.text), trusted
@@ -108,19 +109,6 @@ def is_trusted(agent_file: Path, *, store: TrustStore | None = None) -> bool:
     except ConfigError:
         return False
     return True
-
-
-def trust_agent_file(agent_file: Path, *, store: TrustStore | None = None) -> Closure:
-    """Record the closure of `agent_file` as trusted, with one entry per agent file in it."""
-    store = store or TrustStore()
-    closure = closure_of(agent_file)
-    digests = {path: TrustedFile(role, file_digest(path)) for path, role in closure.files.items()}
-    entries: dict[Path, TrustEntry] = {}
-    for config in closure.agents:
-        own = closure_of(config.path) if config is not closure.root else closure
-        entries[config.path] = TrustEntry({str(p): digests[p] for p in own.files})
-    store.record(entries)
-    return closure
 
 
 def _read(path: Path) -> bytes:

@@ -57,8 +57,8 @@ def run_trust(args: argparse.Namespace) -> int:
 def offer_trust(agent_file: Path, store: TrustStore, *, ask: bool = True) -> bool:
     """Show on stderr what trusting `agent_file` means, ask y/N on the terminal (unless
     not `ask`), and record it on yes. False: nothing was recorded."""
-    from hookgate.trust.check import trust_agent_file
     from hookgate.trust.closure import closure_of
+    from hookgate.trust.record import trust_agent_file
     from hookgate.trust.summary import describe_closure
 
     closure = closure_of(agent_file)

@@ -11,10 +11,8 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +76,8 @@ class TrustStore:
 
     def record(self, entries: Mapping[Path, TrustEntry]) -> None:
         """Add or replace the entries of these agent files."""
+        from datetime import UTC, datetime  # here: the check on every start never writes
+
         now = datetime.now(UTC).isoformat(timespec="seconds")
         merged = self.entries()
         for agent_file, entry in entries.items():
@@ -116,6 +116,8 @@ class TrustStore:
 
 
 def _write_atomically(path: Path, text: str) -> None:
+    import tempfile  # here: the check on every start never writes
+
     descriptor, temporary = tempfile.mkstemp(prefix=".trust-", dir=path.parent)
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:  # mkstemp makes it 0600
