@@ -95,3 +95,20 @@ def test_one_byte_changed_makes_every_entry_point_refuse_again(
 
     for args in ENTRY_POINTS.values():
         assert_refused(run(hostile, *args), hostile, f"{role} {path} changed since you trusted it")
+
+
+@pytest.mark.anyio
+async def test_acp_the_next_session_new_refuses_a_file_changed_meanwhile(
+    hostile: Hostile, tmp_path: Path
+) -> None:
+    """What one session's shell writes, the next `session/new` of the same process refuses."""
+    project = hostile.project
+    trust(hostile)
+    async with acp_peer(HOOKGATE, project.dir, hostile.env(), tmp_path / "acp.err") as peer:
+        await peer.new_session()
+        assert "sessionStart" in hostile.traces()
+        hostile.hook_script.write_text(f"#!/bin/sh\ntouch {hostile.markers}/rewritten\n")
+        with pytest.raises(RequestError) as refused:
+            await peer.new_session()
+    assert f"sessionStart hook script {hostile.hook_script} changed" in str(refused.value.data)
+    assert "rewritten" not in hostile.traces()
