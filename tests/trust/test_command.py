@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import pty
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -68,7 +69,28 @@ def test_yes_records_the_closure_0600_then_list_and_revoke(hostile: Hostile) -> 
 
 @pytest.mark.parametrize(("answer", "code"), [("y\n", 0), ("\n", 1)])
 def test_on_a_terminal_it_asks(hostile: Hostile, answer: str, code: int) -> None:
-    project = hostile.project
+    assert answer_on_a_terminal(hostile.project, answer) == code
+    assert (hostile.project.home / "trust.json").exists() is (code == 0)
+
+
+def test_what_is_recorded_is_what_was_shown(hostile: Hostile) -> None:
+    """A script changed while the owner reads the summary is not trusted by the yes."""
+
+    def meanwhile() -> None:
+        hostile.hook_script.write_text(f"#!/bin/sh\ntouch {hostile.markers}/swapped\n")
+
+    assert answer_on_a_terminal(hostile.project, "y\n", meanwhile) == 0
+
+    done = hostile.project.hookgate("-p", "hi", env=hostile.env(), trusted=False)
+    assert done.returncode == 1
+    assert f"{hostile.hook_script} changed since you trusted it" in done.stderr
+    assert hostile.traces() == []
+
+
+def answer_on_a_terminal(
+    project: Project, answer: str, meanwhile: Callable[[], None] = lambda: None
+) -> int:
+    """Run `hookgate trust` on a pty, answer its question; its exit code."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: exec at once, whatever happens
         try:
@@ -79,6 +101,7 @@ def test_on_a_terminal_it_asks(hostile: Hostile, answer: str, code: int) -> None
     shown = b""
     while b"Trust it? [y/N]" not in shown:
         shown += os.read(fd, 4096)
+    meanwhile()
     os.write(fd, answer.encode())
     while True:
         try:
@@ -88,8 +111,7 @@ def test_on_a_terminal_it_asks(hostile: Hostile, answer: str, code: int) -> None
             break
     _, status = os.waitpid(pid, 0)
     os.close(fd)
-    assert os.waitstatus_to_exitcode(status) == code
-    assert (project.home / "trust.json").exists() is (code == 0)
+    return os.waitstatus_to_exitcode(status)
 
 
 def test_init_trusts_what_it_writes(project: Project) -> None:

@@ -58,15 +58,16 @@ def offer_trust(agent_file: Path, store: TrustStore, *, ask: bool = True) -> boo
     """Show on stderr what trusting `agent_file` means, ask y/N on the terminal (unless
     not `ask`), and record it on yes. False: nothing was recorded."""
     from hookgate.trust.closure import closure_of
-    from hookgate.trust.record import trust_agent_file
+    from hookgate.trust.record import entries_of
     from hookgate.trust.summary import describe_closure
 
     closure = closure_of(agent_file)
+    entries = entries_of(closure)
     print(describe_closure(closure), file=sys.stderr)
     if ask and not _confirmed():
         print("hookgate: not trusted; nothing was recorded", file=sys.stderr)
         return False
-    trust_agent_file(agent_file, store=store)
+    store.record(entries)
     print(f"hookgate: trusted {closure.root.path}", file=sys.stderr)
     return True
 
