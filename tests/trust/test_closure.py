@@ -78,3 +78,25 @@ def test_a_named_pipe_where_a_script_should_be_hangs_nothing(project: Project) -
     assert done.returncode == 0, done.stderr
     (entry,) = json.loads((project.home / "trust.json").read_text())["agents"].values()
     assert entry["files"][str(project.dir / "guard.sh")]["sha256"] is None  # no file
+
+
+def test_a_log_the_hook_appends_to_is_not_pinned_the_script_it_runs_is(
+    project: Project,
+) -> None:
+    (project.dir / "audit.log").write_text("")
+    (project.dir / "notes.txt").write_text("")
+    (project.dir / "guard.py").write_text("print('{}')\n")
+    audit = {"command": "cat >> audit.log; echo run | tee -a notes.txt >/dev/null"}
+    guard = {"command": "python3 guard.py"}
+    project.write_agent(
+        project.script({"text": "one"}, {"text": "two"}),
+        hooks={"sessionStart": [audit], "preToolCall": [guard]},
+    )
+    project.trust()
+
+    for _ in range(2):  # the first run appends to both logs; the second still starts
+        done = project.hookgate("-p", "hi", trusted=False)
+        assert done.returncode == 0, done.stderr
+    (project.dir / "guard.py").write_text("print('{}')  # changed\n")
+    done = project.hookgate("-p", "hi", trusted=False)
+    assert f"preToolCall hook script {project.dir / 'guard.py'} changed" in done.stderr

@@ -1,7 +1,7 @@
 """Pinned files: a process hook runs only while the script files it names are unchanged.
 
 `hook_files` says which files a hook runs (its program when given as a path, and the
-relative words of its command line that name files); `FilePins` holds their sha256
+relative words of its command line that name scripts); `FilePins` holds their sha256
 digests as trusted at session start and checks them before each spawn: a `stat` on
 the hot path, a re-hash only when the stat changed. A mismatch is an `UnpinnedFile`.
 """
@@ -9,6 +9,7 @@ the hot path, a re-hash only when the stat changed. A mismatch is an `UnpinnedFi
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import shlex
 import stat
@@ -22,6 +23,13 @@ _CHUNK = 1024 * 1024
 #: Where the system's own programs live: a package manager, not a repository, writes
 #: there, so they are not pinned (an upgrade would untrust every project).
 _SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/etc/")
+#: Endings of files an interpreter runs or a tool reads as a program (`jq -f x.jq`).
+_SCRIPT_SUFFIXES = frozenset(
+    {".py", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php",
+     ".lua", ".jq", ".awk", ".sed", ".ps1"}
+)  # fmt: skip
+#: A word after one of these is where output goes (or input comes from), not a program.
+_REDIRECTIONS = (">", "<", ">|")
 
 _StatKey = tuple[int, int, int, int, int]
 
@@ -65,18 +73,30 @@ def command_words(hook: HookSpec) -> list[str]:
 
 
 def files_named(words: list[str], cwd: Path) -> list[Path]:
-    """The program when given as a path (present or not) and the relative words naming files."""
+    """The program when given as a path (present or not), and the relative words naming
+    scripts: existing files that are executable or end like a script (`python3 x.py`).
+
+    A log a hook appends to (`>> audit.log`, `tee -a audit.log`) is no script: pinning
+    it would untrust the file at its first run.
+    """
     if not words:
         return []
     files: list[Path] = []
     if os.sep in words[0] and not _system_file(cwd / words[0]):
         files.append(Path(os.path.normpath(cwd / words[0])))
-    for word in words[1:]:
-        if word and not word.startswith(("-", os.sep)) and "\x00" not in word:
-            candidate = Path(os.path.normpath(cwd / word))
-            if candidate.is_file():
-                files.append(candidate)
+    for before, word in itertools.pairwise(words):
+        if before.endswith(_REDIRECTIONS) or word.startswith(("-", os.sep)) or "\x00" in word:
+            continue
+        candidate = Path(os.path.normpath(cwd / word))
+        if _is_script(candidate):
+            files.append(candidate)
     return files
+
+
+def _is_script(path: Path) -> bool:
+    if not path.is_file():
+        return False
+    return path.suffix in _SCRIPT_SUFFIXES or os.access(path, os.X_OK)
 
 
 def _system_file(path: Path) -> bool:

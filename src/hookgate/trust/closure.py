@@ -2,7 +2,7 @@
 run or read as configuration, found without running or importing any of them.
 
 Hook scripts (the program when given as a path, and the relative words of its
-command line naming files), a `python:` hook's module when it lies next to the file
+command line naming scripts), a `python:` hook's module when it lies next to the file
 (and where it would lie, when it does not), MCP server programs given as paths, and
 asked agents' files with their own closures. Relative paths start at the agent
 file's directory (a hook's or server's `cwd` when it sets one).
