@@ -8,9 +8,8 @@ list is the order its hooks run in.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, OnError, canonical_event
 from hookgate.hooks.formats import FORMATS
 from hookgate.hooks.httptarget import HttpTarget, parse_http_target
+from hookgate.hooks.pyimport import HookCallable, python_hook
 from hookgate.hooks.yamlfile import (
     Where,
     check_keys,
@@ -41,8 +41,6 @@ _PROCESS_ONLY = ("shell", "env", "cwd")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, None: 1.0}
 
-HookCallable = Callable[[Mapping[str, Any]], Any]
-
 
 @dataclass(frozen=True)
 class HookSpec:
@@ -56,6 +54,8 @@ class HookSpec:
     command: str | None = None
     args: tuple[str, ...] | None = None
     function: HookCallable | None = None
+    python: str | None = None
+    """The `python:` reference (`package.module:function`) the function came from."""
     http: HttpTarget | None = None
     shell: str = DEFAULT_SHELL
     matcher: re.Pattern[str] | None = None
@@ -94,18 +94,31 @@ class HooksConfig:
             yield from self.for_event(event)
 
 
-def load_hooks_file(path: Path) -> HooksConfig:
-    """Read the `hooks:` mapping of the YAML file `path` (other top-level keys are not ours)."""
+def load_hooks_file(path: Path, *, import_python: bool = True) -> HooksConfig:
+    """Read the `hooks:` mapping of the YAML file `path` (other top-level keys are not ours).
+
+    `import_python=False`: see `parse_hooks`."""
     document = load_yaml(path)
     where = Where(str(path))
     if document is None:
         return HooksConfig(source=str(path))
     document = expect_mapping(document, where, "the file's top level")
-    return parse_hooks(document.get("hooks"), where.key(document, "hooks"), base_dir=path.parent)
+    return parse_hooks(
+        document.get("hooks"),
+        where.key(document, "hooks"),
+        base_dir=path.parent,
+        import_python=import_python,
+    )
 
 
-def parse_hooks(node: Any, where: Where, *, base_dir: Path) -> HooksConfig:
-    """Validate the `hooks:` mapping found at `where`; `base_dir` anchors relative `cwd`."""
+def parse_hooks(
+    node: Any, where: Where, *, base_dir: Path, import_python: bool = True
+) -> HooksConfig:
+    """Validate the `hooks:` mapping found at `where`; `base_dir` anchors relative `cwd`.
+
+    With `import_python=False` a `python:` hook's module is not imported (nothing of
+    the file runs): its `function` then refuses to be called.
+    """
     if node is None:
         return HooksConfig(source=where.file)
     node = expect_mapping(node, where, "a mapping of event names to lists of hooks")
@@ -123,13 +136,17 @@ def parse_hooks(node: Any, where: Where, *, base_dir: Path) -> HooksConfig:
         if not isinstance(entries, list):
             raise at.error(f"expected a list of hooks, got {describe(entries)}")
         hooks[spec.name] = tuple(
-            parse_hook(entry, spec, at.item(entries, i), base_dir=base_dir)
+            parse_hook(
+                entry, spec, at.item(entries, i), base_dir=base_dir, import_python=import_python
+            )
             for i, entry in enumerate(entries)
         )
     return HooksConfig(hooks=hooks, source=where.file)
 
 
-def parse_hook(node: Any, event: EventSpec, where: Where, *, base_dir: Path) -> HookSpec:
+def parse_hook(
+    node: Any, event: EventSpec, where: Where, *, base_dir: Path, import_python: bool = True
+) -> HookSpec:
     """Validate one hook entry of `event`'s list."""
     node = expect_mapping(node, where, "a hook")
     check_keys(node, where, HOOK_KEYS)
@@ -164,8 +181,9 @@ def parse_hook(node: Any, event: EventSpec, where: Where, *, base_dir: Path) -> 
         format=format_name,
         command=_string(node, where, "command", required=kind == "command"),
         args=_args(node, where) if kind == "args" else None,
-        function=_import_callable(node, where) if kind == "python" else None,
         http=parse_http_target(node["http"], where.key(node, "http")) if kind == "http" else None,
+        function=python_hook(node, where, base_dir, import_python) if kind == "python" else None,
+        python=str(node["python"]) if kind == "python" else None,
         shell=_string(node, where, "shell") or DEFAULT_SHELL,
         matcher=_matcher(node, where, event),
         env=_env(node, where),
@@ -286,24 +304,6 @@ def _cwd(node: Mapping[Any, Any], where: Where, base_dir: Path) -> str | None:
     if not path.is_dir():
         raise where.key(node, "cwd").error(f"{value!r} is not a directory ({path})")
     return str(path)
-
-
-def _import_callable(node: Mapping[Any, Any], where: Where) -> HookCallable:
-    at = where.key(node, "python")
-    reference = node["python"]
-    module_name, _, attribute = str(reference).partition(":")
-    if not isinstance(reference, str) or not module_name or not attribute:
-        raise at.error(f"expected 'package.module:function', got {describe(reference)}")
-    try:
-        target: Any = importlib.import_module(module_name)
-        for part in attribute.split("."):
-            target = getattr(target, part)
-    except Exception as exc:
-        raise at.error(f"cannot import {reference!r}: {exc}",
-                       hint="is the module on PYTHONPATH?") from exc  # fmt: skip
-    if not callable(target):
-        raise at.error(f"{reference!r} is not callable")
-    return target  # type: ignore[no-any-return]
 
 
 def callable_hook(

@@ -13,6 +13,7 @@ import inspect
 import os
 from collections.abc import Awaitable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -22,6 +23,7 @@ from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, OnErr
 from hookgate.hooks.formats import FORMATS, BadReply, HookReply, ReplyFormat, reply_from_json
 from hookgate.hooks.http import HttpPool, HttpRequest, post_event
 from hookgate.hooks.httptarget import HttpHookError
+from hookgate.hooks.pins import FilePins, UnpinnedFile, hook_files
 from hookgate.hooks.process import ProcessResult, SpawnError, run_process, run_process_sync
 from hookgate.hooks.yamlfile import did_you_mean
 
@@ -109,8 +111,11 @@ class HookEngine:
 
     `session_id`, `project_dir` and `asked_depth` reach every hook, in its payload
     and as `HOOKGATE_*` variables. `extra` adds hooks (Python callables, usually)
-    after those of the config, event by event. http hooks share pooled connections
-    that `await engine.aclose()` (or `engine.close()` after `run_sync` alone) closes.
+    after those of the config, event by event. With `pinned` (absolute path → sha256
+    hex, as trusted at session start), a process hook runs only while each file it
+    names has its pinned digest; any other is a failure of that hook (`pins`). http
+    hooks share pooled connections that `await engine.aclose()` (or `engine.close()`
+    after `run_sync` alone) closes.
     """
 
     def __init__(
@@ -122,6 +127,7 @@ class HookEngine:
         asked_depth: int = 0,
         extra: Iterable[HookSpec] = (),
         environ: Mapping[str, str] | None = None,
+        pinned: Mapping[str, str | None] | None = None,
     ) -> None:
         self.session_id = session_id
         self.project_dir = os.path.abspath(project_dir or os.getcwd())
@@ -133,6 +139,12 @@ class HookEngine:
         base_env = dict(os.environ if environ is None else environ)
         self._environ = base_env
         self._env = {id(spec): self._hook_env(spec, base_env) for spec in self}
+        self._pins = FilePins(pinned) if pinned is not None else None
+        self._files = {
+            id(spec): hook_files(spec, Path(self.project_dir))
+            for spec in self
+            if pinned is not None
+        }
         self._http = HttpPool()
 
     async def aclose(self) -> None:
@@ -217,6 +229,7 @@ class HookEngine:
                 self._http.async_client(), self._http_request(hook, fmt, chain, envelope)
             )
         else:
+            self._check_pins(hook)
             result = await run_process(
                 hook.argv(), **self._process_options(hook, fmt, chain, envelope)
             )
@@ -234,10 +247,16 @@ class HookEngine:
         if hook.http is not None:
             result = self._http.post_sync(self._http_request(hook, fmt, chain, envelope))
         else:
+            self._check_pins(hook)
             result = run_process_sync(
                 hook.argv(), **self._process_options(hook, fmt, chain, envelope)
             )
         return _process_reply(fmt, chain.spec, envelope, result)
+
+    def _check_pins(self, hook: HookSpec) -> None:
+        if self._pins is not None:
+            for path in self._files[id(hook)]:
+                self._pins.check(path)
 
     def _process_options(
         self, hook: HookSpec, fmt: ReplyFormat, chain: _Chain, envelope: dict[str, Any]
@@ -343,7 +362,7 @@ def _failure(hook: HookSpec, exc: Exception) -> str:
     """What a hook's failure says, in its notice or its block reason."""
     if isinstance(exc, TimeoutError):
         return f"timed out after {hook.timeout:g}s"
-    if isinstance(exc, BadReply | SpawnError | HttpHookError):
+    if isinstance(exc, BadReply | SpawnError | UnpinnedFile | HttpHookError):
         return str(exc)
     return f"raised {type(exc).__name__}: {exc}"  # a Python hook's own bug: its failure
 
