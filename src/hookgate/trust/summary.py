@@ -1,8 +1,8 @@
 """What trusting an agent file means, in plain words, for `hookgate trust` to show.
 
-Each hook with its event and command, each MCP server, the model server and which
-environment variable is sent to it as the API key, the asked agents, and the files
-whose digests are recorded. Nothing here runs or imports anything the file names.
+Each hook with its event and command (an http hook: its URL and the variables its
+headers send), each MCP server, the model server and which environment variable is
+sent to it as the API key, the asked agents, and the files whose digests are recorded. Nothing here runs or imports anything the file names.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import shlex
 from collections.abc import Iterator
 
 from hookgate.agentfile import AgentConfig
+from hookgate.hooks import HookSpec
 from hookgate.mcp.config import HttpServer
 from hookgate.models import BASE_URL_ENV, DEFAULT_BASE_URL, SCRIPTED_PREFIX
 from hookgate.trust.closure import Closure
@@ -38,7 +39,7 @@ def _describe_agent(config: AgentConfig, *, top: bool) -> Iterator[str]:
     yield "  hooks it runs:" if hooks else "  hooks it runs: none"
     for hook in hooks:
         matcher = f" [matching {hook.matcher.pattern!r}]" if hook.matcher else ""
-        yield f"    {hook.event.name}{matcher}: {_hook_command(hook.python, hook.argv())}"
+        yield f"    {hook.event.name}{matcher}: {_hook_command(hook)}"
     servers = list(config.mcp_servers.values())
     yield "  MCP servers it starts:" if servers else "  MCP servers it starts: none"
     for server in servers:
@@ -52,9 +53,16 @@ def _describe_agent(config: AgentConfig, *, top: bool) -> Iterator[str]:
         yield "  yolo: true — tool calls run without asking you"
 
 
-def _hook_command(python: str | None, argv: tuple[str, ...]) -> str:
-    if python is not None:
-        return f"python: {python}"
+def _hook_command(hook: HookSpec) -> str:
+    if hook.python is not None:
+        return f"python: {hook.python}"
+    if hook.http is not None:
+        # A URL is not a file to pin, but where the events go, and with which of your
+        # variables, is what trusting it means.
+        sent = ", ".join(f"${name}" for name in hook.http.sent_variables())
+        sending = f", its headers sending the value of {sent}" if sent else ""
+        return f"POSTs each event to {hook.http.url}{sending}"
+    argv = hook.argv()
     if len(argv) == 3 and argv[1] == "-c":
         return argv[2]
     return shlex.join(argv)
