@@ -1,0 +1,263 @@
+"""Command lines as the shell reads them: every simple command one line would run.
+
+`parse_command_line` parses with tree-sitter's bash grammar and lists each command of
+the line (lists, pipelines, `$( )`, backticks, subshells, groups, control structures,
+the strings given to `bash -c`/`sh -c`/`eval`), as written and in the forms it would
+run as (wrappers like `sudo`/`env`/`nice` stripped, `\\rm` and `/bin/rm` read as `rm`).
+It returns None for a line the grammar cannot read.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass, field
+
+import tree_sitter_bash
+from tree_sitter import Language, Node, Parser
+
+_PARSER = Parser(Language(tree_sitter_bash.language()))
+
+#: Commands that run the command after them, each with its options that take a value
+#: and how many plain arguments come before that command (`timeout 5 rm`).
+WRAPPERS: dict[str, tuple[str, int]] = {
+    "command": ("", 0), "builtin": ("", 0), "exec": ("a", 0), "nohup": ("", 0),
+    "time": ("fo", 0), "nice": ("n", 0), "env": ("uCS", 0), "sudo": ("ugpCDhrtTU", 0),
+    "doas": ("uC", 0), "timeout": ("sk", 1), "stdbuf": ("ioe", 0), "ionice": ("cnp", 0),
+    "setsid": ("", 0), "xargs": ("aEeIiLlnPsd", 0), "chrt": ("", 1), "taskset": ("", 1),
+    "coproc": ("", 0), "unbuffer": ("", 0), "chroot": ("", 1), "flock": ("wE", 1),
+    "busybox": ("", 0),
+}  # fmt: skip
+#: Shells whose `-c STRING` is a command line of its own.
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"})
+#: How deep `bash -c "bash -c '…'"` is followed before the line counts as unreadable.
+MAX_NESTING = 8
+#: Start points of the wrapper forms of one command; past it the command is unknown
+#: (a thousand nested `nohup`s cost quadratic time to list).
+MAX_WRAPPED_FORMS = 64
+#: Node types that make a line more than a list of simple commands.
+_CONTROL = frozenset({
+    "if_statement", "while_statement", "for_statement", "c_style_for_statement",
+    "case_statement", "function_definition", "test_command",
+})  # fmt: skip
+#: Statements that are commands of their own (`PATH=/tmp/evil`, `export X`).
+_STATEMENTS = frozenset({
+    "variable_assignment", "variable_assignments", "declaration_command", "unset_command",
+})  # fmt: skip
+_WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
+_HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+_ESCAPED = re.compile(r"\\(.)", re.DOTALL)
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
+
+
+@dataclass(frozen=True)
+class ShellCommand:
+    """One command of a command line."""
+
+    written: str
+    """Its text as written, redirects left out: what an allow rule must match."""
+    forms: tuple[str, ...] = ()
+    """Every form it could run as: what a deny rule is matched against."""
+    known: bool = True
+    """Whether what runs is known before it runs (`$CMD x` and `eval "$X"` are not)."""
+    writes: bool = False
+    """Whether a redirect writes a file."""
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    commands: tuple[ShellCommand, ...]
+    simple: bool
+    """Only commands joined by `;`, `&&`, `||`, `|`, `&`, newlines, groups and
+    substitutions: no `if`, loops, `case`, functions or `[[ ]]`."""
+
+
+@dataclass
+class _Walk:
+    commands: list[ShellCommand] = field(default_factory=list)
+    simple: bool = True
+    depth: int = 0
+
+
+class _Unreadable(Exception):
+    """A nested command line (`bash -c '…'`) that does not parse."""
+
+
+def parse_command_line(line: str) -> CommandLine | None:
+    """The commands `line` runs, or None when it does not parse."""
+    walk = _Walk()
+    try:
+        _walk_line(line, walk)
+    except _Unreadable:
+        return None
+    return CommandLine(tuple(walk.commands), walk.simple)
+
+
+def rough_forms(line: str) -> tuple[str, ...]:
+    """For a line that does not parse: every run of its words, from each word on.
+
+    A deny rule that matches one of them could match what the shell would run.
+    """
+    words = [_base_name(word) for word in re.split(r"[\s;&|()`$<>{}'\"\\]+", line) if word]
+    return tuple(" ".join(words[start:]) for start in range(len(words)))
+
+
+def _walk_line(line: str, walk: _Walk) -> None:
+    if walk.depth > MAX_NESTING:
+        raise _Unreadable
+    tree = _PARSER.parse(line.encode())
+    if tree.root_node.has_error:
+        raise _Unreadable
+    _walk(tree.root_node, walk, writes=False)
+
+
+def _walk(node: Node, walk: _Walk, *, writes: bool) -> None:
+    if node.type in _CONTROL:
+        walk.simple = False
+    if node.type == "redirected_statement":
+        writes = writes or any(_writes_file(child) for child in node.children)
+    if node.type == "command":
+        _add_command(node, walk, writes=writes)
+    elif node.type in _STATEMENTS and node.parent is not None and node.parent.type != "command":
+        walk.commands.append(ShellCommand(_text(node), (_text(node),), writes=writes))
+    for child in node.children:
+        _walk(child, walk, writes=writes)
+
+
+def _writes_file(redirect: Node) -> bool:
+    if redirect.type != "file_redirect":
+        return False
+    operators = [child.type for child in redirect.children]
+    target = redirect.children[-1]
+    return any(op in _WRITES for op in operators) and _word_value(target) not in _HARMLESS_TARGETS
+
+
+def _add_command(node: Node, walk: _Walk, *, writes: bool) -> None:
+    written = _text(node)
+    writes = writes or any(_writes_file(child) for child in node.children)
+    words = [
+        child
+        for child in node.children
+        if child.type != "variable_assignment" and not child.type.endswith("_redirect")
+    ]
+    values = [_word_value(word) for word in words]
+    texts = [
+        value if value is not None else _text(word)
+        for word, value in zip(words, values, strict=True)
+    ]
+    start = _principal(values)
+    wrapped = _wrapped_forms(values, texts)
+    known = start is not None and wrapped is not None
+    forms = [written, " ".join(texts)]
+    if start is not None:
+        principal = [_base_name(texts[start]), *texts[start + 1 :]]
+        forms.append(" ".join(principal))
+        if not _follow_script(values[start:], walk):
+            known = False
+    forms.extend(wrapped or ())
+    walk.commands.append(ShellCommand(written, tuple(dict.fromkeys(forms)), known, writes))
+
+
+def _principal(values: list[str | None]) -> int | None:
+    """Where the command that really runs starts, past wrappers; None when not literal."""
+    index = 0
+    while index < len(values):
+        value = values[index]
+        if value is None:
+            return None
+        name = _base_name(value)
+        if name not in WRAPPERS:
+            return index
+        takes_value, positional = WRAPPERS[name]
+        wrapper, index = index, index + 1
+        while index < len(values) and (values[index] or "").startswith("-"):
+            option = values[index] or ""
+            index += 2 if len(option) == 2 and option[1] in takes_value else 1
+        while index < len(values) and _ASSIGNMENT.match(values[index] or "") and name == "env":
+            index += 1
+        index += positional
+        if index >= len(values):
+            return wrapper  # `env` alone: the wrapper itself is what runs
+    return None
+
+
+def _wrapped_forms(values: list[str | None], texts: list[str]) -> list[str] | None:
+    """After the first wrapper, the words from each plain word on (`sudo -u x rm y`)."""
+    first = next(
+        (i for i, v in enumerate(values) if v is not None and _base_name(v) in WRAPPERS), None
+    )
+    if first is None:
+        return []
+    starts = [i for i in range(first + 1, len(texts)) if not texts[i].startswith("-")]
+    if len(starts) > MAX_WRAPPED_FORMS:
+        return None
+    return [" ".join([_base_name(texts[i]), *texts[i + 1 :]]) for i in starts]
+
+
+def _follow_script(values: list[str | None], walk: _Walk) -> bool:
+    """Walk the command line a shell's `-c` or `eval` runs; False when it is not literal."""
+    script = _script_of(values)
+    if script is None:
+        return True
+    if not script:
+        return False
+    walk.depth += 1
+    try:
+        _walk_line(script[0], walk)
+    finally:
+        walk.depth -= 1
+    return True
+
+
+def _script_of(values: list[str | None]) -> list[str] | None:
+    """`[script]` for `sh -c script`/`eval words`; `[]` when it is not literal; else None."""
+    name = _base_name(values[0] or "")
+    if name == "eval":
+        rest = values[1:]
+        return [] if None in rest else [" ".join(v for v in rest if v is not None)]
+    if name not in SHELLS:
+        return None
+    for index, value in enumerate(values[1:], 1):
+        if value is None:
+            return []
+        if value.startswith("-") and not value.startswith("--") and "c" in value:
+            following = values[index + 1] if index + 1 < len(values) else None
+            return [following] if following is not None else []
+    return None
+
+
+def _word_value(node: Node) -> str | None:
+    """A word as the shell passes it on, quotes and escapes removed; None if it expands."""
+    text = _text(node)
+    if node.type in ("word", "number"):
+        return _ESCAPED.sub(r"\1", text)
+    if node.type == "raw_string":
+        return text[1:-1]
+    if node.type == "ansi_c_string":
+        try:
+            return codecs.decode(text[2:-1], "unicode_escape")
+        except UnicodeError:
+            return None
+    if node.type == "command_name":
+        return _joined(node.children)
+    if node.type == "string":
+        return _joined(node.children[1:-1])
+    if node.type == "string_content":
+        return re.sub(r"\\([$`\"\\\n])", r"\1", text)
+    if node.type == "concatenation":
+        return _joined(node.children)
+    return None
+
+
+def _joined(nodes: list[Node]) -> str | None:
+    values = [_word_value(node) for node in nodes]
+    return None if None in values else "".join(v for v in values if v is not None)
+
+
+def _base_name(word: str) -> str:
+    """`/bin/rm` and `./rm` name `rm`."""
+    return word.rstrip("/").rsplit("/", 1)[-1] or word
+
+
+def _text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace").strip()
