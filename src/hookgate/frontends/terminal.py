@@ -8,7 +8,7 @@ from typing import TextIO
 
 from prompt_toolkit import PromptSession
 
-from hookgate.consent import ConsentRequest
+from hookgate.consent import Answer, ConsentRequest, SessionConsent
 from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
 
@@ -48,15 +48,27 @@ class StderrView:
 
 
 class TerminalConsent:
-    """Asks y/N on the terminal before a call that needs consent."""
+    """Shows the whole call on stderr, then asks: once, always (this exact call), or no."""
+
+    QUESTION = "allow it? [y] once, [a] always (this exact call, this session), [N] no: "
 
     def __init__(self) -> None:
         self._session: PromptSession[str] = PromptSession()
+        self._consent = SessionConsent(self._answer)
 
     async def ask(self, request: ConsentRequest) -> bool:
-        question = f"allow {request.describe()}? [y/N] "
+        return await self._consent.ask(request)
+
+    async def _answer(self, request: ConsentRequest) -> Answer:
+        # The call goes to the terminal as plain lines, which it wraps itself: nothing
+        # is cut, and a command hidden past a screenful of spaces still shows.
+        print(f"hookgate: the model asks to run:\n{request.details()}", file=sys.stderr, flush=True)
         try:
-            answer = await self._session.prompt_async(question)
+            answer = await self._session.prompt_async(self.QUESTION)
         except (EOFError, KeyboardInterrupt):
-            return False
-        return answer.strip().lower() in ("y", "yes")
+            return Answer.DENY
+        return ANSWERS.get(answer.strip().lower(), Answer.DENY)
+
+
+#: What the consent question accepts; anything else denies.
+ANSWERS = {"y": Answer.ONCE, "yes": Answer.ONCE, "a": Answer.ALWAYS, "always": Answer.ALWAYS}
