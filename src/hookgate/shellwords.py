@@ -10,13 +10,16 @@ It returns None for a line the grammar cannot read.
 from __future__ import annotations
 
 import codecs
+import itertools
 import re
+import threading
 from dataclasses import dataclass, field
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-_PARSER = Parser(Language(tree_sitter_bash.language()))
+_BASH = Language(tree_sitter_bash.language())
+_PARSERS = threading.local()  # a tree-sitter parser is not safe to share between threads
 
 #: Commands that run the command after them, each with its options that take a value
 #: and how many plain arguments come before that command (`timeout 5 rm`).
@@ -47,6 +50,7 @@ _STATEMENTS = frozenset({
 _WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _ESCAPED = re.compile(r"\\(.)", re.DOTALL)
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 
@@ -105,44 +109,81 @@ def rough_forms(line: str) -> tuple[str, ...]:
 def _walk_line(line: str, walk: _Walk) -> None:
     if walk.depth > MAX_NESTING:
         raise _Unreadable
-    tree = _PARSER.parse(line.encode())
-    if tree.root_node.has_error:
-        raise _Unreadable
-    _walk(tree.root_node, walk, writes=False)
+    # Bash drops backslash-newline before it reads words (`r\<newline>m` is `rm`); the
+    # grammar does not, so a line holding one is read both ways and both must pass.
+    variants = [line, line.replace("\\\n", "")] if "\\\n" in line else [line]
+    for variant in variants:
+        # Each character past ASCII is parsed as a letter: bash's operators and blanks
+        # are all ASCII, so the words stay the same, and the grammar's scanner has
+        # crashed the process on some characters past the BMP (tree-sitter-bash 0.25).
+        tree = _parser().parse(_NON_ASCII.sub("x", variant).encode())
+        if tree.root_node.has_error:
+            raise _Unreadable
+        _walk(tree.root_node, walk, variant, writes=False)
 
 
-def _walk(node: Node, walk: _Walk, *, writes: bool) -> None:
+def _parser() -> Parser:
+    if not hasattr(_PARSERS, "parser"):
+        _PARSERS.parser = Parser(_BASH)
+    parser: Parser = _PARSERS.parser
+    return parser
+
+
+def _walk(node: Node, walk: _Walk, source: str, *, writes: bool) -> None:
     if node.type in _CONTROL:
         walk.simple = False
     if node.type == "redirected_statement":
-        writes = writes or any(_writes_file(child) for child in node.children)
+        writes = writes or any(_writes_file(child, source) for child in node.children)
+    if node.type == "command_substitution" and _text(node, source).startswith("`"):
+        _walk_nested_backticks(node, walk, source)
     if node.type == "command":
-        _add_command(node, walk, writes=writes)
+        _add_command(node, walk, source, writes=writes)
     elif node.type in _STATEMENTS and node.parent is not None and node.parent.type != "command":
-        walk.commands.append(ShellCommand(_text(node), (_text(node),), writes=writes))
+        walk.commands.append(
+            ShellCommand(_text(node, source), (_text(node, source),), writes=writes)
+        )
     for child in node.children:
-        _walk(child, walk, writes=writes)
+        _walk(child, walk, source, writes=writes)
 
 
-def _writes_file(redirect: Node) -> bool:
+def _walk_nested_backticks(node: Node, walk: _Walk, source: str) -> None:
+    """Inside backticks bash unescapes \\` and parses again: `echo \\`rm x\\`` runs rm."""
+    inner = _text(node, source)[1:-1]
+    if "\\`" in inner:
+        walk.depth += 1
+        try:
+            _walk_line(re.sub(r"\\([\\`$])", r"\1", inner), walk)
+        finally:
+            walk.depth -= 1
+
+
+def _writes_file(redirect: Node, source: str) -> bool:
     if redirect.type != "file_redirect":
         return False
     operators = [child.type for child in redirect.children]
     target = redirect.children[-1]
-    return any(op in _WRITES for op in operators) and _word_value(target) not in _HARMLESS_TARGETS
+    return (
+        any(op in _WRITES for op in operators)
+        and _word_value(target, source) not in _HARMLESS_TARGETS
+    )
 
 
-def _add_command(node: Node, walk: _Walk, *, writes: bool) -> None:
-    written = _text(node)
-    writes = writes or any(_writes_file(child) for child in node.children)
+def _add_command(node: Node, walk: _Walk, source: str, *, writes: bool) -> None:
+    for before, after in itertools.pairwise(node.children):
+        if "\n" in source[before.end_byte : after.start_byte].replace("\\\n", ""):
+            # A newline ends a command in bash; the grammar sometimes reads on past it
+            # (`a | b | c⏎rm x && d` as `c rm x`), so the line is read as unreadable.
+            raise _Unreadable
+    written = _text(node, source)
+    writes = writes or any(_writes_file(child, source) for child in node.children)
     words = [
         child
         for child in node.children
         if child.type != "variable_assignment" and not child.type.endswith("_redirect")
     ]
-    values = [_word_value(word) for word in words]
+    values = [_word_value(word, source) for word in words]
     texts = [
-        value if value is not None else _text(word)
+        value if value is not None else _text(word, source)
         for word, value in zip(words, values, strict=True)
     ]
     start = _principal(values)
@@ -226,9 +267,9 @@ def _script_of(values: list[str | None]) -> list[str] | None:
     return None
 
 
-def _word_value(node: Node) -> str | None:
+def _word_value(node: Node, source: str) -> str | None:
     """A word as the shell passes it on, quotes and escapes removed; None if it expands."""
-    text = _text(node)
+    text = _text(node, source)
     if node.type in ("word", "number"):
         return _ESCAPED.sub(r"\1", text)
     if node.type == "raw_string":
@@ -239,18 +280,18 @@ def _word_value(node: Node) -> str | None:
         except UnicodeError:
             return None
     if node.type == "command_name":
-        return _joined(node.children)
+        return _joined(node.children, source)
     if node.type == "string":
-        return _joined(node.children[1:-1])
+        return _joined(node.children[1:-1], source)
     if node.type == "string_content":
         return re.sub(r"\\([$`\"\\\n])", r"\1", text)
     if node.type == "concatenation":
-        return _joined(node.children)
+        return _joined(node.children, source)
     return None
 
 
-def _joined(nodes: list[Node]) -> str | None:
-    values = [_word_value(node) for node in nodes]
+def _joined(nodes: list[Node], source: str) -> str | None:
+    values = [_word_value(node, source) for node in nodes]
     return None if None in values else "".join(v for v in values if v is not None)
 
 
@@ -259,5 +300,7 @@ def _base_name(word: str) -> str:
     return word.rstrip("/").rsplit("/", 1)[-1] or word
 
 
-def _text(node: Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace").strip()
+def _text(node: Node, source: str) -> str:
+    # The tree was parsed from `source` with one ASCII byte per character (see
+    # `_walk_line`), so its byte offsets are `source`'s character offsets.
+    return source[node.start_byte : node.end_byte].strip()
