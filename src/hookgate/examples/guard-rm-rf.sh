@@ -27,7 +27,7 @@ command=$(printf '%s' "$event" | jq -er '.arguments.command // "" | strings') ||
     fail "the event is not a shell call's JSON"
 
 # One line per command: split on separators and substitutions, quotes and escapes dropped.
-found=$(printf '%s\n' "$command" | tr -d "\\\\'\"" | tr ';&|()\`{}' '\n\n\n\n\n\n\n\n' | awk '
+found=$(printf '%s\n' "$command" | tr -d "\\\\'\"" | tr ';&|()`{}' '\n\n\n\n\n\n\n\n' | awk '
     function name(word) { sub(/.*\//, "", word); return word }
     {
         rm = 0; find = 0
