@@ -31,8 +31,10 @@ WRAPPERS: dict[str, tuple[str, int]] = {
     "coproc": ("", 0), "unbuffer": ("", 0), "chroot": ("", 1), "flock": ("wE", 1),
     "busybox": ("", 0),
 }  # fmt: skip
-#: Shells whose `-c STRING` is a command line of its own.
-SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"})
+#: Shells (and `su`-likes) whose `-c STRING` is a command line of its own.
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "su", "runuser"})
+#: `find` actions that run the command after them.
+FIND_EXECUTES = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 #: How deep `bash -c "bash -c '…'"` is followed before the line counts as unreadable.
 MAX_NESTING = 8
 #: Start points of the wrapper forms of one command; past it the command is unknown
@@ -193,6 +195,7 @@ def _add_command(node: Node, walk: _Walk, source: str, *, writes: bool) -> None:
     if start is not None:
         principal = [_base_name(texts[start]), *texts[start + 1 :]]
         forms.append(" ".join(principal))
+        forms.extend(_executed_forms(principal))
         if not _follow_script(values[start:], walk):
             known = False
     forms.extend(wrapped or ())
@@ -233,6 +236,17 @@ def _wrapped_forms(values: list[str | None], texts: list[str]) -> list[str] | No
     if len(starts) > MAX_WRAPPED_FORMS:
         return None
     return [" ".join([_base_name(texts[i]), *texts[i + 1 :]]) for i in starts]
+
+
+def _executed_forms(words: list[str]) -> list[str]:
+    """The commands `find` runs: `find . -exec rm {} +` runs `rm {} +`."""
+    if words[0] != "find":
+        return []
+    return [
+        " ".join([_base_name(words[i + 1]), *words[i + 2 :]])
+        for i in range(len(words) - 1)
+        if words[i] in FIND_EXECUTES
+    ]
 
 
 def _follow_script(values: list[str | None], walk: _Walk) -> bool:

@@ -87,6 +87,8 @@ def test_any_text_parses_or_is_unreadable_never_an_error(line: str) -> None:
         ("sudo bash -c 'rm a'", "rm a"),
         ("ls `echo \\`rm a\\``", "rm a"),
         ("r\\\nm a", "rm a"),
+        ("find . -exec /bin/rm a {} +", "rm a {} +"),
+        ("su -c 'rm a' root", "rm a"),
     ],
 )  # fmt: skip
 def test_commands_inside_substitutions_groups_and_shells_are_found(line: str, inner: str) -> None:
