@@ -103,8 +103,8 @@ def _judge_command_line(
     for rule in deny:
         if rule.pattern is None or _denies(rule.pattern, line, parsed):
             return Decision(Verdict.DENY, rule.text)
-    everything = next((rule.text for rule in allow if rule.pattern is None), None)
-    if everything is not None:  # a bare `shell` rule allows every line
+    everything = next((rule.text for rule in allow if rule.pattern in (None, "*")), None)
+    if everything is not None:  # `shell` or `shell(*)` allows every line
         return Decision(Verdict.ALLOW, everything)
     if parsed is not None and parsed.simple and parsed.commands:
         covering = [_covering(command, allow) for command in parsed.commands]

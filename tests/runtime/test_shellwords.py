@@ -162,7 +162,9 @@ def test_an_allowed_line_names_the_rules_that_cover_it() -> None:
     assert decision.rule == "shell(ls), shell(git status*)"
 
 
-def test_a_bare_shell_rule_still_allows_every_line() -> None:
-    policy = Policy(allow=("shell",), deny=("shell(rm *)",))
-    assert policy.judge("shell", {"command": "ls 'a"}, needs_consent=True).verdict is Verdict.ALLOW
+@pytest.mark.parametrize("rule", ["shell", "shell(*)"])
+def test_a_rule_for_every_shell_call_still_allows_every_line(rule: str) -> None:
+    policy = Policy(allow=(rule,), deny=("shell(rm *)",))
+    for line in ("ls 'a", "ls > out", "if true; then ls; fi"):
+        assert policy.judge("shell", {"command": line}, needs_consent=True).verdict is Verdict.ALLOW
     assert policy.judge("shell", {"command": "a; rm b"}, needs_consent=True).verdict is Verdict.DENY
