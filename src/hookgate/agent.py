@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookgate.agentfile import AgentConfig, load_agent_file
+from hookgate.callcaps import CallCaps
 from hookgate.consent import AlwaysAllow, Consent
 from hookgate.errors import SessionError
 from hookgate.handoff import AskAgentTool, AskDisplay, Handoffs, NoticeDisplay, handoffs_for
@@ -25,6 +26,7 @@ from hookgate.policy import Policy
 from hookgate.session import Session, SessionStore, new_session_id
 from hookgate.toolcall import ToolGate
 from hookgate.tools import Tool, ToolContext, ToolRegistry, builtin_tools
+from hookgate.toolsettings import shell_environment
 
 
 class SessionStopped(HookgateError):
@@ -74,6 +76,7 @@ class AgentSession:
         try:
             await self.resources.aclose()
         finally:
+            self.history.close()
             await self.model.aclose()
 
 
@@ -102,19 +105,27 @@ async def open_agent(
     model = make_model(config.model, config.base_dir)
     project_dir = Path.cwd() if project_dir is None else project_dir
     store = store or SessionStore()
-    session, source = _open_session(store, config, project_dir, resume, continue_last, notify)
+    try:
+        session, source = _open_session(store, config, project_dir, resume, continue_last, notify)
+    except BaseException:
+        await model.aclose()
+        raise
     session_id = session.id if session is not None else new_session_id()
     engine = HookEngine(
         config.hooks, session_id=session_id, project_dir=str(project_dir), asked_depth=asked_depth
     )
-    history = History(session, session.messages() if session is not None else [], notify)
-    start = await engine.run("sessionStart", {"source": source})
-    for notice in start.notices:
-        notify(notice)
-    if start.blocked:
-        history.event("session_stopped", {"reason": start.reason})
+    history = History.load(session, notify)
+    try:
+        start = await engine.run("sessionStart", {"source": source})
+        for notice in start.notices:
+            notify(notice)
+        if start.blocked:
+            history.event("session_stopped", {"reason": start.reason})
+            raise SessionStopped(f"the session was stopped by a sessionStart hook: {start.reason}")
+    except BaseException:  # blocked, failed or cancelled: let go of the session file
+        history.close()
         await model.aclose()
-        raise SessionStopped(f"the session was stopped by a sessionStart hook: {start.reason}")
+        raise
     tools = _tool_registry(config, extra_tools)
     handoffs = handoffs_for(
         config, engine, ask_display or NoticeDisplay(notify), project_dir=project_dir,
@@ -125,16 +136,28 @@ async def open_agent(
     gate = ToolGate(
         engine=engine,
         tools=tools,
-        policy=Policy(allow=config.permissions.allow, deny=config.permissions.deny),
+        policy=Policy(config.permissions.allow, config.permissions.deny, project_dir),
         consent=AlwaysAllow() if config.yolo else consent,
-        context=ToolContext(
-            project_dir=project_dir, env=dict(os.environ), shell_timeout=config.shell_timeout
-        ),
+        context=_tool_context(config, project_dir, store.home),
+        caps=CallCaps(config.max_tool_calls, config.max_argument_bytes),
     )
     agent = AgentSession(config, engine, model, gate, history, project_dir, handoffs=handoffs)
     if config.mcp_servers:
         await _add_mcp_tools(agent, notify)
     return agent
+
+
+def _tool_context(config: AgentConfig, project_dir: Path, home: Path) -> ToolContext:
+    """Where the tools work and what they never touch; no secret reaches their processes."""
+    return ToolContext(
+        project_dir=project_dir,
+        env=shell_environment(os.environ, config.shell.keep_env),
+        shell_timeout=config.shell_timeout,
+        workspace_dirs=config.workspace_dirs,
+        hookgate_home=home.resolve(),
+        protected_files=frozenset({config.path.resolve()}),
+        shell_limits=config.shell.limits,
+    )
 
 
 def _tool_registry(config: AgentConfig, extra_tools: Sequence[Tool]) -> ToolRegistry:
@@ -171,19 +194,26 @@ def _open_session(
     continue_last: bool,
     notify: Callable[[str], None],
 ) -> tuple[Session | None, str]:
-    """The session to resume or a new one; None when a new one cannot be written.
+    """The session to resume or a new one, locked; None when a new one cannot be written.
 
-    A full disk or a read-only directory costs the user a notice, not the run: the
-    session goes on in memory, as it does when a write fails later.
+    A resumed session another process holds is `SessionBusy`: two writers would
+    interleave their turns. A full disk or a read-only directory costs the user a
+    notice, not the run: the session goes on in memory, as it does when a write fails
+    later.
     """
+    store.make_private(notify)
+    session: Session | None = None
     if resume:
-        return store.open(resume), "resume"
-    if continue_last:
-        latest = store.latest(cwd=str(project_dir), agent_file=str(config.path.absolute()))
-        if latest is not None:
-            return latest, "resume"
+        session = store.open(resume)
+    elif continue_last:
+        session = store.latest(cwd=str(project_dir), agent_file=str(config.path.absolute()))
+    if session is not None:
+        session.lock()
+        return session, "resume"
     try:
-        return store.create(agent_file=str(config.path.absolute()), cwd=str(project_dir)), "startup"
+        session = store.create(agent_file=str(config.path.absolute()), cwd=str(project_dir))
+        session.lock()
     except SessionError as exc:
         notify(f"history is not saved: {exc}")
         return None, "startup"
+    return session, "startup"

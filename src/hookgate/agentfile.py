@@ -18,11 +18,19 @@ from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping,
 from hookgate.mcp import McpServerConfig, parse_mcp_servers
 from hookgate.models import MODEL_KEYS, model_setting_problem
 from hookgate.tools import BUILTIN_TOOL_NAMES
+from hookgate.toolsettings import (
+    DEFAULT_MAX_ARGUMENT_BYTES,
+    DEFAULT_MAX_TOOL_CALLS,
+    ShellSettings,
+    parse_shell,
+    parse_workspace,
+)
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
 TOP_LEVEL_KEYS = (
     "model", "system", "tools", "permissions", "yolo", "hooks", "agents", "mcp_servers",
-    "max_steps", "context_budget", "shell_timeout", "max_ask_depth",
+    "max_steps", "context_budget", "shell_timeout", "max_ask_depth", "workspace", "shell",
+    "max_tool_calls", "max_argument_bytes",
 )  # fmt: skip
 AGENT_KEYS = ("file", "description", "timeout")
 _AGENT_NAME = re.compile(r"[A-Za-z0-9_.-]+\Z")
@@ -73,6 +81,13 @@ class AgentConfig:
     shell_timeout: float = 120.0
     max_ask_depth: int = DEFAULT_MAX_ASK_DEPTH
     """Hand-offs deeper than this are refused (an asked agent runs at depth 1)."""
+    workspace_dirs: tuple[Path, ...] = ()
+    """Resolved directories the file tools reach without consent, besides the project."""
+    shell: ShellSettings = field(default_factory=ShellSettings)
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
+    """Tool calls one model reply may make; those past it fail with a message."""
+    max_argument_bytes: int = DEFAULT_MAX_ARGUMENT_BYTES
+    """Bytes of JSON arguments one tool call may carry."""
 
     @property
     def base_dir(self) -> Path:
@@ -109,6 +124,12 @@ def load_agent_file(path: Path) -> AgentConfig:
         context_budget=_positive(document, where, "context_budget", 200_000),
         shell_timeout=_seconds(document, where, "shell_timeout", 120),
         max_ask_depth=_positive(document, where, "max_ask_depth", DEFAULT_MAX_ASK_DEPTH),
+        workspace_dirs=parse_workspace(document, where, path.parent),
+        shell=parse_shell(document, where),
+        max_tool_calls=_positive(document, where, "max_tool_calls", DEFAULT_MAX_TOOL_CALLS),
+        max_argument_bytes=_positive(
+            document, where, "max_argument_bytes", DEFAULT_MAX_ARGUMENT_BYTES
+        ),
     )
 
 

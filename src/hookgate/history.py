@@ -3,7 +3,9 @@
 Every message is written to the session file as it happens. A file that cannot be
 written (full disk, read-only directory) costs the user a notice, not the turn: the
 conversation goes on in memory. Compaction summarises old turns for the model only,
-through a path that runs no hooks; the file keeps every message.
+through a path that runs no hooks; the file keeps every message, and the summary too,
+so a resumed session starts from it. Read back, a file is repaired into a conversation
+strict servers accept: every call answered once, stray results left out.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 from hookgate.errors import ModelError, SessionError
 from hookgate.messages import Message
 from hookgate.models import ModelClient
-from hookgate.session import Session
+from hookgate.session import Session, SessionEvent
 
 SUMMARY_REQUEST = (
     "Summarise the conversation so far for your own later use: the user's goals, what "
@@ -25,6 +27,10 @@ KEEP_RECENT = 6
 #: The answer a resumed session gives a tool call whose result never reached the file
 #: (the disk filled, or hookgate was killed mid-call): servers refuse a call unanswered.
 UNSAVED_RESULT = "[no result: it was not saved in the session file]"
+#: The event that records a compaction: the summary, and how many messages it left as they were.
+COMPACTED = "compacted"
+SUMMARY_NOTE = "[summary of earlier turns]\n"
+SUMMARY_ACK = "Understood."
 
 
 class History:
@@ -35,9 +41,27 @@ class History:
         notify: Callable[[str], None],
     ) -> None:
         self.session = session
-        self.messages = answer_every_call(messages)
+        self.messages = messages
         self._notify = notify
         self._write_failed = False
+
+    @classmethod
+    def load(cls, session: Session | None, notify: Callable[[str], None]) -> History:
+        """The history of `session` as the model should read it (empty for None)."""
+        if session is None:
+            return cls(None, [], notify)
+        messages, dropped = replay(session.entries())
+        if dropped:
+            notify(
+                f"left out {dropped} tool result(s) of {session.path} that answered no open "
+                f"call (two hookgates wrote this session at once?)"
+            )
+        return cls(session, messages, notify)
+
+    def close(self) -> None:
+        """Let go of the session file (its lock); the history stays readable."""
+        if self.session is not None:
+            self.session.close()
 
     def append(self, message: Message) -> None:
         self.messages.append(message)
@@ -78,27 +102,63 @@ class History:
         except ModelError as exc:
             self._notify(f"could not summarise older turns: {exc}")
             return False
-        note = Message("user", f"[summary of earlier turns]\n{summary.text}")
-        self.messages[:] = [note, Message("assistant", "Understood."), *recent]
-        self.event("compacted", {"messages_summarised": len(old)})
+        self.messages[:] = _summarised(summary.text, recent)
+        data = {"messages_summarised": len(old), "kept": len(recent), "summary": summary.text}
+        self.event(COMPACTED, data)
         return True
 
 
-def answer_every_call(messages: list[Message]) -> list[Message]:
-    """`messages`, with `UNSAVED_RESULT` after each tool call that has no answer."""
+def replay(entries: list[Message | SessionEvent]) -> tuple[list[Message], int]:
+    """What the model reads of a session file, and how many stray results were left out.
+
+    A compaction record replaces what came before it, but for the messages it kept, with
+    its summary: just as it did in memory, so a resumed session does not summarise again.
+    """
+    conversation: list[Message] = []
+    dropped = 0
+    for entry in entries:
+        if isinstance(entry, Message):
+            conversation.append(entry)
+            continue
+        summary, kept = entry.data.get("summary"), entry.data.get("kept")
+        if entry.kind != COMPACTED or not isinstance(summary, str) or not isinstance(kept, int):
+            continue  # another event, or a compaction of an older hookgate (no summary saved)
+        conversation, left_out = answer_every_call(conversation)
+        dropped += left_out
+        if 0 <= kept <= len(conversation):
+            conversation = _summarised(summary, conversation[len(conversation) - kept :])
+    conversation, left_out = answer_every_call(conversation)
+    return conversation, dropped + left_out
+
+
+def answer_every_call(messages: list[Message]) -> tuple[list[Message], int]:
+    """`messages` as strict servers take them, and how many tool results were left out.
+
+    Each call gets one answer right after its assistant message: its own result, or
+    `UNSAVED_RESULT`. A result that answers no call still open (two writers interleaved
+    their turns, or it answers a call twice) is left out: servers refuse it.
+    """
     repaired: list[Message] = []
     waiting: list[str] = []  # ids of the last assistant message's calls not yet answered
+    dropped = 0
     for message in messages:
-        if message.role == "tool" and message.tool_call_id in waiting:
-            waiting.remove(message.tool_call_id)
-        elif waiting:
-            repaired += [Message("tool", UNSAVED_RESULT, tool_call_id=id_) for id_ in waiting]
-            waiting = []
+        if message.role == "tool":
+            if message.tool_call_id in waiting:
+                waiting.remove(message.tool_call_id)
+                repaired.append(message)
+            else:
+                dropped += 1
+            continue
+        repaired += [Message("tool", UNSAVED_RESULT, tool_call_id=id_) for id_ in waiting]
         repaired.append(message)
-        if message.role == "assistant":
-            waiting = [call.id for call in message.tool_calls]
+        waiting = [call.id for call in message.tool_calls] if message.role == "assistant" else []
     repaired += [Message("tool", UNSAVED_RESULT, tool_call_id=id_) for id_ in waiting]
-    return repaired
+    return repaired, dropped
+
+
+def _summarised(summary: str, recent: list[Message]) -> list[Message]:
+    """The conversation after a compaction: the summary, its acknowledgement, `recent`."""
+    return [Message("user", SUMMARY_NOTE + summary), Message("assistant", SUMMARY_ACK), *recent]
 
 
 def _safe_cut(messages: list[Message], cut: int) -> int:

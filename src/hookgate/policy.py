@@ -15,9 +15,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
 from hookgate.shellwords import CommandLine, ShellCommand, parse_command_line, rough_forms
+from hookgate.tools.paths import PATH_RULE_TOOLS, path_rule_matches
 
 #: The argument a `tool(pattern)` rule is matched against, per tool.
 MAIN_ARGUMENT = {
@@ -67,6 +69,8 @@ class Rule:
 class Policy:
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
+    project_dir: Path = Path()
+    """Where relative paths, in rules and in the model's arguments, start."""
 
     def judge(self, tool: str, arguments: Mapping[str, Any], *, needs_consent: bool) -> Decision:
         """The verdict on one call, from the model's own `arguments`."""
@@ -76,10 +80,10 @@ class Policy:
         if tool in SHELL_TOOLS and isinstance(value, str):
             return _judge_command_line(value, deny, allow, needs_consent=needs_consent)
         for rule in deny:
-            if _matches(rule, value):
+            if _matches(rule, tool, value, self.project_dir):
                 return Decision(Verdict.DENY, rule.text)
         for rule in allow:
-            if _matches(rule, value):
+            if _matches(rule, tool, value, self.project_dir):
                 return Decision(Verdict.ALLOW, rule.text)
         return Decision(Verdict.ASK if needs_consent else Verdict.ALLOW)
 
@@ -89,9 +93,11 @@ def _rules(texts: tuple[str, ...], tool: str) -> list[Rule]:
     return [rule for rule in parsed if rule is not None and rule.names(tool)]
 
 
-def _matches(rule: Rule, value: object) -> bool:
+def _matches(rule: Rule, tool: str, value: object, project_dir: Path) -> bool:
     if rule.pattern is None:
         return True
+    if tool in PATH_RULE_TOOLS:  # judged on the file the path reaches, not its spelling
+        return path_rule_matches(rule.pattern, value, project_dir)
     return isinstance(value, str) and fnmatch.fnmatchcase(value, rule.pattern)
 
 

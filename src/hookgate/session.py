@@ -2,7 +2,8 @@
 
 Line 1 is a header; every later line is a message or an event record, written with a
 single `write` as it happens, so a crash loses at most the line being written. Reading
-skips a torn line, and the next append starts on a fresh line. Failures are `SessionError`.
+skips a torn line, and the next append starts on a fresh line. A session in use holds
+the file's lock (`sessionlock`): one writer at a time. Failures are `SessionError`.
 """
 
 from __future__ import annotations
@@ -13,13 +14,15 @@ import json
 import os
 import re
 import secrets
-from collections.abc import Iterator, Mapping
+import stat
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hookgate.errors import SessionError
 from hookgate.messages import Message
+from hookgate.sessionlock import open_locked
 
 #: The format of the files this module writes; a newer one is refused, not misread.
 SESSION_VERSION = 1
@@ -80,8 +83,9 @@ class Session:
     Each append opens the file, writes one whole line with one `write` and closes it:
     the line is in the kernel when the call returns, so a crash or kill of hookgate
     loses nothing already appended. `fsync` (off by default: a disk flush per step)
-    guards against a power loss or system crash too. A failed append truncates the
-    file back to its size before it and raises `SessionError`.
+    guards against a power loss or system crash too. A failed append takes back the
+    bytes it wrote if they are still the end of the file (nothing another writer
+    appended is ever cut) and raises `SessionError`. `lock` makes this the one writer.
     """
 
     def __init__(self, info: SessionInfo, *, fsync: bool = False) -> None:
@@ -89,6 +93,18 @@ class Session:
         self.id = info.id
         self.path = info.path
         self._fsync = fsync
+        self._lock_fd: int | None = None
+
+    def lock(self) -> None:
+        """Hold the session's lock until `close`; `SessionBusy` names who else holds it."""
+        if self._lock_fd is None:
+            self._lock_fd = open_locked(self.path, self.id)
+
+    def close(self) -> None:
+        """Release the lock (if held); appending still works, unguarded."""
+        fd, self._lock_fd = self._lock_fd, None
+        if fd is not None:
+            os.close(fd)
 
     def append_message(self, message: Message) -> None:
         """Record one message of the conversation."""
@@ -98,24 +114,26 @@ class Session:
         """Record an event (`data` must be JSON-serialisable)."""
         self._append({"type": "event", "kind": kind, "data": dict(data)})
 
-    def messages(self) -> list[Message]:
-        """The conversation as recorded, in order; torn lines are skipped."""
-        messages = []
+    def entries(self) -> list[Message | SessionEvent]:
+        """The messages and events as recorded, in order; torn lines are skipped."""
+        entries: list[Message | SessionEvent] = []
         for number, record in self._records():
-            if record.get("type") == "message":
+            if record.get("type") == "event":
+                entries.append(SessionEvent(str(record.get("kind")), record.get("data") or {}))
+            elif record.get("type") == "message":
                 try:
-                    messages.append(Message.from_json(record["message"]))
+                    entries.append(Message.from_json(record["message"]))
                 except (KeyError, TypeError, ValueError, AttributeError) as exc:
                     raise SessionError(f"{self.path}:{number}: malformed message record") from exc
-        return messages
+        return entries
+
+    def messages(self) -> list[Message]:
+        """The conversation as recorded, in order; torn lines are skipped."""
+        return [entry for entry in self.entries() if isinstance(entry, Message)]
 
     def events(self) -> list[SessionEvent]:
         """The events as recorded, in order; torn lines are skipped."""
-        return [
-            SessionEvent(str(record.get("kind")), record.get("data") or {})
-            for _, record in self._records()
-            if record.get("type") == "event"
-        ]
+        return [entry for entry in self.entries() if isinstance(entry, SessionEvent)]
 
     def _records(self) -> Iterator[tuple[int, dict[str, Any]]]:
         """(line number, record) for each complete record after the header.
@@ -146,7 +164,7 @@ class Session:
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 line = b"\n" + line  # the last line is torn: start on a fresh one
-            _write_all(fd, line, size, self.path)
+            _append_all(fd, line)
             if self._fsync:
                 os.fsync(fd)
         except OSError as exc:
@@ -179,7 +197,7 @@ class SessionStore:
             except OSError as exc:
                 raise _write_error(path, exc) from exc
             try:
-                _write_all(fd, _encode(header, path), 0, path)
+                _append_all(fd, _encode(header, path))
             except OSError as exc:
                 path.unlink(missing_ok=True)
                 raise _write_error(path, exc) from exc
@@ -228,6 +246,28 @@ class SessionStore:
             with contextlib.suppress(SessionError):
                 infos.append(_read_info(path))
         return infos
+
+    def make_private(self, notify: Callable[[str], None]) -> None:
+        """Take other users' access away from the home and its sessions directory.
+
+        History can hold secrets: a directory looser than 0700 (made by hand, or by an
+        older hookgate) is tightened, with a notice; one we cannot change is a notice.
+        """
+        for directory in (self.home, self.directory):
+            try:
+                mode = stat.S_IMODE(directory.stat().st_mode)
+            except OSError:
+                continue  # not made yet (it will be, 0700), or not ours to look at
+            if not mode & ~DIR_MODE:
+                continue
+            try:
+                directory.chmod(mode & DIR_MODE)
+            except OSError as exc:
+                notify(f"{directory} is open to other users (mode {mode:04o}) and cannot be "
+                       f"made private: {exc.strerror}")  # fmt: skip
+            else:
+                notify(f"{directory} was open to other users (mode {mode:04o}); "
+                       f"made it private ({mode & DIR_MODE:04o})")  # fmt: skip
 
     def _load(self, path: Path) -> Session:
         return Session(_read_info(path), fsync=self._fsync)
@@ -281,15 +321,31 @@ def _encode(record: Mapping[str, Any], path: Path) -> bytes:
         raise SessionError(f"cannot record in {path}: {exc}") from exc
 
 
-def _write_all(fd: int, data: bytes, size_before: int, path: Path) -> None:
-    """Append `data`; on failure cut the file back to `size_before` and re-raise."""
+def _append_all(fd: int, data: bytes) -> None:
+    """Append `data` through `fd` (opened `O_APPEND`); on failure take back our part, re-raise.
+
+    Only our own bytes are cut, and only while they are the end of the file: where the
+    kernel put each piece is read back from the offset, never from a size read before
+    the write (another writer may have appended since; cutting to that size lost its
+    acknowledged lines). If someone appended after us, the torn piece stays: reading
+    skips it, and the next append starts on a fresh line.
+    """
+    start: int | None = None  # where our bytes begin, while they are contiguous
+    end = 0
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view) :]
+            written = os.write(fd, view)
+            end = os.lseek(fd, 0, os.SEEK_CUR)
+            if start is None:
+                start = end - written
+            elif end - written != start + (len(data) - len(view)):
+                start = -1  # another writer came between our pieces: leave them be
+            view = view[written:]
     except OSError:
         with contextlib.suppress(OSError):
-            os.ftruncate(fd, size_before)
+            if start is not None and start >= 0 and os.fstat(fd).st_size == end:
+                os.ftruncate(fd, start)
         raise
 
 

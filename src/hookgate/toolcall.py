@@ -4,19 +4,26 @@ preToolCall → permission policy → consent → the tool → postToolCall. A d
 answers the model as text and the turn goes on; a hook's replaced arguments run but
 are not written back into the history, except on a call the hook also denied: that
 is a redaction, and the hook's arguments replace the model's wherever the call is
-shown or recorded. A replaced result is what the model and the user both see.
+shown or recorded. A replaced result is what the model and the user both see; a
+result a fail-safe postToolCall hook failed on is withheld from both. A file tool
+call past the workspace needs consent like a call that changes things.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from hookgate.callcaps import CallCaps
 from hookgate.consent import Consent, ConsentRequest
-from hookgate.hooks import HookEngine, Outcome
+from hookgate.hooks import HookEngine, OnError, Outcome
 from hookgate.messages import ToolCall
 from hookgate.policy import Policy, Verdict
 from hookgate.tools import ToolContext, ToolRegistry, ToolResult
+from hookgate.tools.paths import leaves_workspace
 from hookgate.view import TurnView
+
+#: What the model, the history and the user get for a result a fail-safe hook failed on.
+WITHHELD_RESULT = "[result withheld: hook {hook!r} failed]"
 
 
 @dataclass(frozen=True)
@@ -28,6 +35,7 @@ class ToolGate:
     policy: Policy
     consent: Consent
     context: ToolContext
+    caps: CallCaps = field(default_factory=CallCaps)
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,18 @@ async def screen_call(gate: ToolGate, call: ToolCall, view: TurnView) -> Screene
     if pre.blocked and "arguments" in pre.changed:
         recorded = ToolCall(call.id, call.name, pre.payload["arguments"])
     return ScreenedCall(call, recorded, pre)
+
+
+async def rescreen(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> ScreenedCall:
+    """Screen a call again right before it runs, on the state the calls before it left.
+
+    The first screen decided what is recorded (a redaction stays the record); this one
+    decides whether and how the call runs. A call already denied is not asked again.
+    """
+    if screened.pre.blocked:
+        return screened
+    again = await screen_call(gate, screened.asked, view)
+    return ScreenedCall(screened.asked, screened.recorded, again.pre)
 
 
 async def run_screened(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> ToolResult:
@@ -86,8 +106,10 @@ async def _guarded_call(
         known = ", ".join(gate.tools.names())
         return ToolResult(f"[unknown tool {call.name!r}; tools: {known}]", is_error=True), ()
     arguments = pre.payload["arguments"]
-    # The policy judges what the model asked for; a hook's rewrite is trusted as is.
-    decision = gate.policy.judge(call.name, call.arguments, needs_consent=tool.needs_consent)
+    # The policy judges what the model asked for; a hook's rewrite is trusted as is. A
+    # file tool reaching past the workspace asks, reads included: what it opens counts.
+    needs_consent = tool.needs_consent or leaves_workspace(call.name, arguments, gate.context)
+    decision = gate.policy.judge(call.name, call.arguments, needs_consent=needs_consent)
     if decision.verdict is Verdict.DENY:
         return ToolResult(f"[denied by the permission rule {decision.rule!r}]", is_error=True), ()
     if decision.verdict is Verdict.ASK:
@@ -99,9 +121,21 @@ async def _guarded_call(
         "postToolCall", {"tool": call.name, "arguments": arguments, "result": result.to_json()}
     )
     show_notices(post, view)
+    if (withheld := _withheld(post)) is not None:
+        # Not post.context either: a failure's reason may quote the hook's stderr.
+        return withheld, pre.context
     if "result" in post.changed:
         view.notice(f"the result of {call.name} was replaced by a hook")
     return ToolResult(**post.payload["result"]), pre.context + post.context
+
+
+def _withheld(post: Outcome) -> ToolResult | None:
+    """The result in place of the tool's when a postToolCall hook under `onError: fail`
+    failed: a scrubber that timed out must not let the raw result reach anyone."""
+    for failure in post.errors:
+        if failure.on_error is OnError.FAIL:
+            return ToolResult(WITHHELD_RESULT.format(hook=failure.hook), is_error=True)
+    return None
 
 
 def show_notices(outcome: Outcome, view: TurnView) -> None:

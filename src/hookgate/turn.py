@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookgate.agent import AgentSession
+from hookgate.callcaps import RefusedCall, apply_caps
 from hookgate.errors import ModelError
 from hookgate.hooks import OnError, Outcome
-from hookgate.messages import Message
-from hookgate.toolcall import ScreenedCall, run_screened, screen_call, show_notices
+from hookgate.messages import Message, ToolCall
+from hookgate.toolcall import ScreenedCall, rescreen, run_screened, screen_call, show_notices
+from hookgate.tools import ToolResult
 from hookgate.view import TurnView
 
 BLOCKED_MARKER = "[prompt blocked by a hook: {reason}]"
@@ -118,8 +120,12 @@ async def _model_loop(
             agent.history.append(Message("assistant", reply.text))
             return Answered(reply.text)
         # Every call is screened before the reply is recorded, so that a redaction by a
-        # preToolCall hook is all the history and later requests ever hold.
-        screened = [await screen_call(agent.gate, call, view) for call in reply.tool_calls]
+        # preToolCall hook is all the history and later requests ever hold; each is
+        # screened again right before it runs (`_run_tool_calls`).
+        screened = [
+            await screen_call(agent.gate, call, view) if isinstance(call, ToolCall) else call
+            for call in apply_caps(reply.tool_calls, agent.gate.caps)
+        ]
         calls = tuple(call.recorded for call in screened)
         agent.history.append(Message("assistant", reply.text, calls))
         await _run_tool_calls(agent, screened, view)
@@ -128,15 +134,19 @@ async def _model_loop(
     return TurnFailed(message)
 
 
-async def _run_tool_calls(agent: AgentSession, calls: list[ScreenedCall], view: TurnView) -> None:
+async def _run_tool_calls(
+    agent: AgentSession, calls: list[ScreenedCall | RefusedCall], view: TurnView
+) -> None:
     """Run each call and record its result; a cancellation answers the calls left over.
 
+    Each call after the first is screened again right before it runs: the calls before
+    it may have changed what its arguments point at (a symlink, a file a guard reads).
     Every tool call in the history must be followed by its answer, or the next request
     of a resumed session is refused by the model server.
     """
     for index, call in enumerate(calls):
         try:
-            result = await run_screened(agent.gate, call, view)
+            result = await _run_one(agent, call, view, first=index == 0)
         except asyncio.CancelledError:
             for unanswered in calls[index:]:
                 agent.history.append(
@@ -144,6 +154,19 @@ async def _run_tool_calls(agent: AgentSession, calls: list[ScreenedCall], view: 
                 )
             raise
         agent.history.append(Message("tool", result.content, tool_call_id=call.asked.id))
+
+
+async def _run_one(
+    agent: AgentSession, call: ScreenedCall | RefusedCall, view: TurnView, *, first: bool
+) -> ToolResult:
+    """Run a screened call (screened again unless it is the first); refuse one past a cap."""
+    if isinstance(call, RefusedCall):
+        result = ToolResult(call.message, is_error=True)
+        view.tool_started(call.recorded)
+        view.tool_finished(call.recorded, result)
+        return result
+    current = call if first else await rescreen(agent.gate, call, view)
+    return await run_screened(agent.gate, current, view)
 
 
 async def _post_generation(

@@ -13,15 +13,17 @@ import pty
 import re
 import select
 import signal
+import stat
 import struct
 import termios
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from hookgate.session import SessionStore
 from runtime.project import HOOKGATE, Project, chat_messages, read_log, served_model
 from support.chat_server import ChatServer, ServedReply
 
@@ -40,13 +42,25 @@ SECRET = "sk-lineQ9w8E7r6T5y4U3i2O1p0"
 class Terminal:
     """`hookgate ARGS` on a pty; `expect(text)` reads until `text` has appeared."""
 
-    def __init__(self, project: Project, *args: str) -> None:
-        env = project.env(TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", LC_ALL="C.UTF-8")
+    def __init__(
+        self,
+        project: Project,
+        *args: str,
+        prefix: Sequence[str] = (),
+        before_exec: Callable[[], None] | None = None,
+        extra_env: Mapping[str, str] | None = None,
+    ) -> None:
+        env = project.env(
+            TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", LC_ALL="C.UTF-8", **(extra_env or {})
+        )
+        command = [*prefix, str(HOOKGATE), *args]
         pid, fd = pty.fork()
         if pid == 0:  # the child: exec at once, whatever happens
             try:
                 os.chdir(project.dir)
-                os.execve(HOOKGATE, [str(HOOKGATE), *args], env)
+                if before_exec is not None:
+                    before_exec()
+                os.execve(command[0], command, env)
             finally:
                 os._exit(127)
         self.pid, self.fd = pid, fd
@@ -116,8 +130,8 @@ def terminals() -> Iterator[list[Terminal]]:
         terminal.close()
 
 
-def start(terminals: list[Terminal], project: Project, *args: str) -> Terminal:
-    terminal = Terminal(project, *args)
+def start(terminals: list[Terminal], project: Project, *args: str, **options: Any) -> Terminal:
+    terminal = Terminal(project, *args, **options)
     terminals.append(terminal)
     terminal.expect(PROMPT)
     return terminal
@@ -191,11 +205,15 @@ def test_ctrl_c_cancels_the_turn_not_the_program(
     assert sent[1:] == ["Take your time", "Are you there?"]
 
 
+def no_umask() -> None:
+    os.umask(0)  # files get what hookgate asks for, no more
+
+
 def test_a_blocked_secret_is_kept_in_no_file_line_mode_writes(
     project: Project, terminals: list[Terminal]
 ) -> None:
     project.write_agent(project.script({"text": "Hello."}), hooks=audit_and_guard(project))
-    terminal = start(terminals, project)
+    terminal = start(terminals, project, before_exec=no_umask)
 
     terminal.submit(f"use {SECRET} for me")
     terminal.expect("Your question was not sent")
@@ -209,7 +227,9 @@ def test_a_blocked_secret_is_kept_in_no_file_line_mode_writes(
     written = [*project.files_under_home(), project.dir / "audit.log"]
     holding = [path for path in written if SECRET.encode() in path.read_bytes()]
     assert holding == []
-    assert "+hello\n" in (project.home / "input_history").read_text()
+    history = project.home / "input_history"
+    assert "+hello\n" in history.read_text()
+    assert stat.S_IMODE(history.stat().st_mode) == 0o600  # whatever the umask
 
 
 def test_a_second_ctrl_c_does_not_cut_post_generation_short(
@@ -238,3 +258,32 @@ def test_a_second_ctrl_c_does_not_cut_post_generation_short(
 
     assert terminal.wait() == 0
     assert [entry["outcome"] for entry in read_log(log)] == ["cancelled"]
+
+
+@pytest.mark.parametrize(("answer", "status"), [("y", 0), ("n", 1)])
+def test_continuing_a_session_another_process_holds_offers_a_new_one(
+    project: Project, terminals: list[Terminal], answer: str, status: int
+) -> None:
+    project.write_agent(project.script({"text": "Hello."}))
+    store = SessionStore(project.home)
+    held = store.create(agent_file=str(project.agent_file), cwd=str(project.dir))
+    held.lock()  # this test process is the other hookgate
+    before = held.path.read_bytes()
+    terminal = Terminal(project, "-c")
+    terminals.append(terminal)
+
+    terminal.expect(f"session {held.id} is in use by hookgate (pid {os.getpid()})")
+    terminal.expect("start a new session instead? [y/N]")
+    terminal.type(f"{answer}\r")
+    if answer == "y":
+        terminal.expect(PROMPT)
+        terminal.submit("hi")
+        terminal.expect("Hello.")
+        terminal.expect(PROMPT)
+        terminal.type("\x04")
+
+    assert terminal.wait() == status
+    held.close()
+    assert held.path.read_bytes() == before
+    assert len(project.session_files()) == 1 + (answer == "y")
+    assert "Traceback" not in terminal.screen

@@ -1,5 +1,7 @@
 """A session file that cannot be written: the turn still answers, and says history is not saved.
 
+Line mode too: its input history then lives in memory, with a notice.
+
 The directory is read-only (for a `hookgate` without the privilege to ignore file
 modes), the disk is full (a tmpfs filled to the last block, where this machine lets
 us mount one), or it fills mid-turn (a file-size limit). Each time `hookgate -p`
@@ -20,9 +22,11 @@ from pathlib import Path
 
 import pytest
 
+from frontends.test_line import PROMPT, Terminal
 from hookgate.messages import Message
 from hookgate.session import SessionStore
 from reliability.faultkit import (
+    MARK_VAR,
     PROCESS_MARGIN_S,
     assert_nothing_left,
     assert_session_readable,
@@ -304,3 +308,59 @@ def test_full_disk_continued_session(project: Project, tmp_path: Path, mark: str
     (after,) = (tmp_path / "after").glob("*.jsonl")
     assert after.read_bytes() == before
     assert json.loads(before.split(b"\n")[0])["type"] == "session"
+
+
+# --- line mode: the input history cannot be written either ---------------------------------
+
+
+def no_room_to_write() -> None:
+    """A full disk, as a file-size limit of 0 bytes (set in the child before exec)."""
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+
+@pytest.fixture
+def home_with_input_history(project: Project) -> Iterator[Path]:
+    """A home holding an input history from before; yields that file."""
+    project.home.mkdir(mode=0o700)
+    history = project.home / "input_history"
+    history.write_text("\n# earlier\n+an earlier question\n")
+    history.chmod(0o400)
+    yield history
+    project.home.chmod(0o700)
+
+
+@pytest.mark.reliability("session")
+@pytest.mark.parametrize("home", ["read-only", "full"])
+def test_line_mode_on_an_unwritable_home(
+    project: Project, home_with_input_history: Path, home: str, mark: str
+) -> None:
+    """Line mode on a read-only or full HOOKGATE_HOME: one notice per file, no traceback, the session goes on."""
+    history = home_with_input_history
+    project.write_agent(project.script({"text": "Hello."}, {"text": "Hello again."}))
+    env = {MARK_VAR: mark}
+    if home == "read-only":
+        project.home.chmod(0o500)
+        terminal = Terminal(project, prefix=unprivileged(), extra_env=env)
+        reason = "Permission denied"
+    else:
+        terminal = Terminal(project, before_exec=no_room_to_write, extra_env=env)
+        reason = "File too large"
+    try:
+        terminal.expect("history is not saved")
+        terminal.expect(PROMPT)
+        terminal.submit("hello")
+        terminal.expect("Hello.")
+        terminal.expect(f"input history is kept in memory only: cannot write {history}: {reason}")
+        terminal.expect(PROMPT)
+        terminal.submit("again")
+        terminal.expect("Hello again.")
+        terminal.expect(PROMPT)
+        terminal.type("\x04")
+        assert terminal.wait() == 0
+    finally:
+        terminal.close()
+
+    assert "Traceback" not in terminal.screen
+    assert terminal.screen.count("input history is kept in memory only") == 1
+    assert history.read_text() == "\n# earlier\n+an earlier question\n"
+    assert_nothing_left(mark)

@@ -18,6 +18,7 @@ import pytest
 from hookgate.errors import SessionError
 from hookgate.messages import Message, ToolCall
 from hookgate.session import SessionStore, default_home
+from runtime.project import Project
 
 CONVERSATION = [
     Message("system", "Be brief."),
@@ -345,3 +346,23 @@ def _latest_id(store: SessionStore, cwd: str | None = None, agent_file: str | No
     latest = store.latest(cwd=cwd, agent_file=agent_file)
     assert latest is not None
     return latest.id
+
+
+def test_a_home_open_to_others_is_made_private_with_a_notice(project: Project) -> None:
+    project.write_agent(project.script({"text": "done"}))
+    sessions = project.home / "sessions"
+    sessions.mkdir(parents=True)
+    project.home.chmod(0o755)
+    sessions.chmod(0o770)
+
+    done = project.hookgate("-p", "Go.")
+
+    assert (done.returncode, done.stdout) == (0, "done\n"), done.stderr
+    assert done.stderr.splitlines() == [
+        f"hookgate: {project.home} was open to other users (mode 0755); made it private (0700)",
+        f"hookgate: {sessions} was open to other users (mode 0770); made it private (0700)",
+    ]
+    assert stat.S_IMODE(project.home.stat().st_mode) == 0o700
+    assert stat.S_IMODE(sessions.stat().st_mode) == 0o700
+    again = project.hookgate("-c", "-p", "Go.")
+    assert (again.returncode, again.stderr) == (0, "")

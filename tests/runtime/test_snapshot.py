@@ -18,8 +18,9 @@ async def test_a_guard_removed_from_the_file_mid_session_still_denies(
     guard = {"name": "no-rm", "matcher": "^shell$", "command": project.example("guard-rm-rf.sh")}
     script = project.script(
         # The model first rewrites the agent file without the guard, then tries rm -rf.
-        {"tool_calls": [{"name": "write_file",
-                         "arguments": {"path": "hookgate.yaml", "content": "model: x\n"}}]},
+        # (Its file tools never write the agent file; the shell, unconfined, can.)
+        {"tool_calls": [{"name": "shell",
+                         "arguments": {"command": "printf 'model: x\\n' > hookgate.yaml"}}]},
         {"tool_calls": [{"name": "shell", "arguments": {"command": "rm -rf build"}}]},
         {"expect": "denied by a hook", "text": "The guard held."},
     )  # fmt: skip

@@ -16,17 +16,11 @@ from hookgate.tools import (
     ToolRegistry,
     ToolResult,
     builtin_tools,
-    files,
+    search,
 )
 from hookgate.tools.base import check_arguments
-from hookgate.tools.files import (
-    EditFileTool,
-    GrepTool,
-    ListFilesTool,
-    ReadFileTool,
-    WriteFileTool,
-    glob_regex,
-)
+from hookgate.tools.files import EditFileTool, ReadFileTool, WriteFileTool
+from hookgate.tools.search import GrepTool, ListFilesTool, glob_regex
 
 RunTool = Callable[..., ToolResult]
 READ, WRITE, EDIT = ReadFileTool(), WriteFileTool(), EditFileTool()
@@ -298,7 +292,7 @@ def test_list_outside_the_project_shows_absolute_paths(run_tool: RunTool, tmp_pa
 def test_list_stops_at_the_cap(
     run_tool: RunTool, tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(files, "MAX_LISTED", 2)
+    monkeypatch.setattr(search, "MAX_LISTED", 2)
     content = ok(run_tool(LIST, {}))
     assert content.splitlines()[-1] == "[stopped after 2 files; narrow the pattern or path]"
     assert len(content.splitlines()) == 3
@@ -377,7 +371,7 @@ def test_grep_skips_binary_files_and_says_so(run_tool: RunTool, project: Path) -
 def test_grep_stops_at_the_cap(
     run_tool: RunTool, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(files, "MAX_MATCHES", 3)
+    monkeypatch.setattr(search, "MAX_MATCHES", 3)
     (project / "many.txt").write_text("hit\n" * 10)
     assert ok(run_tool(GREP, {"pattern": "hit"})).splitlines() == [
         "many.txt:1:hit",
@@ -390,7 +384,7 @@ def test_grep_stops_at_the_cap(
 def test_grep_cuts_long_lines(run_tool: RunTool, project: Path) -> None:
     (project / "long.txt").write_text("x" * 1000 + "\n")
     content = ok(run_tool(GREP, {"pattern": "x"}))
-    assert content == "long.txt:1:" + "x" * files.MAX_LINE_CHARS
+    assert content == "long.txt:1:" + "x" * search.MAX_LINE_CHARS
 
 
 def test_grep_without_matches(run_tool: RunTool, tree: Path) -> None:
@@ -402,7 +396,7 @@ def test_grep_without_matches(run_tool: RunTool, tree: Path) -> None:
     [
         (
             {"pattern": "("},
-            "invalid regular expression '(': missing ), unterminated subpattern at position 0",
+            "invalid regular expression '(': missing ) at position 1",
         ),
         ({"pattern": "x", "path": "nowhere"}, "cannot search nowhere: no such file or directory"),
         ({"pattern": "x", "ignore_case": 1}, "argument 'ignore_case' must be true or false, got 1"),

@@ -57,17 +57,18 @@ def test_timeout_kills_the_whole_group(
     run_tool: RunTool, group_gone: Callable[[int], None]
 ) -> None:
     started = time.monotonic()
-    result = run_tool(SHELL, {"command": "echo $$; sleep 100 & sleep 100", "timeout": 0.5})
+    command = "echo $(ps -o pgid= $$); sleep 100 & sleep 100"
+    result = run_tool(SHELL, {"command": command, "timeout": 0.5})
     assert time.monotonic() - started < 5
     assert result.is_error
     assert result.content.endswith("[timed out after 0.5s; process group killed]")
-    group_gone(int(result.content.split()[0]))  # bash's pid is the group id
+    group_gone(int(result.content.split()[0]))  # the group of bash and its reaper
 
 
 def test_background_child_is_killed_when_the_command_ends(
     run_tool: RunTool, group_gone: Callable[[int], None]
 ) -> None:
-    result = run_tool(SHELL, {"command": "sleep 100 >/dev/null 2>&1 & echo $$"})
+    result = run_tool(SHELL, {"command": "sleep 100 >/dev/null 2>&1 & ps -o pgid= $$"})
     assert not result.is_error
     group_gone(int(result.content))
 

@@ -8,9 +8,11 @@ running turn (or clears the line), Ctrl-D exits. Commands: /help, /hooks, /exit,
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
+import stat
 import sys
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,8 @@ from hookgate.handoff import HandoffOutcome, Refused
 from hookgate.handoff.command import COMMAND_PREFIX, ask_from_user, parse_ask_command
 from hookgate.hooks import EVENTS
 from hookgate.messages import ToolCall
-from hookgate.session import SessionStore
+from hookgate.session import FILE_MODE, SessionStore
+from hookgate.sessionlock import SessionBusy
 from hookgate.tools import ToolResult
 from hookgate.turn import PromptBlocked, TurnFailed, run_turn
 
@@ -41,20 +44,50 @@ class CheckedFileHistory(FileHistory):
 
     prompt_toolkit stores a line as soon as it is entered; this one holds it until the
     turn has told whether the hooks let it through (`keep`) or not (`drop`). A dropped
-    line stays in memory for the arrow keys of this session only.
+    line stays in memory for the arrow keys of this session only. The file is private
+    (0600). One that cannot be read or written (full disk, read-only home) costs a
+    notice, not the session: the history goes on in memory.
     """
 
-    def __init__(self, filename: str) -> None:
+    def __init__(self, filename: str, notify: Callable[[str], None]) -> None:
         super().__init__(filename)
         self._pending: list[str] = []
+        self._notify = notify
+        self._in_memory = False
+
+    def load_history_strings(self) -> Iterable[str]:
+        try:
+            return list(super().load_history_strings())
+        except OSError as exc:
+            self._give_up("read", exc)
+            return []
 
     def store_string(self, string: str) -> None:
         self._pending.append(string)
 
     def keep(self) -> None:
-        for string in self._pending:
-            super().store_string(string)
-        self._pending.clear()
+        pending, self._pending = self._pending, []
+        if self._in_memory:
+            return
+        try:
+            fd = os.open(self.filename, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
+            try:
+                mode = stat.S_IMODE(os.fstat(fd).st_mode)
+                if mode & ~FILE_MODE:  # an older file, made before it was private
+                    os.fchmod(fd, mode & FILE_MODE)
+            finally:
+                os.close(fd)
+            for string in pending:
+                super().store_string(string)
+        except OSError as exc:
+            self._give_up("write", exc)
+
+    def _give_up(self, verb: str, exc: OSError) -> None:
+        self._in_memory = True
+        self._notify(
+            f"input history is kept in memory only: cannot {verb} {os.fsdecode(self.filename)}: "
+            f"{exc.strerror or exc}"
+        )
 
     def drop(self) -> None:
         self._pending.clear()
@@ -113,12 +146,11 @@ class LineView:
 
 async def line_mode(agent_file: Path, *, resume: str | None, continue_last: bool) -> int:
     store = SessionStore()
-    agent = await open_agent(
-        agent_file, notify=notice_line, consent=TerminalConsent(), store=store,
-        resume=resume, continue_last=continue_last, ask_display=LineAskDisplay(),
-    )  # fmt: skip
+    agent = await _open_or_offer_new(agent_file, store, resume, continue_last)
+    if agent is None:
+        return 1
     notice_line(f"session {agent.session_id} — /help for help, Ctrl-D to leave")
-    history = CheckedFileHistory(str(store.home / "input_history"))
+    history = CheckedFileHistory(str(store.home / "input_history"), notice_line)
     prompt: PromptSession[str] = PromptSession(history=history, key_bindings=_bindings())
     try:
         while True:
@@ -132,6 +164,30 @@ async def line_mode(agent_file: Path, *, resume: str | None, continue_last: bool
                 return 0
     finally:
         await agent.aclose()
+
+
+async def _open_or_offer_new(
+    agent_file: Path, store: SessionStore, resume: str | None, continue_last: bool
+) -> AgentSession | None:
+    """The agent on the session asked for; if another process holds it, offer a new one."""
+
+    async def open_session(resume: str | None, continue_last: bool) -> AgentSession:
+        return await open_agent(
+            agent_file, notify=notice_line, consent=TerminalConsent(), store=store,
+            resume=resume, continue_last=continue_last, ask_display=LineAskDisplay(),
+        )  # fmt: skip
+
+    try:
+        return await open_session(resume, continue_last)
+    except SessionBusy as exc:
+        notice_line(str(exc))
+    try:
+        answer = await PromptSession[str]().prompt_async("start a new session instead? [y/N] ")
+    except (EOFError, KeyboardInterrupt):
+        return None
+    if answer.strip().lower() not in ("y", "yes"):
+        return None
+    return await open_session(None, False)
 
 
 async def _handle(agent: AgentSession, text: str, history: CheckedFileHistory) -> bool:

@@ -78,6 +78,12 @@ class _Chain:
     reason: str | None = None
     response: str | None = None
     hooks_run: int = 0
+    failed_safe: bool = False
+    """A hook under `onError: fail` failed: the hooks after it do not run (they would
+    read a payload it did not make safe, even on an event that cannot block)."""
+
+    def over(self) -> bool:
+        return self.blocked_by is not None or self.failed_safe
 
     def outcome(self) -> Outcome:
         return Outcome(
@@ -145,7 +151,7 @@ class HookEngine:
                 self._fail(hook, chain, _failure(hook, exc))
             else:
                 _apply(hook, reply, chain)
-            if chain.blocked_by is not None:
+            if chain.over():
                 break
         return chain.outcome()
 
@@ -167,7 +173,7 @@ class HookEngine:
                 self._fail(hook, chain, _failure(hook, exc))
             else:
                 _apply(hook, reply, chain)
-            if chain.blocked_by is not None:
+            if chain.over():
                 break
         return chain.outcome()
 
@@ -237,6 +243,7 @@ class HookEngine:
         if hook.on_error is OnError.WARN:
             chain.notices.append(str(failure))
             return
+        chain.failed_safe = True
         _block(hook, chain, f"hook {hook.name!r} failed: {message}")
 
     def _hook_env(self, hook: HookSpec, base: Mapping[str, str]) -> dict[str, str]:

@@ -7,7 +7,8 @@ Built in: `shell` (bash in the project directory), `read_file`, `write_file`,
 from __future__ import annotations
 
 from hookgate.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
-from hookgate.tools.files import EditFileTool, GrepTool, ListFilesTool, ReadFileTool, WriteFileTool
+from hookgate.tools.files import EditFileTool, ReadFileTool, WriteFileTool
+from hookgate.tools.search import GrepTool, ListFilesTool
 from hookgate.tools.shell import ShellTool
 
 __all__ = [

@@ -38,19 +38,44 @@ class ToolResult:
         return {"content": self.content, "is_error": self.is_error}
 
 
+#: Processes a shell command may start, beyond those the user already runs: enough for
+#: any build, few enough that a fork bomb stops before the machine does.
+DEFAULT_SHELL_PROCESSES = 512
+
+
+@dataclass(frozen=True)
+class ShellLimits:
+    """setrlimit(2) values for a shell command and all it starts; None: as inherited."""
+
+    processes: int | None = DEFAULT_SHELL_PROCESSES
+    """New processes allowed beyond the user's running ones (RLIMIT_NPROC; root is exempt)."""
+    cpu_seconds: int | None = None
+    """CPU seconds each process may use (RLIMIT_CPU)."""
+    file_size: int | None = None
+    """Bytes a file the command writes may grow to (RLIMIT_FSIZE)."""
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """Where and how tools run: relative paths start at `project_dir`.
 
-    `env` is the complete environment of the processes a tool starts; `shell_timeout`
-    is the most seconds a shell command may run; `output_cap` bounds, in bytes, the
-    output a tool hands back.
+    `env` is the complete environment of the processes a tool starts (secrets already
+    dropped); `shell_timeout` is the most seconds a shell command may run; `output_cap`
+    bounds, in bytes, the output a tool hands back. The rest bounds where the file
+    tools reach (`tools/paths.py`) and what a shell command may use.
     """
 
     project_dir: Path
     env: Mapping[str, str]
     shell_timeout: float = 120.0
     output_cap: int = 64 * 1024
+    workspace_dirs: tuple[Path, ...] = ()
+    """Resolved directories the file tools reach without consent, besides `project_dir`."""
+    hookgate_home: Path | None = None
+    """Resolved `$HOOKGATE_HOME`: no file tool reaches it, reads included."""
+    protected_files: frozenset[Path] = frozenset()
+    """Resolved paths the model's file tools never write: the agent file's trust closure."""
+    shell_limits: ShellLimits = ShellLimits()
 
 
 class Tool(Protocol):
@@ -131,6 +156,12 @@ class BuiltinTool(ABC):
         """Do the work with checked `args` (defaults filled in)."""
 
 
+def object_schema(properties: Mapping[str, Any], *required: str) -> dict[str, Any]:
+    """The JSON Schema of a tool's arguments: these `properties`, no others."""
+    return {"type": "object", "properties": dict(properties), "required": list(required),
+            "additionalProperties": False}  # fmt: skip
+
+
 def check_arguments(schema: Mapping[str, Any], arguments: object) -> dict[str, Any]:
     """Check `arguments` against an object `schema`; return them with defaults filled in.
 
@@ -178,19 +209,3 @@ def _check_value(name: str, prop: Mapping[str, Any], value: Any) -> Any:
 def _excerpt(value: object) -> str:
     text = repr(value)
     return text if len(text) <= VALUE_EXCERPT else text[: VALUE_EXCERPT - 3] + "..."
-
-
-def resolve_path(raw: str, ctx: ToolContext) -> Path:
-    """`raw` as a path: relative ones start at the project directory, absolute ones stay."""
-    if not raw:
-        raise ToolError("argument 'path' must not be empty")
-    path = Path(raw)
-    return path if path.is_absolute() else ctx.project_dir / path
-
-
-def display_path(path: Path, ctx: ToolContext) -> str:
-    """`path` as tools show it: relative to the project directory when inside it."""
-    try:
-        return str(path.relative_to(ctx.project_dir))
-    except ValueError:
-        return str(path)

@@ -1,54 +1,30 @@
-"""The file tools: `read_file`, `write_file`, `edit_file`, `list_files` and `grep`.
+"""The file tools that read and change one file: `read_file`, `write_file`, `edit_file`.
 
-Paths are relative to the project directory unless absolute. Text is UTF-8; a file
-with a NUL byte near its start is binary and is reported, not shown. Listing and
-searching skip `.git` and `.venv` directories and stop at a fixed number of results.
-File work runs in a worker thread so a large tree does not stall the event loop.
+Every path goes through `paths.open_path` (normalised, `$HOOKGATE_HOME` refused, protected
+files never written). Text is UTF-8; a file with a NUL byte near its start is binary and
+is reported, not shown. File work runs in a worker thread so the event loop never stalls.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from hookgate.errors import ToolError
 from hookgate.messages import ToolSpec
-from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult, display_path, resolve_path
+from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult, object_schema
+from hookgate.tools.paths import display_path, open_path
 
 #: Lines `read_file` returns when the model gives no `limit`.
 DEFAULT_READ_LINES = 2000
 #: Bytes looked at for a NUL to tell a binary file from text.
 BINARY_SNIFF = 8192
-#: Paths `list_files` returns at most.
-MAX_LISTED = 1000
-#: Matching lines `grep` returns at most.
-MAX_MATCHES = 200
-#: Characters of a matching line `grep` shows.
-MAX_LINE_CHARS = 300
-#: Files larger than this many bytes are not searched by `grep`.
-MAX_GREP_FILE = 4 * 1024 * 1024
-#: Directory names listing and searching never descend into.
-SKIP_DIRS = frozenset({".git", ".venv"})
-
-
-def _schema(properties: Mapping[str, Any], *required: str) -> dict[str, Any]:
-    return {"type": "object", "properties": dict(properties), "required": list(required),
-            "additionalProperties": False}  # fmt: skip
-
 
 _PATH = {"type": "string", "description": "File path, relative to the project directory."}
-_DIR = {"type": "string", "default": ".", "description": "Directory to start in."}
-_GLOB = {
-    "type": "string",
-    "default": "**/*",
-    "description": "Glob on paths relative to `path`: `**` spans directories, `*` one name, "
-    "`{a,b}` alternatives; e.g. `**/*.py`, `src/*.{ts,tsx}`.",
-}
 
 
 class ReadFileTool(BuiltinTool):
@@ -58,7 +34,7 @@ class ReadFileTool(BuiltinTool):
         name="read_file",
         description="Read a UTF-8 text file. Long files come in windows of lines: "
         "pass `offset` (first line, from 1) and `limit` (number of lines) to read on.",
-        parameters=_schema(
+        parameters=object_schema(
             {
                 "path": _PATH,
                 "offset": {"type": "integer", "minimum": 1, "default": 1},
@@ -70,7 +46,7 @@ class ReadFileTool(BuiltinTool):
     needs_consent = False
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        path = resolve_path(args["path"], ctx)
+        path = open_path(args["path"], ctx)
         shown = display_path(path, ctx)
         return await asyncio.to_thread(
             _read_window, path, shown, args["offset"], args["limit"], ctx.output_cap
@@ -84,7 +60,7 @@ class WriteFileTool(BuiltinTool):
         name="write_file",
         description="Write `content` to a file, replacing it if it exists; "
         "missing parent directories are created.",
-        parameters=_schema(
+        parameters=object_schema(
             {"path": _PATH, "content": {"type": "string", "description": "The whole new text."}},
             "path",
             "content",
@@ -93,7 +69,7 @@ class WriteFileTool(BuiltinTool):
     needs_consent = True
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        path = resolve_path(args["path"], ctx)
+        path = open_path(args["path"], ctx, writing=True)
         shown = display_path(path, ctx)
         existed = await asyncio.to_thread(path.exists)
         size = await asyncio.to_thread(_write_text, path, shown, args["content"], True)
@@ -107,7 +83,7 @@ class EditFileTool(BuiltinTool):
         name="edit_file",
         description="Replace `old_string` with `new_string` in a file. `old_string` must match "
         "exactly (whitespace included) and occur once, unless `replace_all` is true.",
-        parameters=_schema(
+        parameters=object_schema(
             {
                 "path": _PATH,
                 "old_string": {"type": "string", "description": "The exact text to replace."},
@@ -122,7 +98,7 @@ class EditFileTool(BuiltinTool):
     needs_consent = True
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        path = resolve_path(args["path"], ctx)
+        path = open_path(args["path"], ctx, writing=True)
         shown = display_path(path, ctx)
         old: str = args["old_string"]
         new: str = args["new_string"]
@@ -144,50 +120,6 @@ class EditFileTool(BuiltinTool):
             )
         await asyncio.to_thread(_write_text, path, shown, text.replace(old, new), False)
         return ToolResult(f"replaced {count} occurrence{'s' * (count > 1)} in {shown}")
-
-
-class ListFilesTool(BuiltinTool):
-    """List the files whose paths match a glob."""
-
-    spec = ToolSpec(
-        name="list_files",
-        description=f"List files (not directories) matching a glob, sorted, at most {MAX_LISTED}; "
-        "`.git` and `.venv` are skipped.",
-        parameters=_schema({"pattern": _GLOB, "path": _DIR}),
-    )
-    needs_consent = False
-
-    async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        base = resolve_path(args["path"], ctx)
-        return await asyncio.to_thread(_list, base, args["pattern"], ctx)
-
-
-class GrepTool(BuiltinTool):
-    """Search files for a regular expression."""
-
-    spec = ToolSpec(
-        name="grep",
-        description="Search text files for a Python regular expression; returns "
-        f"`path:line:text` lines, at most {MAX_MATCHES}. `.git` and `.venv` are skipped.",
-        parameters=_schema(
-            {
-                "pattern": {"type": "string", "description": "Python regular expression."},
-                "glob": _GLOB,
-                "path": {**_DIR, "description": "File or directory to search (default: project)."},
-                "ignore_case": {"type": "boolean", "default": False},
-            },
-            "pattern",
-        ),
-    )
-    needs_consent = False
-
-    async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        try:
-            regex = re.compile(args["pattern"], re.IGNORECASE if args["ignore_case"] else 0)
-        except re.error as exc:
-            raise ToolError(f"invalid regular expression {args['pattern']!r}: {exc}") from exc
-        base = resolve_path(args["path"], ctx)
-        return await asyncio.to_thread(_grep, base, regex, glob_regex(args["glob"]), ctx)
 
 
 def _os_error(action: str, shown: str, exc: OSError) -> ToolError:
@@ -272,126 +204,3 @@ def _write_text(path: Path, shown: str, text: str, make_parents: bool) -> int:
     except OSError as exc:
         raise _os_error("write", shown, exc) from exc
     return len(data)
-
-
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """Compile a glob over `/`-separated relative paths into a regex to `fullmatch`."""
-    if pattern.startswith("/"):
-        raise ToolError(f"glob {pattern!r} must be relative; give the directory as 'path'")
-    parts = pattern.removeprefix("./").split("/")
-    regex = []
-    for index, part in enumerate(parts):
-        last = index == len(parts) - 1
-        if part == "**":
-            regex.append(".*" if last else "(?:[^/]+/)*")
-        else:
-            regex.append(_glob_segment(part, pattern) + ("" if last else "/"))
-    try:
-        return re.compile("".join(regex))
-    except re.error as exc:
-        raise ToolError(f"invalid glob {pattern!r}: {exc}") from exc
-
-
-def _glob_segment(segment: str, pattern: str) -> str:
-    out: list[str] = []
-    depth = index = 0
-    while index < len(segment):
-        char = segment[index]
-        end = segment.find("]", index + 2) if char == "[" else -1
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif end != -1:
-            body = segment[index + 1 : end].replace("\\", "\\\\")
-            out.append("[" + ("^/" + body[1:] if body.startswith("!") else body) + "]")
-            index = end
-        elif char == "{":
-            out.append("(?:")
-            depth += 1
-        elif char in ",}" and depth:
-            out.append("|" if char == "," else ")")
-            depth -= char == "}"
-        else:
-            out.append(re.escape(char))
-        index += 1
-    if depth:
-        raise ToolError(f"invalid glob {pattern!r}: unbalanced '{{'")
-    return "".join(out)
-
-
-def _walk(base: Path) -> Iterator[tuple[str, Path]]:
-    """Each file under `base` as (its `/`-separated path relative to `base`, its path)."""
-    for root, dirs, files in os.walk(base):
-        dirs[:] = sorted(name for name in dirs if name not in SKIP_DIRS)
-        relative = Path(root).relative_to(base).as_posix()
-        for name in sorted(files):
-            yield (name if relative == "." else f"{relative}/{name}"), Path(root, name)
-
-
-def _list(base: Path, pattern: str, ctx: ToolContext) -> ToolResult:
-    matcher = glob_regex(pattern)
-    shown = display_path(base, ctx)
-    if not base.is_dir():
-        raise ToolError(f"{shown} is not a directory")
-    found: list[str] = []
-    for relative, path in _walk(base):
-        if matcher.fullmatch(relative):
-            found.append(display_path(path, ctx))
-            if len(found) > MAX_LISTED:
-                break
-    if not found:
-        return ToolResult(f"no files match {pattern!r} under {shown}")
-    lines = sorted(found[:MAX_LISTED])
-    if len(found) > MAX_LISTED:
-        lines.append(f"[stopped after {MAX_LISTED} files; narrow the pattern or path]")
-    return ToolResult("\n".join(lines))
-
-
-def _grep(
-    base: Path, regex: re.Pattern[str], matcher: re.Pattern[str], ctx: ToolContext
-) -> ToolResult:
-    if base.is_dir():
-        files: Iterator[tuple[str, Path]] = (
-            (rel, path) for rel, path in _walk(base) if matcher.fullmatch(rel)
-        )
-    elif base.exists():
-        files = iter([(base.name, base)])
-    else:
-        raise ToolError(f"cannot search {display_path(base, ctx)}: no such file or directory")
-    lines: list[str] = []
-    used = skipped = 0
-    for _, path in files:
-        text = _searchable_text(path)
-        if text is None:
-            skipped += 1
-            continue
-        for number, line in enumerate(text.split("\n"), start=1):
-            if regex.search(line):
-                hit = f"{display_path(path, ctx)}:{number}:{line.rstrip()[:MAX_LINE_CHARS]}"
-                used += len(hit) + 1
-                if len(lines) == MAX_MATCHES or used > ctx.output_cap:
-                    lines.append(
-                        f"[stopped after {len(lines)} matches; narrow the pattern, glob or path]"
-                    )
-                    return ToolResult("\n".join(lines))
-                lines.append(hit)
-    if not lines:
-        lines.append(f"no matches for {regex.pattern!r}")
-    if skipped:
-        lines.append(f"[skipped {skipped} binary, large or unreadable files]")
-    return ToolResult("\n".join(lines))
-
-
-def _searchable_text(path: Path) -> str | None:
-    """The text of `path`, or None for a binary, too large, unreadable or special file."""
-    try:
-        status = path.stat()
-        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_GREP_FILE:
-            return None
-        data = path.read_bytes()
-    except OSError:
-        return None
-    if b"\0" in data[:BINARY_SNIFF]:
-        return None
-    return data.decode("utf-8", "replace")

@@ -1,22 +1,27 @@
 """The `shell` tool: `bash -c COMMAND` in the project directory, bounded in time and output.
 
-The command runs through `run_process` in a process group of its own; when it times
-out (or the turn is cancelled) the whole group is killed, background children too.
-A non-zero exit or a timeout is an `is_error` result that still carries the output.
+The command runs through `run_process` in a process group of its own, under `reaper.py`:
+when it ends, times out or is cancelled, everything it started is killed, background
+children and `setsid` daemons too; `ShellLimits` apply to all of it. A non-zero exit
+or a timeout is an `is_error` result that still carries the output.
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from hookgate.errors import ToolError
-from hookgate.hooks.process import ProcessResult, SpawnError, run_process
+from hookgate.hooks.process import ProcessResult, SpawnError, resolve_program, run_process
 from hookgate.messages import ToolSpec
-from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult
+from hookgate.tools.base import BuiltinTool, ShellLimits, ToolContext, ToolResult
 
 SHELL = "bash"
+#: The script the command runs under: it reaps and ends all the command leaves behind.
+REAPER = str(Path(__file__).with_name("reaper.py"))
 
 
 class ShellTool(BuiltinTool):
@@ -53,8 +58,9 @@ class ShellTool(BuiltinTool):
             raise ToolError(f"argument 'timeout' must be more than 0 seconds, got {timeout:g}")
         timeout = min(timeout, ctx.shell_timeout)
         try:
+            shell = resolve_program(SHELL, ctx.env)  # here: the reaper's error would be vaguer
             result = await run_process(
-                [SHELL, "-c", command],
+                reaped_command([shell, "-c", command], ctx.shell_limits),
                 env=ctx.env,
                 cwd=str(ctx.project_dir),
                 timeout=timeout,
@@ -66,6 +72,13 @@ class ShellTool(BuiltinTool):
             format_output(result, cap=ctx.output_cap, timeout=timeout),
             is_error=result.timed_out or result.returncode != 0,
         )
+
+
+def reaped_command(argv: list[str], limits: ShellLimits) -> list[str]:
+    """`argv` run under the reaper, with `limits`; `-I -S`: no site, no user paths."""
+    values = (limits.processes, limits.cpu_seconds, limits.file_size)
+    shown = ["-" if value is None else str(value) for value in values]
+    return [sys.executable, "-I", "-S", REAPER, *shown, "--", *argv]
 
 
 def format_output(result: ProcessResult, *, cap: int, timeout: float) -> str:

@@ -21,9 +21,9 @@ from hookgate.hooks.process.core import (
     Input,
     ProcessResult,
     SpawnError,
-    adopt_orphans,
     resolve_program,
 )
+from hookgate.hooks.process.subreaper import adopt_orphans
 
 __all__ = [
     "EOF_GRACE",

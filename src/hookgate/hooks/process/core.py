@@ -7,7 +7,6 @@ A `Process` does each step without blocking and without an event loop; `aio` and
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import fcntl
 import os
 import shutil
@@ -40,8 +39,6 @@ _F_SETPIPE_SZ = 1031
 #: Signals a child must start with at their default action. Python ignores SIGPIPE and
 #: an ignored signal survives exec: a hook piping into `head` would spin otherwise.
 _RESET_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
-#: prctl(2) option that makes a process the reaper of its descendants' orphans.
-_PR_SET_CHILD_SUBREAPER = 36
 
 #: A process's input: its bytes, or a function that returns them once it has started.
 Input = bytes | Callable[[], bytes]
@@ -330,18 +327,3 @@ def _reap_adopted(pgid: int) -> None:
             os.waitpid(-pgid, 0)
     except ChildProcessError:
         pass
-
-
-def adopt_orphans() -> bool:
-    """Make this process the reaper of its descendants' orphans (Linux only).
-
-    A hook's grandchild outlives its parent, is killed with the group, and must then be
-    reaped by someone: normally PID 1, but a container's PID 1 often never reaps, and
-    every killed grandchild would stay a zombie. Call this once at start-up in a
-    program that runs hooks; it returns whether the kernel agreed.
-    """
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
-    except (OSError, AttributeError):
-        return False

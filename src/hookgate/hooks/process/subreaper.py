@@ -1,0 +1,28 @@
+"""`adopt_orphans`: make this process the reaper of its descendants' orphans.
+
+Standard library only, and importing nothing of hookgate: the shell tool's reaper
+(`hookgate/tools/reaper.py`) loads this file by its path in a bare interpreter, so
+that the hook runner and the reaper share one mechanism.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+#: prctl(2) option that makes a process the reaper of its descendants' orphans.
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def adopt_orphans() -> bool:
+    """Make this process the reaper of its descendants' orphans (Linux only).
+
+    A hook's grandchild outlives its parent, is killed with the group, and must then be
+    reaped by someone: normally PID 1, but a container's PID 1 often never reaps, and
+    every killed grandchild would stay a zombie. Call this once at start-up in a
+    program that runs hooks; it returns whether the kernel agreed.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False

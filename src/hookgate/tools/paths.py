@@ -1,0 +1,121 @@
+"""Where the file tools reach: one normalisation of every path, the workspace, the refusals.
+
+A path is made absolute from the project directory, with `..`, `//` and `./` gone and
+symlinks resolved, before a permission rule judges it and before a tool opens it, so
+both see the same file. The workspace (project directory plus `workspace.dirs`) is
+reached freely; elsewhere asks for consent; `$HOOKGATE_HOME` and protected files never.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hookgate.errors import ToolError
+from hookgate.tools.base import ToolContext
+
+#: The argument holding the path each file tool opens or walks.
+PATH_ARGUMENT = {
+    "read_file": "path",
+    "write_file": "path",
+    "edit_file": "path",
+    "list_files": "path",
+    "grep": "path",
+}
+#: The tools whose permission rules (`write_file(notes/*)`) are globs on that path.
+PATH_RULE_TOOLS = frozenset({"read_file", "write_file", "edit_file"})
+
+
+def normalise_path(raw: str, base: Path) -> Path:
+    """`raw` made absolute from `base`, `..`, `//` and `./` removed, symlinks resolved.
+
+    `..` is taken after the symlink before it, as the kernel does: the result is the
+    file an `open` of `raw` would reach. Raises `ToolError` for an empty path or a NUL.
+    """
+    if not raw:
+        raise ToolError("argument 'path' must not be empty")
+    if "\0" in raw:
+        raise ToolError("argument 'path' must not contain a NUL character")
+    # realpath keeps a leading '//' (POSIX leaves its meaning open); Linux reads it as '/'.
+    joined = "/" + os.path.join(base, raw).lstrip("/")
+    return Path(os.path.realpath(joined))
+
+
+def path_rule_matches(pattern: str, raw: object, project_dir: Path) -> bool:
+    """Whether a path tool's rule glob `pattern` covers the path `raw` the model gave.
+
+    Both are made absolute from the project directory: a relative pattern means a
+    place in the project, and `notes/../x` is judged as the `x` it opens.
+    """
+    if not isinstance(raw, str):
+        return False
+    base = project_dir.resolve()
+    try:
+        path = normalise_path(raw, base)
+    except ToolError:
+        return False
+    absolute = os.path.normpath(os.path.join(base, pattern))
+    return fnmatch.fnmatchcase(str(path), "/" + absolute.lstrip("/"))
+
+
+def workspace_roots(ctx: ToolContext) -> tuple[Path, ...]:
+    """The directories the file tools reach without asking: the project, then the extra ones."""
+    return (ctx.project_dir.resolve(), *ctx.workspace_dirs)
+
+
+def within(path: Path, roots: tuple[Path, ...]) -> bool:
+    """Whether `path` is one of `roots` or lies under one (both resolved)."""
+    return any(path.is_relative_to(root) for root in roots)
+
+
+def leaves_workspace(tool: str, arguments: Mapping[str, Any], ctx: ToolContext) -> bool:
+    """Whether a file tool call reaches outside the workspace (it then needs consent).
+
+    A path that cannot be normalised is not outside: the tool refuses it itself.
+    """
+    name = PATH_ARGUMENT.get(tool)
+    raw = arguments.get(name, ".") if name is not None else None
+    if not isinstance(raw, str):
+        return False
+    try:
+        path = normalise_path(raw, ctx.project_dir)
+    except ToolError:
+        return False
+    return not within(path, workspace_roots(ctx))
+
+
+def open_path(raw: str, ctx: ToolContext, *, writing: bool = False) -> Path:
+    """The normalised path a file tool opens; raises `ToolError` where it must not go.
+
+    `$HOOKGATE_HOME` (sessions of every project) is never reached, reads included;
+    a protected file (the agent file and what it trusts) is never written.
+    """
+    path = normalise_path(raw, ctx.project_dir)
+    if refused(path, ctx):
+        raise ToolError(
+            f"{raw!r} is inside hookgate's own data directory ({ctx.hookgate_home}); "
+            "the file tools never reach it"
+        )
+    if writing and path in ctx.protected_files:
+        raise ToolError(
+            f"{display_path(path, ctx)} is protected (the agent file or a file it trusts); "
+            "the model's file tools never write it"
+        )
+    return path
+
+
+def refused(path: Path, ctx: ToolContext) -> bool:
+    """Whether `path` lies in `$HOOKGATE_HOME`, which no file tool reaches."""
+    home = ctx.hookgate_home
+    return home is not None and within(path, (home,))
+
+
+def display_path(path: Path, ctx: ToolContext) -> str:
+    """`path` as tools show it: relative to the project directory when inside it."""
+    for base in (ctx.project_dir, ctx.project_dir.resolve()):
+        if path.is_relative_to(base):
+            return str(path.relative_to(base))
+    return str(path)

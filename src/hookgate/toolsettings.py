@@ -1,0 +1,116 @@
+"""The agent file's settings for the tools: `workspace`, `shell` and the per-reply caps.
+
+Parsed strictly, like the rest of the agent file, into frozen dataclasses: an unknown
+key or a bad value names the file, line, key path and value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping
+from hookgate.tools.base import ShellLimits
+
+#: Tool calls one model reply may make; the calls past it fail with a message.
+DEFAULT_MAX_TOOL_CALLS = 64
+#: Bytes of JSON arguments one tool call may carry.
+DEFAULT_MAX_ARGUMENT_BYTES = 1024 * 1024
+#: Variables whose name holds one of these words are kept from the shell tool.
+SECRET_WORDS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "CREDENTIAL")
+SHELL_KEYS = ("env", "limits")
+#: The largest limit setrlimit(2) takes as a number on every 64-bit Linux.
+MAX_LIMIT = 2**62
+LIMIT_KEYS = ("processes", "cpu_seconds", "file_size")
+
+
+@dataclass(frozen=True)
+class ShellSettings:
+    keep_env: tuple[str, ...] = ()
+    """Variables kept in the shell's environment though their name looks secret."""
+    limits: ShellLimits = field(default_factory=ShellLimits)
+
+
+def shell_environment(env: Mapping[str, str], keep: tuple[str, ...]) -> dict[str, str]:
+    """`env` without the variables whose name holds a `SECRET_WORDS` word, unless kept.
+
+    The words are looked for in the upper-cased name: `github_token` is dropped too.
+    """
+    return {
+        name: value
+        for name, value in env.items()
+        if name in keep or not any(word in name.upper() for word in SECRET_WORDS)
+    }
+
+
+def _section(
+    node: Mapping[Any, Any], where: Where, key: str, keys: tuple[str, ...]
+) -> tuple[Mapping[Any, Any], Where] | None:
+    """The mapping at `key` with only `keys` in it, and where it is; None when absent."""
+    if node.get(key) is None:
+        return None
+    at = where.key(node, key)
+    section = expect_mapping(node[key], at, f"{key} settings ({', '.join(keys)})")
+    check_keys(section, at, keys)
+    return section, at
+
+
+def parse_workspace(document: Mapping[Any, Any], where: Where, base_dir: Path) -> tuple[Path, ...]:
+    """`workspace: {dirs: [...]}`: resolved directories, relative ones from `base_dir`."""
+    if (found := _section(document, where, "workspace", ("dirs",))) is None:
+        return ()
+    node, at = found
+    dirs = node.get("dirs", [])
+    here = at.key(node, "dirs")
+    if not isinstance(dirs, list):
+        raise here.error(f"expected a list of directories, got {describe(dirs)}")
+    resolved: list[Path] = []
+    for index, item in enumerate(dirs):
+        if not isinstance(item, str) or not item.strip() or "\x00" in item:
+            raise here.item(dirs, index).error(f"expected a directory path, got {describe(item)}")
+        path = (base_dir / Path(item).expanduser()).resolve()
+        if not path.is_dir():
+            raise here.item(dirs, index).error(
+                f"{item!r} is not a directory ({path})",
+                hint="workspace dirs are relative to the agent file unless absolute",
+            )
+        resolved.append(path)
+    return tuple(resolved)
+
+
+def parse_shell(document: Mapping[Any, Any], where: Where) -> ShellSettings:
+    """`shell: {env: {keep: [...]}, limits: {processes, cpu_seconds, file_size}}`."""
+    if (found := _section(document, where, "shell", SHELL_KEYS)) is None:
+        return ShellSettings()
+    node, at = found
+    keep: tuple[str, ...] = ()
+    if (env_found := _section(node, at, "env", ("keep",))) is not None:
+        env, env_at = env_found
+        names = env.get("keep", [])
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise env_at.key(env, "keep").error(
+                f"expected a list of variable names, got {describe(names)}"
+            )
+        keep = tuple(names)
+    return ShellSettings(keep_env=keep, limits=_limits(node, at))
+
+
+def _limits(node: Mapping[Any, Any], where: Where) -> ShellLimits:
+    if (found := _section(node, where, "limits", LIMIT_KEYS)) is None:
+        return ShellLimits()
+    limits, at = found
+    values: dict[str, int | None] = {}
+    for key in LIMIT_KEYS:
+        if key not in limits:
+            continue
+        value = limits[key]
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or not 0 < value <= MAX_LIMIT):  # fmt: skip
+            raise at.key(limits, key).error(
+                f"expected a positive whole number up to {MAX_LIMIT} (or null for no limit), "
+                f"got {describe(value)}"
+            )
+        values[key] = value
+    return ShellLimits(**values)
