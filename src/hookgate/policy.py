@@ -124,7 +124,8 @@ def _denies(pattern: str, line: str, parsed: CommandLine | None) -> bool:
     if fnmatch.fnmatchcase(line.strip(), pattern):
         return True
     if parsed is None:  # unreadable: denied wherever the rule could match
-        return any(fnmatch.fnmatchcase(form, pattern) for form in rough_forms(line))
+        forms = rough_forms(line)
+        return forms is None or any(fnmatch.fnmatchcase(form, pattern) for form in forms)
     for command in parsed.commands:
         if not command.known:  # `$CMD x` could be anything, this rule's command too
             return True

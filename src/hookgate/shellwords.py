@@ -40,6 +40,11 @@ MAX_NESTING = 8
 #: Start points of the wrapper forms of one command; past it the command is unknown
 #: (a thousand nested `nohup`s cost quadratic time to list).
 MAX_WRAPPED_FORMS = 64
+#: Characters of the longest line read command by command (about 0.5 s of parsing on
+#: a slow machine); a longer one is unreadable: it asks, and any deny rule fires.
+MAX_LINE = 64 * 1024
+#: Words of an unreadable line listed for deny rules; past it, every deny rule fires.
+MAX_ROUGH_WORDS = 512
 #: Node types that make a line more than a list of simple commands.
 _CONTROL = frozenset({
     "if_statement", "while_statement", "for_statement", "c_style_for_statement",
@@ -86,25 +91,30 @@ class _Walk:
 
 
 class _Unreadable(Exception):
-    """A nested command line (`bash -c '…'`) that does not parse."""
+    """The line, or one nested in it (`bash -c '…'`), cannot be read as bash would."""
 
 
 def parse_command_line(line: str) -> CommandLine | None:
-    """The commands `line` runs, or None when it does not parse."""
+    """The commands `line` runs, or None when it does not parse (or is too long or deep)."""
+    if len(line) > MAX_LINE:
+        return None
     walk = _Walk()
     try:
         _walk_line(line, walk)
-    except _Unreadable:
+    except (_Unreadable, RecursionError):  # `$(echo $(echo …))` a thousand deep
         return None
     return CommandLine(tuple(walk.commands), walk.simple)
 
 
-def rough_forms(line: str) -> tuple[str, ...]:
+def rough_forms(line: str) -> tuple[str, ...] | None:
     """For a line that does not parse: every run of its words, from each word on.
 
-    A deny rule that matches one of them could match what the shell would run.
+    A deny rule that matches one of them could match what the shell would run. None
+    past `MAX_ROUGH_WORDS` words: listing them would cost quadratic time.
     """
     words = [_base_name(word) for word in re.split(r"[\s;&|()`$<>{}'\"\\]+", line) if word]
+    if len(words) > MAX_ROUGH_WORDS:
+        return None
     return tuple(" ".join(words[start:]) for start in range(len(words)))
 
 
@@ -242,11 +252,10 @@ def _executed_forms(words: list[str]) -> list[str]:
     """The commands `find` runs: `find . -exec rm {} +` runs `rm {} +`."""
     if words[0] != "find":
         return []
-    return [
-        " ".join([_base_name(words[i + 1]), *words[i + 2 :]])
-        for i in range(len(words) - 1)
-        if words[i] in FIND_EXECUTES
-    ]
+    starts = [i + 1 for i in range(len(words) - 1) if words[i] in FIND_EXECUTES]
+    if len(starts) > MAX_WRAPPED_FORMS:
+        raise _Unreadable  # listing them would cost quadratic time
+    return [" ".join([_base_name(words[i]), *words[i + 1 :]]) for i in starts]
 
 
 def _follow_script(values: list[str | None], walk: _Walk) -> bool:

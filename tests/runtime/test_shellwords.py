@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hookgate.policy import Policy, Verdict
-from hookgate.shellwords import MAX_WRAPPED_FORMS, parse_command_line
+from hookgate.shellwords import MAX_LINE, MAX_WRAPPED_FORMS, parse_command_line
 
 words = st.text("abcdefghijklmnopqrstuvwxyz0123456789._-", min_size=1, max_size=8).filter(
     lambda word: not word.startswith("-")
@@ -102,6 +102,16 @@ def test_a_command_known_only_when_it_runs_is_unknown(line: str) -> None:
     parsed = parse_command_line(line)
     assert parsed is not None
     assert not all(c.known for c in parsed.commands)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["echo " + "$(echo " * 2000 + "x" + ")" * 2000, "ls " + "a " * MAX_LINE, "ls 'a " + "b " * 600],
+)
+def test_a_line_too_deep_or_too_long_asks_and_any_deny_rule_fires(line: str) -> None:
+    assert RULES.judge("shell", {"command": line}, needs_consent=True).verdict is Verdict.DENY
+    allow_all_ls = Policy(allow=("shell(ls *)", "shell(echo *)"))
+    assert allow_all_ls.judge("shell", {"command": line}, needs_consent=True).verdict is Verdict.ASK
 
 
 def test_a_wrapper_chain_past_the_limit_is_unknown() -> None:
