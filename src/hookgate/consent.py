@@ -56,7 +56,7 @@ class ConsentRequest:
             return []
         parsed = parse_command_line(line)
         if parsed is None:
-            return ["  the command line does not parse: it runs as the shell reads it"]
+            return ["  it could not be split into commands: it runs as the shell reads it"]
         written = [command.written for command in parsed.commands]
         count = f"{len(written)} command" + ("" if len(written) == 1 else "s")
         return [f"  runs {count}:", *(f"    {n}. {text}" for n, text in enumerate(written, 1))]
