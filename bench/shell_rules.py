@@ -4,7 +4,7 @@ Baseline, measured here interleaved call by call with the new judge on the same 
 the old judge, one `fnmatch` of each rule against the whole command line (what
 `Policy.judge` did before it parsed). Then `Policy.judge` as it is: the line parsed
 with tree-sitter's bash grammar, each rule matched against each command. Both use the
-starter file's rules plus a deny rule; the lines are typical model calls, short and
+rules of a cautious agent file; the lines are typical model calls, short and
 long. Prints a Markdown table of medians and the ratio to the baseline.
 
     .venv/bin/python bench/shell_rules.py [--rounds N]
