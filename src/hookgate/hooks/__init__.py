@@ -7,8 +7,9 @@ A library of its own: it knows nothing of models, tools or front ends. Embed it 
     outcome = await engine.run("preToolCall", {"tool": "shell", "arguments": {...}})
     if outcome.blocked: ...
 
-(`engine.run_sync(...)` where there is no event loop), and call `adopt_orphans()` once
-at start-up where PID 1 may not reap.
+(`engine.run_sync(...)` where there is no event loop), `await engine.aclose()` when done
+(it closes the http hooks' pooled connections), and call `adopt_orphans()` once at
+start-up where PID 1 may not reap.
 """
 
 from hookgate.hooks.config import HooksConfig, HookSpec, callable_hook, load_hooks_file, parse_hooks
