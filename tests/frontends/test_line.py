@@ -236,3 +236,31 @@ def test_a_second_ctrl_c_does_not_cut_post_generation_short(
 
     assert terminal.wait() == 0
     assert [entry["outcome"] for entry in read_log(log)] == ["cancelled"]
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGHUP, 129), (signal.SIGTERM, 143)])
+def test_sighup_or_sigterm_ends_the_session_after_post_generation(
+    project: Project,
+    terminals: list[Terminal],
+    tmp_path: Path,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+    signum: signal.Signals,
+    code: int,
+) -> None:
+    """`kill -HUP` (or a closed terminal's SIGHUP) is SIGTERM: the tool's group is stopped,
+    the audit hook writes its record, and hookgate exits 128 + the signal."""
+    log = tmp_path / "post.log"
+    started = project.dir / "started"
+    command = f"echo $$ > {started}; sleep 30"
+    model = project.script({"tool_calls": [{"name": "shell", "arguments": {"command": command}}]})
+    project.write_agent(model, yolo=True, hooks={"postGeneration": [project.recorder(log)]})
+    terminal = start(terminals, project)
+
+    terminal.submit("Run the long command")
+    wait_until(lambda: started.exists() and started.read_text().strip() != "", "no tool ran")
+    os.kill(terminal.pid, signum)
+
+    assert terminal.wait() == code, terminal.screen
+    assert [entry["outcome"] for entry in read_log(log)] == ["cancelled"]
+    group_gone(read_pid(started))

@@ -1,7 +1,7 @@
 """`hookgate -p` as a user runs it: a real subprocess, stdin not a terminal.
 
 stdout carries the answer alone; notices go to stderr; the exit code says what
-happened (0 answered, 1 failed, 2 blocked, 130 SIGINT, 143 SIGTERM).
+happened (0 answered, 1 failed, 2 blocked, 130 SIGINT, 143 SIGTERM, 129 SIGHUP).
 """
 
 from __future__ import annotations
@@ -44,7 +44,9 @@ def wait_for_pid_file(path: Path, process: subprocess.Popen[str]) -> int:
     pytest.fail(f"the tool never started ({path} not written)")
 
 
-@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(
+    ("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)]
+)
 def test_signal_during_a_tool_call_exits_promptly_after_post_generation(
     project: Project,
     tmp_path: Path,
