@@ -264,3 +264,24 @@ def test_sighup_or_sigterm_ends_the_session_after_post_generation(
     assert terminal.wait() == code, terminal.screen
     assert [entry["outcome"] for entry in read_log(log)] == ["cancelled"]
     group_gone(read_pid(started))
+
+
+def test_a_malformed_model_chunk_fails_the_turn_and_line_mode_goes_on(
+    project: Project, terminals: list[Terminal], chat_server: ChatServer
+) -> None:
+    chat_server.queue(
+        ServedReply(raw_events=[b'data: {"choices": null}\n\n']), ServedReply(text="Still here.")
+    )
+    project.write_agent(served_model(chat_server.url))
+    terminal = start(terminals, project)
+
+    terminal.submit("First")
+    terminal.expect("sent choices that are not a list")
+    terminal.expect(PROMPT)
+    terminal.submit("Second")
+    terminal.expect("Still here.")
+    terminal.expect(PROMPT)
+    terminal.type("\x04")
+
+    assert terminal.wait() == 0
+    assert "Traceback" not in terminal.screen
