@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -241,3 +242,53 @@ async def wait_until(found: Callable[[], bool]) -> None:
             return
         await asyncio.sleep(0.02)
     raise AssertionError(f"{found} did not hold within {RUN_TIMEOUT} s")
+
+
+async def test_mcp_servers_die_with_a_hookgate_acp_killed_outright(
+    project: Project,
+    tmp_path: Path,
+    read_pid: Callable[[Path], int],
+    outlived: Callable[[int], None],
+) -> None:
+    """A server that does not exit when its stdin closes is stopped all the same."""
+    pid_file = tmp_path / "server.pid"
+    server = stdio_server()
+    script = " ".join(shlex.quote(part) for part in [server["command"], *server["args"]])
+    stubborn = {"command": "sh", "args": ["-c", f'echo $$ > "{pid_file}"; {script}; sleep 60']}
+    project.write_agent(project.script({"text": "unused"}), mcp_servers={"test": stubborn})
+    agent = await start_raw(project)
+    await agent.request("initialize", {"protocolVersion": 1})
+    await agent.request("session/new", {"cwd": str(project.dir), "mcpServers": []})
+    server_pid = read_pid(pid_file)
+
+    agent.process.kill()
+    await agent.finish()
+
+    outlived(server_pid)
+
+
+async def test_escaped_hook_daemons_leave_no_zombies(project: Project, tmp_path: Path) -> None:
+    """A hook's daemon that left its group (setsid) and exited is reaped at once: an
+    editor that keeps `hookgate acp` for days must not collect one zombie per turn."""
+    daemons = tmp_path / "daemons"
+    escape = project.hook(
+        "escape", f"cat >/dev/null; setsid sh -c 'echo $$ >> \"{daemons}\"; sleep 0.2' &"
+    )
+    project.write_agent(
+        project.script({"text": "one"}, {"text": "two"}),
+        hooks={"preGeneration": [{"command": escape}]},
+    )
+    agent = await start_raw(project)
+    await agent.request("initialize", {"protocolVersion": 1})
+    session = await agent.request("session/new", {"cwd": str(project.dir), "mcpServers": []})
+    prompt = {
+        "sessionId": session["result"]["sessionId"],
+        "prompt": [{"type": "text", "text": "go"}],
+    }
+    for _ in range(2):
+        await agent.request("session/prompt", prompt)
+    await wait_until(lambda: daemons.exists() and len(daemons.read_text().split()) == 2)
+
+    pids = [int(pid) for pid in daemons.read_text().split()]
+    await wait_until(lambda: not any(Path(f"/proc/{pid}").exists() for pid in pids))
+    await agent.finish()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any, BinaryIO, cast
@@ -39,6 +40,7 @@ from hookgate.frontends.acp_session import AcpChannel, AcpView, editor_mcp_serve
 from hookgate.frontends.acp_wire import GuardedNdjson
 from hookgate.frontends.terminal import notice_line
 from hookgate.hooks import HookgateError
+from hookgate.hooks.process import reap_orphans
 from hookgate.interrupts import Interrupts
 from hookgate.session import SessionStore
 from hookgate.turn import Answered, PromptBlocked, TurnFailed, TurnOutcome, run_turn
@@ -223,6 +225,9 @@ async def acp_mode(agent_file: Path) -> int:
     transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, rpc_out)
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
     server = HookgateAcpAgent(agent_file, SessionStore())
+    # A daemon that escaped its hook's group is ours to reap when it exits (we are its
+    # subreaper): at once, not at the next hook, or each turn could leave a zombie.
+    loop.add_signal_handler(signal.SIGCHLD, reap_orphans)
     with Interrupts() as interrupts:
         try:
             # The router serves the methods an agent defines; the rest answer "not found".
@@ -235,6 +240,7 @@ async def acp_mode(agent_file: Path) -> int:
         finally:
             await server.aclose()
             writer.close()
+            loop.remove_signal_handler(signal.SIGCHLD)
     if interrupts.exit_code is not None:
         notice_line("interrupted; every session was closed")
         return interrupts.exit_code
