@@ -87,6 +87,11 @@ class Terminal:
             pytest.fail(f"hookgate did not exit; the screen:\n{self.screen}")
         return self.status
 
+    def hang_up(self) -> None:
+        """Close the terminal, as a closed window does: the kernel sends SIGHUP."""
+        os.close(self.fd)
+        self.fd = os.open(os.devnull, os.O_RDONLY)  # read as end of file from now on
+
     def close(self) -> None:
         if self.status is None:
             os.kill(self.pid, signal.SIGKILL)
@@ -238,18 +243,20 @@ def test_a_second_ctrl_c_does_not_cut_post_generation_short(
     assert [entry["outcome"] for entry in read_log(log)] == ["cancelled"]
 
 
-@pytest.mark.parametrize(("signum", "code"), [(signal.SIGHUP, 129), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(
+    ("signum", "code"), [(signal.SIGHUP, 129), (signal.SIGTERM, 143), (None, 129)]
+)
 def test_sighup_or_sigterm_ends_the_session_after_post_generation(
     project: Project,
     terminals: list[Terminal],
     tmp_path: Path,
     read_pid: Callable[[Path], int],
     group_gone: Callable[[int], None],
-    signum: signal.Signals,
+    signum: signal.Signals | None,
     code: int,
 ) -> None:
-    """`kill -HUP` (or a closed terminal's SIGHUP) is SIGTERM: the tool's group is stopped,
-    the audit hook writes its record, and hookgate exits 128 + the signal."""
+    """`kill -HUP`, or closing the terminal (None), is SIGTERM: the tool's group is
+    stopped, the audit hook writes its record, and hookgate exits 128 + the signal."""
     log = tmp_path / "post.log"
     started = project.dir / "started"
     command = f"echo $$ > {started}; sleep 30"
@@ -259,7 +266,10 @@ def test_sighup_or_sigterm_ends_the_session_after_post_generation(
 
     terminal.submit("Run the long command")
     wait_until(lambda: started.exists() and started.read_text().strip() != "", "no tool ran")
-    os.kill(terminal.pid, signum)
+    if signum is None:
+        terminal.hang_up()  # the notices that follow find no terminal to write to
+    else:
+        os.kill(terminal.pid, signum)
 
     assert terminal.wait() == code, terminal.screen
     assert [entry["outcome"] for entry in read_log(log)] == ["cancelled"]

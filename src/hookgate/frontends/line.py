@@ -20,7 +20,7 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings
 
 from hookgate.agent import AgentSession, open_agent
-from hookgate.frontends.terminal import TerminalConsent, notice_line
+from hookgate.frontends.terminal import TerminalConsent, notice_line, write_out
 from hookgate.handoff import HandoffOutcome, Refused
 from hookgate.handoff.command import COMMAND_PREFIX, ask_from_user, parse_ask_command
 from hookgate.hooks import EVENTS
@@ -78,13 +78,11 @@ class LineAskDisplay:
         if not self._streaming:
             notice_line(f"{agent} answers:")
             self._streaming = True
-        sys.stdout.write(delta)
-        sys.stdout.flush()
+        write_out(delta, sys.stdout)
 
     def asked_done(self, agent: str) -> None:
         if self._streaming:
-            sys.stdout.write("\n")
-            sys.stdout.flush()
+            write_out("\n", sys.stdout)
             self._streaming = False
 
 
@@ -96,8 +94,7 @@ class LineView:
 
     def answer_text(self, delta: str) -> None:
         self.streamed = True
-        sys.stdout.write(delta)
-        sys.stdout.flush()
+        write_out(delta, sys.stdout)
 
     def notice(self, text: str) -> None:
         self._end_line()
@@ -113,7 +110,7 @@ class LineView:
 
     def _end_line(self) -> None:
         if self.streamed:
-            sys.stdout.write("\n")
+            write_out("\n", sys.stdout)
             self.streamed = False
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import TextIO
@@ -23,7 +24,23 @@ def use_colour(stream: TextIO) -> bool:
 def notice_line(text: str, stream: TextIO = sys.stderr) -> None:
     """A notice: one line on stderr, dim where colour is on; never on stdout."""
     line = f"hookgate: {text}"
-    print(f"{DIM}{line}{RESET}" if use_colour(stream) else line, file=stream, flush=True)
+    write_out(f"{DIM}{line}{RESET}\n" if use_colour(stream) else f"{line}\n", stream)
+
+
+def write_out(text: str, stream: TextIO) -> None:
+    """Write and flush `text`; a closed terminal (EIO, EPIPE) is not an error of ours.
+
+    Once the terminal is gone (SIGHUP follows), the stream is pointed at /dev/null: the
+    turn's cancellation, its postGeneration hooks and the exit must not fail on it.
+    """
+    try:
+        stream.write(text)
+        stream.flush()
+    except OSError:
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())
+            os.close(devnull)
 
 
 class StderrView:
