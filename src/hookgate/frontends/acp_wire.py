@@ -26,7 +26,7 @@ Message = dict[str, Any]
 
 
 class GuardedNdjson:
-    """A `acp` Transport over a byte stream pair that answers malformed lines itself."""
+    """An `acp` Transport over stdio that answers malformed lines itself."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._reader = reader

@@ -3,10 +3,11 @@
 Every process this one starts carries `GUARD_VAR` with a token of ours in its
 environment, and so does everything those start, whatever group or session they
 move to. A guardian, started once (lazily) in a session of its own, waits on a pipe
-that only this process holds; when it reads end of file (we exited, or were killed
-with SIGKILL), it sends SIGTERM to every process still carrying our token, gives them
-`GUARD_GRACE` seconds for their own cleanup, then SIGKILL. Linux (/proc) only; the
-cost here is one dict entry per spawn.
+that only this process holds; when it reads end of file without a goodbye (we were
+killed with SIGKILL, or died without cleaning up), it sends SIGTERM to every process
+still carrying our token, gives them `GUARD_GRACE` seconds for their own cleanup,
+then SIGKILL. A clean exit says goodbye and reaps the guardian (`atexit`). Linux
+(/proc) only; the cost here is one dict entry per spawn.
 
 `reap_orphans` reaps the exited orphans this process adopted as a subreaper
 (`adopt_orphans`), so that a long-lived process (`hookgate acp`) keeps no zombies of
@@ -15,6 +16,7 @@ daemons that escaped their hook's group.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import secrets
@@ -29,36 +31,11 @@ GUARD_VAR = "HOOKGATE_GUARD"
 GUARD_GRACE = 2.0
 #: Seconds between two looks of the guardian for descendants still alive.
 _GUARD_POLL = 0.02
+#: Seconds a clean exit waits for the dismissed guardian to go (it only has to exit).
+DISMISS_WAIT = 1.0
 
-# The guardian runs isolated (-I -S), imports only the standard library's core, and
-# has no environment of ours, so no test or tool mistakes it for one of our children.
-_GUARDIAN = """
-import os, signal, sys, time
-for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
-    signal.signal(signum, signal.SIG_IGN)
-needle = ("\\0%s=%s\\0" % (sys.argv[1], sys.argv[2])).encode()
-grace, poll = float(sys.argv[3]), float(sys.argv[4])
-while os.read(0, 4096):
-    pass
-def marked():
-    for name in os.listdir("/proc"):
-        if name.isdigit() and int(name) != os.getpid():
-            try:
-                with open("/proc/%s/environ" % name, "rb") as f:
-                    if needle in b"\\0" + f.read():
-                        yield int(name)
-            except OSError:
-                pass
-deadline = time.monotonic() + grace
-for pid in marked():
-    try: os.kill(pid, signal.SIGTERM)
-    except OSError: pass
-while time.monotonic() < deadline and any(True for _ in marked()):
-    time.sleep(poll)
-for pid in marked():
-    try: os.kill(pid, signal.SIGKILL)
-    except OSError: pass
-"""
+#: The guardian's script, run by path with `-I -S`: the standard library alone.
+GUARDIAN_SCRIPT = Path(__file__).with_name("guardian.py")
 
 _guardian: subprocess.Popen[bytes] | None = None
 _token = ""
@@ -84,14 +61,31 @@ def _start_guardian(token: str) -> subprocess.Popen[bytes] | None:
     if not Path("/proc/self/environ").exists():
         return None  # no /proc: nothing to find our descendants by
     try:
-        return subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", _GUARDIAN, GUARD_VAR, token,
+        guardian = subprocess.Popen(
+            [sys.executable, "-I", "-S", str(GUARDIAN_SCRIPT), GUARD_VAR, token,
              str(GUARD_GRACE), str(_GUARD_POLL)],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             env={}, start_new_session=True,
         )  # fmt: skip
     except OSError:
         return None  # the children run unguarded, as before
+    atexit.register(_dismiss, guardian)
+    return guardian
+
+
+def _dismiss(guardian: subprocess.Popen[bytes]) -> None:
+    """At a clean exit: our own cleanup ran, so the guardian leaves at once; reap it.
+
+    A daemon that a hook started outside its group on purpose survives a clean exit,
+    as it always did; only a hookgate that dies without cleaning up is cleaned after.
+    """
+    if _guarded_pid != os.getpid() or guardian.stdin is None:
+        return  # a forked child: the guardian is its parent's
+    with contextlib.suppress(OSError):
+        guardian.stdin.write(b"bye")
+        guardian.stdin.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        guardian.wait(DISMISS_WAIT)
 
 
 #: The children this process started and waits for itself; every other exited child
