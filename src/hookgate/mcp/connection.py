@@ -25,6 +25,7 @@ from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, Implem
 from mcp.types import Tool as RemoteTool
 
 from hookgate.hooks import HookgateError
+from hookgate.hooks.process import guarded
 from hookgate.mcp.config import HttpServer, McpServerConfig, StdioServer
 
 #: Seconds `aclose` waits for the owner task to leave the client (stdin closed, then
@@ -138,8 +139,10 @@ class McpConnection:
         config = self.config
         if isinstance(config, StdioServer):
             cwd = config.cwd if config.cwd is not None else self._project_dir
+            # Marked for the guardian: the server dies with hookgate, even by SIGKILL.
+            env = guarded(config.env)
             parameters = StdioServerParameters(
-                command=config.command, args=list(config.args), env=dict(config.env), cwd=cwd
+                command=config.command, args=list(config.args), env=env, cwd=cwd
             )
             return stdio_client(parameters, errlog=_errlog())
         return _http_transport(config)
