@@ -69,12 +69,12 @@ class McpConnection:
         ready.add_done_callback(lambda done: done.cancelled() or done.exception())
         self._owner = asyncio.create_task(self._hold(ready), name=f"mcp server {self.name}")
         try:
-            async with asyncio.timeout(self.config.timeout):
+            async with asyncio.timeout(self.config.start_timeout):
                 return await asyncio.shield(ready)
         except TimeoutError:
             self._owner.cancel()  # a server that hangs on start gets no grace
             await self.aclose()
-            raise McpServerError(f"no answer within {self.config.timeout:g} s") from None
+            raise McpServerError(f"no answer within {self.config.start_timeout:g} s") from None
         except BaseException:
             await self.aclose()
             raise
@@ -118,7 +118,8 @@ class McpConnection:
         try:
             async with Client(
                 self._transport(),
-                read_timeout_seconds=self.config.timeout,
+                # The handshake and the tool list; each call passes its own `timeout`.
+                read_timeout_seconds=self.config.start_timeout,
                 client_info=CLIENT_INFO,
             ) as client:
                 tools = await _list_tools(client)
