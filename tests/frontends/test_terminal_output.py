@@ -66,6 +66,7 @@ def test_print_mode_keeps_the_answer_bytes_on_a_pipe_and_cleans_its_notices(
     project: Project,
 ) -> None:
     hostile_agent(project)
+    project.trust()
 
     run = subprocess.run(
         [str(HOOKGATE), "-p", "Go"], cwd=project.dir, env=project.env(), capture_output=True,
