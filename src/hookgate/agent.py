@@ -140,6 +140,7 @@ async def open_agent(
         consent=AlwaysAllow() if config.yolo else consent,
         context=_tool_context(config, project_dir, store.home),
         caps=CallCaps(config.max_tool_calls, config.max_argument_bytes),
+        asker=consent,
     )
     agent = AgentSession(config, engine, model, gate, history, project_dir, handoffs=handoffs)
     if config.mcp_servers:

@@ -43,6 +43,7 @@ PAYLOADS: dict[str, dict[str, Any]] = {
     "outcome": {"outcome": "answered"},
     "source": {"source": "startup"},
     "task": {"task": {"id": "t"}},
+    "continued": {"continued": False},
 }
 
 events = st.sampled_from(list(EVENTS.values()))
@@ -273,3 +274,38 @@ def test_no_hooks_mapping_raises_anything_but_config_error(hooks: dict[Any, Any]
 def test_parse_duration_never_raises(value: Any) -> None:
     seconds = parse_duration(value)
     assert seconds is None or isinstance(seconds, float)
+
+
+claude_events = st.sampled_from([spec for spec in EVENTS.values() if spec.aliases])
+claude_specific = st.fixed_dictionaries(
+    {},
+    optional={
+        "hookEventName": _maybe(st.sampled_from(["PreToolUse", "PostToolUse", "Stop"])),
+        "permissionDecision": _maybe(st.sampled_from(["allow", "deny", "ask", "defer"])),
+        "permissionDecisionReason": _maybe(text),
+        "updatedInput": _maybe(st.dictionaries(text, json_values, max_size=3)),
+        "additionalContext": _maybe(text),
+        "updatedToolOutput": json_values,
+    },
+)
+claude_replies = st.fixed_dictionaries(
+    {},
+    optional={
+        "continue": _maybe(st.booleans()),
+        "stopReason": _maybe(text),
+        "systemMessage": _maybe(text),
+        "decision": _maybe(st.sampled_from(["approve", "block"])),
+        "reason": _maybe(text),
+        "hookSpecificOutput": _maybe(claude_specific),
+    },
+)
+
+
+@given(spec=claude_events, reply=claude_replies, code=st.sampled_from([0, 2, 1]))
+def test_claude_decode_never_raises_anything_else(
+    spec: EventSpec, reply: dict[str, Any], code: int
+) -> None:
+    answer = decode("claude", spec, json.dumps(reply).encode(), code)
+    if isinstance(answer, HookReply):
+        assert set(answer.changes) <= set(spec.mutable)
+        assert answer.permission in (None, "allow", "ask")

@@ -17,7 +17,7 @@ from typing import Any
 
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, OnError, canonical_event
-from hookgate.hooks.formats import FORMATS
+from hookgate.hooks.formats import FORMATS, ReplyFormat
 from hookgate.hooks.yamlfile import (
     Where,
     check_keys,
@@ -144,19 +144,19 @@ def parse_hook(node: Any, event: EventSpec, where: Where, *, base_dir: Path) -> 
             hint="use format: native for this event",
         )
     on_error = OnError(_choice(node, where, "onError", tuple(e.value for e in OnError),
-                               event.default_on_error.value))  # fmt: skip
+                               fmt.on_error_for(event).value))  # fmt: skip
     kind = kinds[0]
     return HookSpec(
         event=event,
         name=_string(node, where, "name") or _default_name(node, kind),
-        timeout=_timeout(node, where, fmt.default_timeout),
+        timeout=_timeout(node, where, fmt.timeout_for(event)),
         on_error=on_error,
         format=format_name,
         command=_string(node, where, "command", required=kind == "command"),
         args=_args(node, where) if kind == "args" else None,
         function=_import_callable(node, where) if kind == "python" else None,
         shell=_string(node, where, "shell") or DEFAULT_SHELL,
-        matcher=_matcher(node, where, event),
+        matcher=_matcher(node, where, event, fmt),
         env=_env(node, where),
         cwd=_cwd(node, where, base_dir),
         origin=f"{where.file}:{where.line}" if where.line else where.file,
@@ -232,7 +232,9 @@ def _args(node: Mapping[Any, Any], where: Where) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _matcher(node: Mapping[Any, Any], where: Where, event: EventSpec) -> re.Pattern[str] | None:
+def _matcher(
+    node: Mapping[Any, Any], where: Where, event: EventSpec, fmt: ReplyFormat
+) -> re.Pattern[str] | None:
     if "matcher" not in node:
         return None
     at = where.key(node, "matcher")
@@ -243,7 +245,7 @@ def _matcher(node: Mapping[Any, Any], where: Where, event: EventSpec) -> re.Patt
     if not isinstance(value, str):
         raise at.error(f"expected a regular expression string, got {describe(value)}")
     try:
-        return re.compile(value)
+        return fmt.compile_matcher(value)
     except (re.error, OverflowError, RecursionError) as exc:  # `a{99999999999}`, deep nesting
         raise at.error(f"invalid regular expression {value!r}: {exc}") from exc
 
