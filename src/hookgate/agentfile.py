@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hookgate.hooks import HooksConfig, parse_hooks
-from hookgate.hooks.config import parse_duration
+from hookgate.hooks import HooksConfig
+from hookgate.hooks.config import hooks_of_document, parse_duration
 from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping, load_yaml
 from hookgate.mcp import McpServerConfig, parse_mcp_servers
 from hookgate.models import MODEL_KEYS, model_setting_problem
@@ -28,7 +28,8 @@ from hookgate.toolsettings import (
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
 TOP_LEVEL_KEYS = (
-    "model", "system", "tools", "permissions", "yolo", "hooks", "agents", "mcp_servers",
+    "model", "system", "tools", "permissions", "yolo", "hooks", "claude_settings", "agents",
+    "mcp_servers",
     "max_steps", "context_budget", "shell_timeout", "max_ask_depth", "workspace", "shell",
     "max_tool_calls", "max_argument_bytes",
 )  # fmt: skip
@@ -113,9 +114,7 @@ def load_agent_file(path: Path) -> AgentConfig:
         tools=_tools(document, where),
         permissions=_permissions(document, where),
         yolo=_bool(document, where, "yolo"),
-        hooks=parse_hooks(
-            document.get("hooks"), where.key(document, "hooks"), base_dir=path.parent
-        ),
+        hooks=hooks_of_document(document, where, path.parent),
         agents=_agents(document, where, path.parent),
         mcp_servers=parse_mcp_servers(
             document.get("mcp_servers"), where.key(document, "mcp_servers"), path.parent

@@ -226,3 +226,26 @@ async def test_continue_false_stops_the_turn_and_post_generation_runs(
     ]
     assert "the policy halted the agent" in " ".join(view.notices)
     assert json.loads(log.read_text())["outcome"] == "error"
+
+
+async def test_a_project_settings_file_guards_the_real_turn(
+    project: Project, open_project_agent: OpenAgent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(project.home))  # no ~/.claude of the machine's user
+    (project.dir / "build").mkdir()
+    (project.dir / ".claude").mkdir()
+    group = {
+        "matcher": "Bash",
+        "hooks": [{"type": "command", "command": str(CORPUS / "block-rm-rf.sh")}],
+    }
+    (project.dir / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"PreToolUse": [group]}})
+    )
+    model = project.script({"tool_calls": [shell("rm -rf build")]}, {"text": "Done."})
+    project.write_agent(model, yolo=True, claude_settings=True)
+    agent = await open_project_agent()
+
+    await run_turn(agent, "clean up", RecordingView())
+
+    assert tool_answers(project) == ["[denied by a hook: rm -rf is not allowed in this repository]"]
+    assert (project.dir / "build").is_dir()

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ruamel.yaml import YAML
+
 from hookgate.hooks.config import HooksConfig, HookSpec, load_hooks_file
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, canonical_event
@@ -46,6 +48,13 @@ def add_parser(subparsers: Any) -> None:
     fire.add_argument("--agent", help="agent name, for hand-off events (matchers test it)")
     fire.set_defaults(handler=run_fire)
 
+    migrate = commands.add_parser(
+        "import-claude", help="print the hooks: block of a project's Claude Code settings"
+    )
+    migrate.add_argument("dir", nargs="?", type=Path, default=Path("."),
+                         help="the project whose .claude/ to read (default: .)")  # fmt: skip
+    migrate.set_defaults(handler=run_import_claude)
+
     schema = commands.add_parser("schema", help="print the JSON Schemas of an event")
     schema.add_argument("event", help="event name, either spelling")
     schema.add_argument("--format", default="native", choices=sorted(FORMATS))
@@ -68,6 +77,10 @@ def run_check(args: argparse.Namespace) -> int:
             for warning in asyncio.run(lint_hook(hook, project_dir)):
                 warnings += 1
                 print(f"     warning: {warning}", file=sys.stderr)
+    if config.never_fires:
+        print("\nnever fires here (from Claude Code settings):")
+        for line in config.never_fires:
+            print(f"  - {line}")
     if warnings:
         print(f"\n{warnings} warning{'s' if warnings != 1 else ''}", file=sys.stderr)
     return EXIT_OK
@@ -91,6 +104,30 @@ def run_fire(args: argparse.Namespace) -> int:
     outcome = engine.run_sync(event.name, payload)
     print(json.dumps(outcome_json(event, outcome), indent=2, ensure_ascii=False))
     return EXIT_BLOCKED if outcome.blocked else EXIT_OK
+
+
+def run_import_claude(args: argparse.Namespace) -> int:
+    from hookgate.hooks.claude_settings import PROJECT_FILES, claude_entries
+
+    files = [args.dir / name for name in PROJECT_FILES if (args.dir / name).is_file()]
+    if not files:
+        raise ConfigError(
+            f"{args.dir}: no {' or '.join(PROJECT_FILES)}",
+            hint="name the project folder: hookgate hooks import-claude path/to/project",
+        )
+    entries, never = claude_entries(files)
+    block: dict[str, list[Any]] = {}
+    for item in entries:
+        entry = json.loads(json.dumps(item.entry))  # plain values, in a readable key order
+        matcher = {"matcher": entry.pop("matcher")} if "matcher" in entry else {}
+        block.setdefault(item.event.aliases[0], []).append({**matcher, **entry})
+    print(f"# from {', '.join(map(str, files))}")
+    for line in never:
+        print(f"# not imported: {line}")
+    yaml = YAML()
+    yaml.default_flow_style = False
+    yaml.dump({"hooks": block}, sys.stdout)
+    return EXIT_OK
 
 
 def run_schema(args: argparse.Namespace) -> int:

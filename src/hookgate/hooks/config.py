@@ -37,6 +37,12 @@ HOOK_KEYS = (
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, None: 1.0}
 
+_PASTED_HINT = (
+    "write each of its hooks as one entry, e.g. PreToolUse: [{matcher: Bash, format: claude, "
+    "command: ./guard.sh}] (hookgate hooks import-claude prints them all), or leave it in "
+    ".claude/settings.json and set claude_settings: true"
+)
+
 HookCallable = Callable[[Mapping[str, Any]], Any]
 
 
@@ -80,6 +86,10 @@ class HooksConfig:
 
     hooks: Mapping[str, tuple[HookSpec, ...]] = field(default_factory=dict)
     source: str = ""
+    never_fires: tuple[str, ...] = ()
+    """Hooks of Claude Code settings files that cannot run here, each with why."""
+    settings_files: tuple[Path, ...] = ()
+    """The Claude Code settings files read (`claude_settings:`)."""
 
     def for_event(self, event: str) -> tuple[HookSpec, ...]:
         return self.hooks.get(event, ())
@@ -96,7 +106,15 @@ def load_hooks_file(path: Path) -> HooksConfig:
     if document is None:
         return HooksConfig(source=str(path))
     document = expect_mapping(document, where, "the file's top level")
-    return parse_hooks(document.get("hooks"), where.key(document, "hooks"), base_dir=path.parent)
+    return hooks_of_document(document, where, path.parent)
+
+
+def hooks_of_document(document: Mapping[Any, Any], where: Where, base_dir: Path) -> HooksConfig:
+    """The hooks of a config file's top level: `hooks:`, then those `claude_settings:` names."""
+    from hookgate.hooks.claude_settings import with_claude_settings  # it builds on this module
+
+    config = parse_hooks(document.get("hooks"), where.key(document, "hooks"), base_dir=base_dir)
+    return with_claude_settings(config, document, where, base_dir)
 
 
 def parse_hooks(node: Any, where: Where, *, base_dir: Path) -> HooksConfig:
@@ -108,6 +126,8 @@ def parse_hooks(node: Any, where: Where, *, base_dir: Path) -> HooksConfig:
     for raw_name, entries in node.items():
         spec = canonical_event(str(raw_name))
         at = where.key(node, raw_name)
+        if spec is None and raw_name == "hooks":
+            raise at.error("a whole Claude Code settings 'hooks' block, nested", hint=_PASTED_HINT)
         if spec is None:
             hint = did_you_mean(str(raw_name), EVENT_NAMES) or "events: " + ", ".join(EVENTS)
             raise at.error(f"unknown event {raw_name!r}", hint=hint)
@@ -127,6 +147,11 @@ def parse_hooks(node: Any, where: Where, *, base_dir: Path) -> HooksConfig:
 def parse_hook(node: Any, event: EventSpec, where: Where, *, base_dir: Path) -> HookSpec:
     """Validate one hook entry of `event`'s list."""
     node = expect_mapping(node, where, "a hook")
+    if isinstance(node.get("hooks"), list) and not set(node) & {"command", "args", "python"}:
+        raise where.error(
+            "this is a Claude Code settings block ({matcher, hooks: [...]}), not a hook",
+            hint=_PASTED_HINT,
+        )
     check_keys(node, where, HOOK_KEYS)
     kinds = [key for key in ("command", "args", "python") if key in node]
     if len(kinds) != 1:
