@@ -45,6 +45,13 @@ class AgentSession:
     """What the session holds open (MCP servers, child agents): closed by `aclose`."""
     handoffs: Handoffs | None = None
     """The agents this one may ask (`agents:`), for `/ask-<name>`; None when there are none."""
+    start_context: tuple[str, ...] = ()
+    """Context the sessionStart hooks added: it rides along with the first question."""
+
+    def take_start_context(self) -> tuple[str, ...]:
+        """The sessionStart context, once: the first turn gets it, later ones do not."""
+        context, self.start_context = self.start_context, ()
+        return context
 
     @property
     def session_id(self) -> str:
@@ -142,7 +149,10 @@ async def open_agent(
         caps=CallCaps(config.max_tool_calls, config.max_argument_bytes),
         asker=consent,
     )
-    agent = AgentSession(config, engine, model, gate, history, project_dir, handoffs=handoffs)
+    agent = AgentSession(
+        config, engine, model, gate, history, project_dir, handoffs=handoffs,
+        start_context=start.context,
+    )  # fmt: skip
     if config.mcp_servers:
         await _add_mcp_tools(agent, notify)
     return agent

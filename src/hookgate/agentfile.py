@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hookgate.hooks import HooksConfig
+from hookgate.hooks import HookgateError, HooksConfig
 from hookgate.hooks.config import hooks_of_document, parse_duration
 from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping, load_yaml
 from hookgate.mcp import McpServerConfig, parse_mcp_servers
@@ -268,3 +268,20 @@ def _ask_timeout(entry: Mapping[Any, Any], where: Where) -> float:
             f"expected a duration above 0, got {describe(value)}", hint="e.g. timeout: 5m"
         )
     return seconds
+
+
+def offered_tool_names(path: Path) -> tuple[str, ...] | None:
+    """The tools the agent file at `path` offers the model, for `hooks check`'s matcher
+    warnings; None where that is not known (not an agent file, or MCP servers)."""
+    try:
+        document = load_yaml(path)
+    except HookgateError:
+        return None
+    if not isinstance(document, Mapping) or "model" not in document:
+        return None
+    if document.get("mcp_servers"):
+        return None  # their tools are known only once the servers run
+    tools = document.get("tools", list(BUILTIN_TOOL_NAMES))
+    if not isinstance(tools, list) or not all(isinstance(name, str) for name in tools):
+        return None
+    return (*tools, "ask_agent") if document.get("agents") else tuple(tools)

@@ -85,7 +85,7 @@ async def run_turn(agent: AgentSession, question: str, view: TurnView) -> TurnOu
             return outcome
         recorded = pre.payload["prompt"]
         agent.history.append(Message("user", recorded))
-        context = pre.context
+        context = agent.take_start_context() + pre.context
         while True:
             outcome = await _model_loop(agent, recorded, context, view)
             if not isinstance(outcome, Answered) or continues == MAX_CONTINUES:

@@ -69,3 +69,23 @@ def test_claude_defaults_show_in_check(tmp_path: Path) -> None:
     done = hookgate("hooks", "check", cwd=tmp_path, check_exit=0)
     assert "format claude, timeout 30s, onError warn" in done.stdout
     assert "format claude, timeout 600s, onError warn" in done.stdout
+
+
+def test_check_warns_about_a_matcher_that_matches_no_offered_tool(tmp_path: Path) -> None:
+    write(
+        tmp_path / "hookgate.yaml",
+        """\
+        model: scripted:none.yaml
+        tools: [shell, read_file]
+        hooks:
+          PreToolUse:
+            - {format: claude, command: 'true', matcher: 'Edit|Write'}
+            - {format: claude, command: 'true', matcher: 'Bash'}
+            - {command: 'true', matcher: '^edit_file$'}
+        """,
+    )
+    done = hookgate("hooks", "check", cwd=tmp_path, check_exit=0)
+    warnings = [line for line in done.stderr.splitlines() if "matches no tool" in line]
+    assert len(warnings) == 2
+    assert "(Bash, Read)" in warnings[0]
+    assert "(shell, read_file)" in warnings[1]

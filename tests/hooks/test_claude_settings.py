@@ -132,7 +132,8 @@ def test_import_claude_prints_the_equivalent_hooks_block(project: Path, tmp_path
     })  # fmt: skip
     done = run("hooks", "import-claude", str(project), cwd=tmp_path, home=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "# not imported:" in done.stdout and "SessionEnd never fires here" in done.stdout
+    assert "# not imported:" in done.stdout
+    assert "SessionEnd never fires here" in done.stdout
     # The block it prints is a working config: pasted, it denies like the settings file.
     write(project / "hookgate.yaml", "model: scripted:none.yaml\n" + done.stdout)
     fired = run("hooks", "fire", "PreToolUse", "--tool", "shell", cwd=project, home=tmp_path,
@@ -161,4 +162,5 @@ def test_a_pasted_claude_block_says_what_it_is(project: Path, tmp_path: Path, ho
     done = run("hooks", "check", "--config", "agent.yaml", cwd=project, home=tmp_path)
     assert done.returncode == 1
     assert "Claude Code settings" in done.stderr
-    assert "format: claude" in done.stderr and "claude_settings: true" in done.stderr
+    assert "format: claude" in done.stderr
+    assert "claude_settings: true" in done.stderr

@@ -249,3 +249,35 @@ async def test_a_project_settings_file_guards_the_real_turn(
 
     assert tool_answers(project) == ["[denied by a hook: rm -rf is not allowed in this repository]"]
     assert (project.dir / "build").is_dir()
+
+
+async def test_session_start_stdout_reaches_the_first_question_only(
+    project: Project, open_project_agent: OpenAgent
+) -> None:
+    model = project.script(
+        {"expect": "session-context: on branch main", "text": "One."},
+        {"expect": "second", "text": "Two."},
+    )
+    hook = {"format": "claude", "command": "echo 'session-context: on branch main'"}
+    project.write_agent(model, hooks={"SessionStart": [hook]})
+    agent = await open_project_agent()
+
+    assert await run_turn(agent, "first", RecordingView()) == Answered("One.")
+    assert await run_turn(agent, "second", RecordingView()) == Answered("Two.")
+    assert "session-context" not in json.dumps(project.messages())
+
+
+async def test_ask_without_a_terminal_is_denied_even_under_yolo(
+    project: Project, open_project_agent: OpenAgent
+) -> None:
+    model = project.script({"tool_calls": [shell("git push")]}, {"text": "Done."})
+    ask = {
+        "format": "claude",
+        "command": 'echo \'{"hookSpecificOutput": {"permissionDecision": "ask"}}\'',
+    }
+    project.write_agent(model, yolo=True, hooks={"PreToolUse": [ask]})
+    agent = await open_project_agent()  # AlwaysDeny: print mode without a terminal
+
+    await run_turn(agent, "push", RecordingView())
+
+    assert tool_answers(project) == ["[denied by the user]"]

@@ -12,7 +12,7 @@ import asyncio
 import json
 import sys
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from ruamel.yaml import YAML
 
 from hookgate.hooks.config import HooksConfig, HookSpec, load_hooks_file
 from hookgate.hooks.errors import ConfigError
-from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, canonical_event
+from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, canonical_event
 from hookgate.hooks.formats import FORMATS
 from hookgate.hooks.lint import lint_hook
 from hookgate.hooks.process import adopt_orphans
@@ -28,18 +28,23 @@ from hookgate.hooks.runner import HookEngine, Outcome
 from hookgate.hooks.yamlfile import did_you_mean
 
 DEFAULT_CONFIG = Path("hookgate.yaml")
+OfferedTools = Callable[[Path], "tuple[str, ...] | None"]
 EXIT_OK, EXIT_ERROR, EXIT_BLOCKED = 0, 1, 2
 
 
-def add_parser(subparsers: Any) -> None:
-    """Register `hooks` and its commands on the main CLI's subparsers."""
+def add_parser(subparsers: Any, offered_tools: OfferedTools = lambda _: None) -> None:
+    """Register `hooks` and its commands on the main CLI's subparsers.
+
+    `offered_tools` names the tools a config file's agent offers (None: unknown), so
+    that `check` can warn about a matcher that matches none of them.
+    """
     hooks = subparsers.add_parser("hooks", help="check, fire and describe hooks")
     commands = hooks.add_subparsers(dest="hooks_command", required=True, metavar="COMMAND")
     config_help = f"the agent or hooks file (default: ./{DEFAULT_CONFIG})"
 
     check = commands.add_parser("check", help="validate the config and list each event's hooks")
     check.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help=config_help)
-    check.set_defaults(handler=run_check)
+    check.set_defaults(handler=run_check, offered_tools=offered_tools)
 
     fire = commands.add_parser("fire", help="run an event's hooks on JSON read from stdin")
     fire.add_argument("event", help="event name, either spelling")
@@ -74,6 +79,9 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"\n{event.name}  ({event.fires})")
         for index, hook in enumerate(hooks, 1):
             print(f"  {index}. {_describe(hook)}")
+            for warning in _matcher_warnings(hook, args.offered_tools(args.config)):
+                warnings += 1
+                print(f"     warning: {warning}", file=sys.stderr)
             for warning in asyncio.run(lint_hook(hook, project_dir)):
                 warnings += 1
                 print(f"     warning: {warning}", file=sys.stderr)
@@ -84,6 +92,17 @@ def run_check(args: argparse.Namespace) -> int:
     if warnings:
         print(f"\n{warnings} warning{'s' if warnings != 1 else ''}", file=sys.stderr)
     return EXIT_OK
+
+
+def _matcher_warnings(hook: HookSpec, offered: tuple[str, ...] | None) -> list[str]:
+    if offered is None or hook.matcher is None or hook.event.match_on is not MatchOn.TOOL:
+        return []
+    name = FORMATS[hook.format].match_name
+    if any(hook.matches(name(tool)) for tool in offered):
+        return []
+    shown = ", ".join(name(tool) for tool in offered)
+    return [f"matcher {hook.matcher.pattern!r} matches no tool this agent offers ({shown}); "
+            "the hook never runs"]  # fmt: skip
 
 
 def run_fire(args: argparse.Namespace) -> int:

@@ -331,6 +331,9 @@ def _failure(hook: HookSpec, exc: Exception) -> str:
 
 def _as_native(reply: HookReply) -> dict[str, Any]:
     """The native reply a `HookReply` stands for, so that it passes the same validation."""
+    if reply.permission or reply.stop is not None or reply.go_on:
+        raise BadReply("a Python hook cannot set permission, stop or go_on yet: no native "
+                       "reply field says them")  # fmt: skip
     fields = {"reason": reply.reason, "context": reply.context, "message": reply.message}
     clash = set(reply.changes) & {"action", *fields}
     if clash:
