@@ -1,6 +1,8 @@
 """The one wrapper every tool call passes through, built-in, MCP or hand-off.
 
-preToolCall → permission policy → consent → the tool → postToolCall. A denied call
+preToolCall → permission policy → consent → the tool → postToolCall. A hook may
+say `allow` (no consent prompt, never past a deny rule) or `ask` (the prompt, even
+under yolo), or stop the whole turn. A denied call
 answers the model as text and the turn goes on; a hook's replaced arguments run but
 are not written back into the history, except on a call the hook also denied: that
 is a redaction, and the hook's arguments replace the model's wherever the call is
@@ -118,10 +120,11 @@ async def _guarded_call(
     call, pre = screened.asked, screened.pre
     if pre.stop_reason is not None:
         return ToolResult(f"[not run: {pre.stop_reason}]", is_error=True), (), pre.stop_reason
-    tool = gate.tools.get(call.name)
     refusal = await _refusal(gate, screened)
-    if refusal is not None or tool is None:
-        return refusal or ToolResult("[no such tool]", is_error=True), (), None
+    if refusal is not None:
+        return refusal, (), None
+    tool = gate.tools.get(call.name)
+    assert tool is not None  # `_refusal` answers a call to an unknown tool
     arguments = pre.payload["arguments"]
     result = await tool.run(arguments, gate.context)
     post = await gate.engine.run(

@@ -91,10 +91,12 @@ async def run_turn(agent: AgentSession, question: str, view: TurnView) -> TurnOu
             if not isinstance(outcome, Answered) or continues == MAX_CONTINUES:
                 return outcome
             # The end of the turn's hooks may send the agent on (Claude's Stop block).
+            # Set first: a cancellation while they run must not run them a second time.
+            finished = True
             post = await _post_generation(agent, recorded, outcome, view, continues > 0)
-            finished = post.continue_with is None
-            if finished:
+            if post.continue_with is None:
                 return outcome
+            finished = False
             continues += 1
             agent.history.append(Message("user", post.continue_with or ""))
             context = ()
