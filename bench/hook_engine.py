@@ -7,7 +7,8 @@ Baselines, measured here in the same run on the same payload:
 - the asyncio floor: the same spawn with three pipes, awaited through a pidfd.
 Then the engine: one `command: "true"` hook run through `HookEngine.run` (on the event
 loop) and `HookEngine.run_sync` (no loop), an event no hook matches, and a
-Python-callable hook. Prints a Markdown table.
+Python-callable hook; and a hook running a script file, unpinned and pinned (the
+digest the trust check gives a session: a `stat` per run). Prints a Markdown table.
 
     .venv/bin/python bench/hook_engine.py [--rounds N]
 """
@@ -22,11 +23,13 @@ import os
 import shutil
 import statistics
 import subprocess
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from hookgate.hooks import HookEngine, adopt_orphans, callable_hook, parse_hooks
+from hookgate.hooks.pins import file_digest
 from hookgate.hooks.yamlfile import Where
 
 PAYLOAD = {"tool": "shell", "arguments": {"command": "ls -la", "timeout": 30}}
@@ -107,9 +110,22 @@ async def time_async(function: Callable[[], Awaitable[object]], rounds: int) -> 
     return (time.perf_counter() - started) / rounds
 
 
-def engine_with(hooks_yaml: dict[str, object], extra: list[object] | None = None) -> HookEngine:
+def engine_with(
+    hooks_yaml: dict[str, object],
+    extra: list[object] | None = None,
+    pinned: dict[str, str | None] | None = None,
+) -> HookEngine:
     config = parse_hooks(hooks_yaml, Where("bench"), base_dir=Path.cwd())
-    return HookEngine(config, session_id="bench", extra=extra or [])  # type: ignore[arg-type]
+    return HookEngine(config, session_id="bench", extra=extra or [], pinned=pinned)  # type: ignore[arg-type]
+
+
+def script_engines(directory: Path) -> tuple[HookEngine, HookEngine]:
+    """One hook running a `#!/bin/sh` script: as is, and with its digest pinned."""
+    script = directory / "hook.sh"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    hooks: dict[str, object] = {"preToolCall": [{"args": [str(script)]}]}
+    return engine_with(hooks), engine_with(hooks, pinned={str(script): file_digest(script)})
 
 
 async def measure(rounds: int, fast_rounds: int) -> dict[str, float]:
@@ -119,6 +135,17 @@ async def measure(rounds: int, fast_rounds: int) -> dict[str, float]:
     no_match = engine_with({"preToolCall": [{"command": "true", "matcher": "^never$"}]})
     no_hooks = engine_with({})
     python = engine_with({}, [callable_hook("preToolCall", lambda event: None)])
+    with tempfile.TemporaryDirectory() as directory:
+        script, pinned = script_engines(Path(directory))
+        return await _measure(
+            rounds, fast_rounds, one_hook, no_match, no_hooks, python, script, pinned
+        )
+
+
+async def _measure(
+    rounds: int, fast_rounds: int, one_hook: HookEngine, no_match: HookEngine,
+    no_hooks: HookEngine, python: HookEngine, script: HookEngine, pinned: HookEngine,
+) -> dict[str, float]:  # fmt: skip
 
     async def bare() -> None:
         bare_spawn()
@@ -135,6 +162,8 @@ async def measure(rounds: int, fast_rounds: int) -> dict[str, float]:
         "floor": asyncio_floor,
         "engine": lambda: one_hook.run("preToolCall", PAYLOAD),
         "engine_sync": engine_sync,
+        "script": lambda: script.run("preToolCall", PAYLOAD),
+        "pinned": lambda: pinned.run("preToolCall", PAYLOAD),
     }
     samples: dict[str, list[float]] = {name: [] for name in spawning}
     for _ in range(rounds + 1):
@@ -170,6 +199,18 @@ def report(results: dict[str, float]) -> str:
         ("Node `spawnSync` (same command and input)", results.get("node"), None, ""),
         ("hookgate: one `command` hook, `await HookEngine.run`", results["engine"], None, "≤ 1.2×"),
         ("hookgate: the same, `HookEngine.run_sync`", results["engine_sync"], None, "≤ 1.2×"),
+        (
+            "hookgate: one hook running a script file, `await HookEngine.run`",
+            results["script"],
+            None,
+            "",
+        ),
+        (
+            "hookgate: the same, its script pinned (trusted digest checked)",
+            results["pinned"],
+            None,
+            "",
+        ),
         ("hookgate: event with no hooks", results["no_hooks"], "", "< 5 µs"),
         ("hookgate: event whose hooks do not match", results["no_match"], "", "< 5 µs"),
         ("hookgate: one Python-callable hook", results["callable"], "", "< 50 µs"),

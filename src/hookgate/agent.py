@@ -13,7 +13,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hookgate.agentfile import AgentConfig, load_agent_file
+from hookgate.agentfile import AgentConfig
 from hookgate.callcaps import CallCaps
 from hookgate.consent import AlwaysAllow, Consent
 from hookgate.errors import SessionError
@@ -27,6 +27,8 @@ from hookgate.session import Session, SessionStore, new_session_id
 from hookgate.toolcall import ToolGate
 from hookgate.tools import Tool, ToolContext, ToolRegistry, builtin_tools
 from hookgate.toolsettings import shell_environment
+from hookgate.trust.check import asked_digests, load_trusted
+from hookgate.trust.store import TrustStore
 
 
 class SessionStopped(HookgateError):
@@ -100,13 +102,17 @@ async def open_agent(
     ask_display: AskDisplay | None = None,
     extra_tools: Sequence[Tool] = (),
     project_dir: Path | None = None,
+    trusted_digest: str | None = None,
 ) -> AgentSession:
-    """Read `agent_file`, open the session, run `sessionStart`; raises on a block.
+    """Check trust, read `agent_file`, open the session, run `sessionStart`; raises on a block.
 
-    Then start the file's MCP servers; one that fails is a notice and its tools are
-    absent. `project_dir` (default: the working directory) is where the tools work.
+    An agent file whose trust closure is not trusted as it is now raises `Untrusted`
+    before anything it names runs or is sent. Then start the file's MCP servers; one
+    that fails is a notice and its tools are absent. `project_dir` (default: the
+    working directory) is where the tools work. `trusted_digest`: see `require_trust`.
     """
-    config = load_agent_file(agent_file)
+    trust_store = TrustStore(store.home if store is not None else None)
+    config, trusted = load_trusted(agent_file, store=trust_store, expect_digest=trusted_digest)
     # Built first: a broken model setting or script must stop the run before a session
     # file exists or a hook has run.
     model = make_model(config.model, config.base_dir)
@@ -119,8 +125,9 @@ async def open_agent(
         raise
     session_id = session.id if session is not None else new_session_id()
     engine = HookEngine(
-        config.hooks, session_id=session_id, project_dir=str(project_dir), asked_depth=asked_depth
-    )
+        config.hooks, session_id=session_id, project_dir=str(project_dir),
+        asked_depth=asked_depth, pinned=trusted.pins(),
+    )  # fmt: skip
     history = History.load(session, notify)
     try:
         start = await engine.run("sessionStart", {"source": source})
@@ -137,6 +144,7 @@ async def open_agent(
     handoffs = handoffs_for(
         config, engine, ask_display or NoticeDisplay(notify), project_dir=project_dir,
         depth=asked_depth, inherited_limit=ask_depth_limit,
+        trusted_digests=asked_digests(config, trust_store),
     )  # fmt: skip
     if handoffs is not None:
         tools.add(AskAgentTool(handoffs, lambda: history.messages))
@@ -145,7 +153,9 @@ async def open_agent(
         tools=tools,
         policy=Policy(config.permissions.allow, config.permissions.deny, project_dir),
         consent=AlwaysAllow() if config.yolo else consent,
-        context=_tool_context(config, project_dir, store.home),
+        context=_tool_context(
+            config, project_dir, store.home, trusted.protected_files(trust_store)
+        ),
         caps=CallCaps(config.max_tool_calls, config.max_argument_bytes),
         asker=consent,
     )
@@ -158,7 +168,9 @@ async def open_agent(
     return agent
 
 
-def _tool_context(config: AgentConfig, project_dir: Path, home: Path) -> ToolContext:
+def _tool_context(
+    config: AgentConfig, project_dir: Path, home: Path, protected_files: frozenset[Path]
+) -> ToolContext:
     """Where the tools work and what they never touch; no secret reaches their processes."""
     return ToolContext(
         project_dir=project_dir,
@@ -166,7 +178,7 @@ def _tool_context(config: AgentConfig, project_dir: Path, home: Path) -> ToolCon
         shell_timeout=config.shell_timeout,
         workspace_dirs=config.workspace_dirs,
         hookgate_home=home.resolve(),
-        protected_files=frozenset({config.path.resolve()}),
+        protected_files=protected_files,
         shell_limits=config.shell.limits,
     )
 

@@ -14,7 +14,14 @@ from typing import Any
 
 from hookgate.hooks import HookgateError, HooksConfig
 from hookgate.hooks.config import hooks_of_document, parse_duration
-from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping, load_yaml
+from hookgate.hooks.yamlfile import (
+    Where,
+    check_keys,
+    describe,
+    expect_mapping,
+    load_yaml,
+    parse_yaml,
+)
 from hookgate.mcp import McpServerConfig, parse_mcp_servers
 from hookgate.models import MODEL_KEYS, model_setting_problem
 from hookgate.tools import BUILTIN_TOOL_NAMES
@@ -95,11 +102,17 @@ class AgentConfig:
         return self.path.parent
 
 
-def load_agent_file(path: Path) -> AgentConfig:
-    """Read and validate the agent file at `path`."""
+def load_agent_file(
+    path: Path, *, text: str | None = None, import_hooks: bool = True
+) -> AgentConfig:
+    """Read and validate the agent file at `path` (or `text`, its contents as read).
+
+    `import_hooks=False` validates without importing `python:` hooks' modules: the
+    trust summary reads a file it does not trust yet that way.
+    """
     path = path.resolve()
     where = Where(str(path))
-    document = load_yaml(path)
+    document = load_yaml(path) if text is None else parse_yaml(text, str(path))
     document = expect_mapping(document if document is not None else {}, where, "the agent file")
     check_keys(document, where, TOP_LEVEL_KEYS)
     if "model" not in document:
@@ -114,7 +127,7 @@ def load_agent_file(path: Path) -> AgentConfig:
         tools=_tools(document, where),
         permissions=_permissions(document, where),
         yolo=_bool(document, where, "yolo"),
-        hooks=hooks_of_document(document, where, path.parent),
+        hooks=hooks_of_document(document, where, path.parent, import_python=import_hooks),
         agents=_agents(document, where, path.parent),
         mcp_servers=parse_mcp_servers(
             document.get("mcp_servers"), where.key(document, "mcp_servers"), path.parent

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from hookgate.hooks import HookgateError, adopt_orphans
 from hookgate.hooks import cli as hooks_cli
+from hookgate.trust import command as trust_command
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
@@ -36,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("-r", "--resume", metavar="ID", help="resume the session ID")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     hooks_cli.add_parser(commands, offered_tools=_offered_tools)
+    trust_command.add_parser(commands)
     init = commands.add_parser("init", help="write a commented starter agent file")
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
     init.set_defaults(handler=_run_init)
@@ -92,6 +94,8 @@ def _add_handoff_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--answer-asked", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--asked-depth", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--ask-depth-limit", type=int, default=None, help=argparse.SUPPRESS)
+    # The asker's pin of the asked agent's trust entry: it only narrows what runs.
+    parser.add_argument("--trusted-digest", default=None, help=argparse.SUPPRESS)
 
 
 def _run_handoff(args: argparse.Namespace) -> int:
@@ -99,8 +103,9 @@ def _run_handoff(args: argparse.Namespace) -> int:
         from hookgate.handoff.asked import answer_asked_main
 
         return answer_asked_main(
-            args.agent, depth=args.asked_depth, depth_limit=args.ask_depth_limit
-        )
+            args.agent, depth=args.asked_depth, depth_limit=args.ask_depth_limit,
+            trusted_digest=args.trusted_digest,
+        )  # fmt: skip
     from hookgate.frontends.askmode import ask_mode
 
     name, question = args.ask
@@ -111,7 +116,8 @@ def _run_init(args: argparse.Namespace) -> int:
     from hookgate.starter import write_starter
 
     path = write_starter(args.agent, force=args.force)
-    print(f"wrote {path}; edit it, then run: hookgate hooks check --config {path}")
+    print(f"wrote {path} and trusted it; after you edit it, run: "
+          f"hookgate hooks check --config {path}, then hookgate trust {path}")  # fmt: skip
     return 0
 
 

@@ -20,6 +20,8 @@ from hookgate.consent import AlwaysDeny
 from hookgate.messages import ToolCall
 from hookgate.session import SessionStore
 from hookgate.tools import ToolResult
+from hookgate.trust.record import trust_agent_file
+from hookgate.trust.store import TrustStore
 from hookgate.turn import Answered, PromptBlocked, TurnFailed, run_turn
 
 API_KEY = "sk-demoA1b2C3d4E5f6G7h8I9j0"
@@ -120,6 +122,8 @@ def _lay_out_project(workdir: Path) -> None:
 
 async def _session(workdir: Path) -> None:
     store = SessionStore(workdir / "home")
+    # The demo wrote this agent file and its hooks itself: it trusts them, as `init` does.
+    trust_agent_file(workdir / "hookgate.yaml", store=TrustStore(store.home))
     view = DemoView()
     agent = await open_agent(
         workdir / "hookgate.yaml", notify=view.notice, consent=AlwaysDeny(), store=store

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hookgate.errors import ConfigError
+from hookgate.trust.record import trust_agent_file
 
 STARTER = """\
 # hookgate agent file. Check it with: hookgate hooks check
@@ -52,4 +53,5 @@ def write_starter(path: Path, *, force: bool = False) -> Path:
     if path.exists() and not force:
         raise ConfigError(f"{path} exists", hint="hookgate init --force overwrites it")
     path.write_text(STARTER)
+    trust_agent_file(path)  # written here, by the owner's own command: trusted as written
     return path

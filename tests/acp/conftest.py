@@ -24,7 +24,11 @@ def stderr_file(tmp_path: Path) -> Path:
 def start_peer(project: Project, stderr_file: Path) -> StartPeer:
     """`async with start_peer(client=...) as peer`: `hookgate acp` in the project."""
 
-    def start(client: RecordingClient | None = None) -> AbstractAsyncContextManager[AcpPeer]:
+    def start(
+        client: RecordingClient | None = None, *, trusted: bool = True
+    ) -> AbstractAsyncContextManager[AcpPeer]:
+        if trusted:
+            project.trust()
         return acp_peer(HOOKGATE, project.dir, project.env(), stderr_file, client)
 
     return start

@@ -55,6 +55,7 @@ class RawAgent:
 
 
 async def start_raw(project: Project) -> RawAgent:
+    project.trust()
     process = await asyncio.create_subprocess_exec(
         str(HOOKGATE),
         "acp",

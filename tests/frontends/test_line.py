@@ -49,10 +49,13 @@ class Terminal:
         prefix: Sequence[str] = (),
         before_exec: Callable[[], None] | None = None,
         extra_env: Mapping[str, str] | None = None,
+        trusted: bool = True,
     ) -> None:
         env = project.env(
             TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", LC_ALL="C.UTF-8", **(extra_env or {})
         )
+        if trusted:
+            project.trust()
         command = [*prefix, str(HOOKGATE), *args]
         pid, fd = pty.fork()
         if pid == 0:  # the child: exec at once, whatever happens

@@ -116,6 +116,7 @@ async def open_asker(project: Project) -> AsyncIterator[OpenAsker]:
     opened: list[AgentSession] = []
 
     async def open_(display: Any = None, **kwargs: Any) -> AgentSession:
+        project.trust()
         agent = await open_agent(
             project.agent_file, notify=lambda text: None, consent=AlwaysDeny(),
             store=SessionStore(project.home), ask_display=display, **kwargs,

@@ -62,12 +62,15 @@ async def test_ask_agent_is_offered_only_with_agents_to_ask(
     from hookgate.agent import open_agent
     from hookgate.consent import AlwaysDeny
     from hookgate.session import SessionStore
+    from hookgate.trust.record import trust_agent_file
+    from hookgate.trust.store import TrustStore
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "s.yaml").write_text("- text: hi\n")
     opened = []
     for agents in ({}, {"helper": {"file": "h.yaml", "description": "knows the plan"}}):
         load(tmp_path, agents=agents)
+        trust_agent_file(tmp_path / "hookgate.yaml", store=TrustStore(tmp_path / "home"))
         agent = await open_agent(
             tmp_path / "hookgate.yaml", notify=lambda _: None, consent=AlwaysDeny(),
             store=SessionStore(tmp_path / "home"),

@@ -131,6 +131,59 @@ def test_check_flags_an_inline_command_its_shell_cannot_parse(tmp_path: Path) ->
     assert "/bin/sh cannot parse the command" in done.stderr
 
 
+def _planted(directory: Path, name: str, marker: Path) -> Path:
+    """An executable that leaves `marker` behind if anything ever runs it."""
+    return write(directory / name, f"#!/bin/sh\ntouch {marker}\n", executable=True)
+
+
+def test_check_runs_no_shell_the_config_names(tmp_path: Path) -> None:
+    """A `shell:` value was run as `<shell> -n -c ...`; only /bin/<name> -n runs now."""
+    marker = tmp_path / "ran"
+    (tmp_path / "tools").mkdir()
+    _planted(tmp_path / "tools", "bash", marker)
+    write(
+        tmp_path / "hookgate.yaml",
+        f"""\
+        hooks:
+          preToolCall:
+            - {{command: 'if true; then', shell: ./tools/bash}}
+            - {{command: 'true', shell: {tmp_path}/tools/bash, env: {{BASH_ENV: {tmp_path}/tools/bash}}}}
+        """,
+    )
+
+    done = hookgate("hooks", "check", cwd=tmp_path, check_exit=0)
+
+    assert not marker.exists()
+    assert "./tools/bash cannot parse the command" in done.stderr  # /bin/bash said so
+
+
+def test_check_runs_no_interpreter_a_script_names(tmp_path: Path) -> None:
+    """A script's `#!` interpreter, a local file, was run with -n; never now."""
+    marker = tmp_path / "ran"
+    (tmp_path / "bin").mkdir()
+    _planted(tmp_path / "bin", "sh", marker)
+    write(tmp_path / "guard.sh", f"#!{tmp_path}/bin/sh\nif true; then\n", executable=True)
+    write(tmp_path / "hookgate.yaml", "hooks:\n  preToolCall:\n    - command: ./guard.sh\n")
+
+    done = hookgate("hooks", "check", cwd=tmp_path, check_exit=0)
+
+    assert not marker.exists()
+    assert f"./guard.sh: its shell {tmp_path}/bin/sh rejects it" in done.stderr
+
+
+def test_check_imports_no_python_hook(tmp_path: Path) -> None:
+    marker = tmp_path / "imported"
+    write(tmp_path / "planted.py", f"open({str(marker)!r}, 'w').close()\ndef check(p): pass\n")
+    write(tmp_path / "hookgate.yaml", "hooks:\n  preToolCall:\n    - python: planted:check\n"
+          "    - python: nowhere_to_be_found:check\n")  # fmt: skip
+
+    done = hookgate("hooks", "check", cwd=tmp_path, check_exit=0)
+
+    assert not marker.exists()
+    assert "planted:check" not in done.stderr
+    assert "nowhere_to_be_found:check: no module 'nowhere_to_be_found'" in done.stderr
+
+
 def test_fire_blocks_with_exit_2_and_prints_the_outcome(guarded: Path) -> None:
     done = hookgate(
         "hooks", "fire", "preToolCall", "--tool", "shell", cwd=guarded,

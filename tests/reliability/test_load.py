@@ -38,6 +38,8 @@ from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models import ModelClient, TextSink, make_model
 from hookgate.session import SessionStore
 from hookgate.tools import ToolResult
+from hookgate.trust.record import trust_agent_file
+from hookgate.trust.store import TrustStore
 from hookgate.turn import Answered, run_turn
 from reliability.load_hook import LOGS_ENV
 from reliability.profile import OUT, scale
@@ -171,8 +173,8 @@ def load_hooks(logs: Path) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def write_agent(path: Path, model: str | Mapping[str, Any], logs: Path) -> Path:
-    """The agent file (JSON is YAML): every tool allowed; compaction far off."""
+def write_agent(path: Path, model: str | Mapping[str, Any], logs: Path, home: Path) -> Path:
+    """The agent file (JSON is YAML): every tool allowed; compaction far off; trusted in `home`."""
     document = {
         "model": model,
         "yolo": True,
@@ -181,6 +183,7 @@ def write_agent(path: Path, model: str | Mapping[str, Any], logs: Path) -> Path:
         "hooks": load_hooks(logs),
     }
     path.write_text(json.dumps(document, indent=2))
+    trust_agent_file(path, store=TrustStore(home))
     return path
 
 
@@ -467,14 +470,14 @@ async def run_session(
     return SessionRun(agent.session_id, model.foreign, weakref.ref(agent))
 
 
-def write_batch(root: Path, logs: Path, batch: int) -> list[tuple[Path, str]]:
+def write_batch(root: Path, logs: Path, batch: int, home: Path) -> list[tuple[Path, str]]:
     """`SESSIONS` fresh projects, each with its agent file and script: (file, marker)."""
     agent_files = []
     for index in range(SESSIONS):
         marker = new_marker(batch, index)
         workdir = write_workdir(root / f"b{batch}" / marker, marker)
         (workdir / "script.yaml").write_text(json.dumps(scripted_replies(marker)))
-        agent_file = write_agent(workdir / "hookgate.yaml", "scripted:script.yaml", logs)
+        agent_file = write_agent(workdir / "hookgate.yaml", "scripted:script.yaml", logs, home)
         agent_files.append((agent_file, marker))
     return agent_files
 
@@ -487,7 +490,7 @@ async def in_process_batch(
     Each session must be garbage once closed: a closed session something still holds
     is memory that grows with every session an embedding program opens.
     """
-    agent_files = write_batch(root, logs, batch)
+    agent_files = write_batch(root, logs, batch, store.home)
     before, latencies, pid = descendants(os.getpid()), Latencies(), os.getpid()
     async with fd_peak(pid) as peak:
         started, cpu = time.perf_counter(), cpu_seconds(pid)
@@ -697,7 +700,7 @@ async def test_concurrent_acp_sessions_share_nothing_and_leave_nothing(tmp_path:
     server = RoutedChatServer()
     with server:
         model = {"name": "load", "base_url": server.url, "timeout": MODEL_TIMEOUT}
-        write_agent(tmp_path / "hookgate.yaml", model, logs)
+        write_agent(tmp_path / "hookgate.yaml", model, logs, home)
         env = acp_env(home, logs)
         async with acp_peer(HOOKGATE, tmp_path, env, stderr, client) as peer:
             pid = started_child(before)

@@ -163,6 +163,7 @@ async def run_acp(project: Project, questions: list[str], logs: Path) -> list[tu
     )
     wrapper.chmod(0o755)
     client = RecordingClient()  # answers any permission request with reject_once
+    project.trust()
     async with acp_peer(wrapper, project.dir, project.env(), logs / "acp.stderr", client) as peer:
         session = await peer.new_session()
         outcomes = []
@@ -211,7 +212,12 @@ def audit(tmp_path_factory: pytest.TempPathFactory) -> Audit:
         outcomes = asyncio.run(run_acp(project, questions["acp"], logs))
         requests = [json.dumps(request.body) for request in server.requests]
     home = sorted(path for path in project.home.rglob("*") if path.is_file())
+    trust_store = project.home / "trust.json"  # paths and digests: searched on its own row
+    home.remove(trust_store)
     artifacts = {
+        "trust store ($HOOKGATE_HOME/trust.json)": Artifact(
+            trust_store.read_text(), (str(project.agent_file),)
+        ),
         **{
             f"$HOOKGATE_HOME/{path.relative_to(project.home)}": Artifact(
                 path.read_text(), (BLOCKED_MARKER, REDACTED, DENIED_MARKER, SCRUBBED)
@@ -256,6 +262,7 @@ def print_mode_artifacts(runs: list[subprocess.CompletedProcess[str]]) -> dict[s
 
 ARTIFACTS = (
     "every file under $HOOKGATE_HOME",
+    "trust store ($HOOKGATE_HOME/trust.json)",
     "hook inputs (a recorder on every event)",
     "audit log (postGeneration)",
     "model requests",
@@ -269,7 +276,11 @@ ARTIFACTS = (
 def selected(audit: Audit, name: str) -> dict[str, Artifact]:
     """The artifacts `name` stands for (the files under $HOOKGATE_HOME are one row)."""
     if name == "every file under $HOOKGATE_HOME":
-        return {key: value for key, value in audit.artifacts.items() if key.startswith("$HOOKGATE")}
+        return {
+            key: value
+            for key, value in audit.artifacts.items()
+            if key.startswith("$HOOKGATE_HOME/")
+        }
     return {name: audit.artifacts[name]}
 
 
@@ -282,6 +293,7 @@ def test_the_scenario_ran_as_written(audit: Audit) -> None:
     # Only session files: neither front end keeps an input history (line mode does, and
     # tests/frontends/test_line.py audits it for a blocked question).
     home = [key for key in audit.artifacts if key.startswith("$HOOKGATE_HOME/")]
+    assert "trust store ($HOOKGATE_HOME/trust.json)" in audit.artifacts
     assert home == [f"$HOOKGATE_HOME/sessions/{path.name}" for path in audit.session_files]
 
 

@@ -91,7 +91,8 @@ def run(
     prefix: Sequence[str] = (),
     preexec_fn: Callable[[], None] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """`hookgate ARGS -p Go.`, through `prefix`, bounded in time."""
+    """`hookgate ARGS -p Go.`, through `prefix`, bounded in time; the agent file trusted."""
+    project.trust()
     with bounded(BOUND_S):
         return subprocess.run(
             [*prefix, str(HOOKGATE), *args, "-p", "Go."],
@@ -134,8 +135,13 @@ def unprivileged() -> list[str]:
 
 
 @pytest.fixture
-def read_only_home(project: Project) -> Iterator[Path]:
-    """An earlier session in a home made read-only for the case; yields the session file."""
+def read_only_home(project: Project, tmp_path: Path) -> Iterator[Path]:
+    """An earlier session in a home made read-only for the case; yields the session file.
+
+    The agent file (`write_agent`, post.log in tmp_path) is written and trusted first.
+    """
+    write_agent(project, tmp_path / "post.log")
+    project.trust()
     path = seed_session(project.home, project.dir)
     path.chmod(0o400)
     for directory in (path.parent, project.home):
@@ -153,7 +159,6 @@ def test_read_only_home_new_session(
     """A new session in a read-only HOOKGATE_HOME: answered in memory, a notice says so, the old file intact."""
     before = read_only_home.read_bytes()
     post_log = tmp_path / "post.log"
-    write_agent(project, post_log)
 
     done = run(project, mark, prefix=unprivileged())
 
@@ -172,7 +177,6 @@ def test_read_only_home_continued_session(
     """Continuing a session in a read-only HOOKGATE_HOME: answered, one notice, the file byte for byte intact."""
     before = read_only_home.read_bytes()
     post_log = tmp_path / "post.log"
-    write_agent(project, post_log)
 
     done = run(project, mark, "--continue", prefix=unprivileged())
 
@@ -243,6 +247,7 @@ mount -t tmpfs -o size="$TMPFS_SIZE",mode=0700 tmpfs "$HOOKGATE_HOME" || exit 97
 if [ -n "$SEED" ]; then
     mkdir -m 0700 "$HOOKGATE_HOME/sessions" && cp -p "$SEED" "$HOOKGATE_HOME/sessions/"
 fi
+cp -p "$TRUST" "$HOOKGATE_HOME/"
 dd if=/dev/zero of="$HOOKGATE_HOME/filler" bs=1k 2>/dev/null
 "$@"
 status=$?
@@ -263,7 +268,10 @@ def on_full_tmpfs(
         "TMPFS_SIZE": TMPFS_SIZE,
         "SEED": str(seed or ""),
         "AFTER": str(after),
+        "TRUST": str(after.parent / "trust.json"),  # home itself is hidden by the mount
     }
+    project.trust()
+    shutil.copy(project.home / "trust.json", after.parent / "trust.json")
     command = [unshare, "--mount", "--propagation", "private", "sh", "-c", _FULL_TMPFS, "sh"]
     with bounded(BOUND_S):
         done = subprocess.run(

@@ -92,6 +92,7 @@ def write_agent(project: Project, log: Path, landmarks: Path) -> None:
 
 
 def start(project: Project, mark: str) -> subprocess.Popen[str]:
+    project.trust()
     return subprocess.Popen(
         [str(HOOKGATE), "-p", "Go."],
         cwd=project.dir,

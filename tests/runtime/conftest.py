@@ -52,6 +52,7 @@ async def open_project_agent(project: Project) -> AsyncIterator[OpenAgent]:
     async def open_(**kwargs: Any) -> AgentSession:
         kwargs.setdefault("consent", AlwaysDeny())
         kwargs.setdefault("notify", lambda text: None)
+        project.trust()
         agent = await open_agent(project.agent_file, store=SessionStore(project.home), **kwargs)
         opened.append(agent)
         return agent

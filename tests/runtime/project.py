@@ -7,6 +7,7 @@ subprocess, and reads back what landed under `$HOOKGATE_HOME`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -17,9 +18,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from hookgate.hooks import EVENTS
+from hookgate.hooks import EVENTS, ConfigError
 from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
+from hookgate.trust.record import trust_agent_file
+from hookgate.trust.store import TrustStore
 
 #: The `hookgate` console script of the environment running the tests.
 HOOKGATE = Path(sys.executable).with_name("hookgate")
@@ -120,10 +123,35 @@ class Project:
         env.pop("OPENAI_BASE_URL", None)
         return env
 
+    # Trust, as the owner gives it: the real recording `hookgate trust --yes` makes.
+
+    def trust(self, agent_file: Path | None = None, env: Mapping[str, str] | None = None) -> None:
+        """Trust `agent_file` (default: the project's) as it is now, in the run's home.
+
+        A file that cannot be trusted (missing, broken) is left as it is: the run under
+        test then says why.
+        """
+        home = Path((env or self.env())["HOOKGATE_HOME"])
+        with contextlib.suppress(ConfigError):
+            trust_agent_file(agent_file or self.agent_file, store=TrustStore(home))
+
+    def _trust_for(self, args: Sequence[str], env: Mapping[str, str] | None) -> None:
+        named = [args[i + 1] for i, arg in enumerate(args[:-1]) if arg == "--agent"]
+        self.trust(self.dir / named[-1] if named else None, env)
+
     def hookgate(
-        self, *args: str, timeout: float = RUN_TIMEOUT, env: Mapping[str, str] | None = None
+        self,
+        *args: str,
+        timeout: float = RUN_TIMEOUT,
+        env: Mapping[str, str] | None = None,
+        trusted: bool = True,
     ) -> subprocess.CompletedProcess[str]:
-        """Run `hookgate ARGS` in the project, stdin not a terminal; output captured."""
+        """Run `hookgate ARGS` in the project, stdin not a terminal; output captured.
+
+        `trusted`: trust the agent file first, as its owner would have (see `trust`).
+        """
+        if trusted:
+            self._trust_for(args, env)
         return subprocess.run(
             [str(HOOKGATE), *args],
             cwd=self.dir,
@@ -135,8 +163,10 @@ class Project:
             check=False,
         )
 
-    def start_hookgate(self, *args: str) -> subprocess.Popen[str]:
+    def start_hookgate(self, *args: str, trusted: bool = True) -> subprocess.Popen[str]:
         """Start `hookgate ARGS` in the project without waiting; output captured."""
+        if trusted:
+            self._trust_for(args, None)
         return subprocess.Popen(
             [str(HOOKGATE), *args],
             cwd=self.dir,

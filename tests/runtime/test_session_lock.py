@@ -115,6 +115,7 @@ async def test_a_session_whose_opening_was_cancelled_is_free_again(project: Proj
     """ACP lives on after a cancelled session/new: the session must not stay locked."""
     hang = {"name": "hang", "command": "touch started; sleep 30", "timeout": 60}
     project.write_agent(project.script({"text": "hello"}), hooks={"sessionStart": [hang]})
+    project.trust()
     store = SessionStore(project.home)
     session = store.create(agent_file=str(project.agent_file), cwd=str(project.dir))
     opening = asyncio.ensure_future(

@@ -35,11 +35,12 @@ from acp.schema import (
 )
 
 from hookgate.agent import AgentSession, open_agent
-from hookgate.agentfile import load_agent_file
 from hookgate.frontends.acp_session import AcpChannel, AcpView, editor_mcp_servers, prompt_text
 from hookgate.frontends.terminal import notice_line
 from hookgate.hooks import HookgateError
 from hookgate.session import SessionStore
+from hookgate.trust.check import is_trusted, load_trusted
+from hookgate.trust.closure import closure_of
 from hookgate.turn import Answered, PromptBlocked, TurnFailed, TurnOutcome, run_turn
 
 AGENT_INFO = Implementation(name="hookgate", title="hookgate", version="0.1.0")
@@ -246,8 +247,14 @@ async def acp_mode(agent_file: Path) -> int:
 
 
 def _checked(agent_file: Path) -> Path:
-    """The agent file, absolute; a broken one fails now, in one line, not per session."""
-    return load_agent_file(agent_file).path
+    """The agent file, absolute; a broken one fails now, in one line, not per session.
+
+    An untrusted one is not read here (reading imports its `python:` hooks): each
+    `session/new` answers an error saying so until it is trusted.
+    """
+    if not is_trusted(agent_file):
+        return closure_of(agent_file).root.path  # parsing alone: runs and imports nothing
+    return load_trusted(agent_file)[0].path
 
 
 def _claim_stdout() -> BinaryIO:

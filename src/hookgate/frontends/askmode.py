@@ -18,7 +18,6 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-from hookgate.agentfile import load_agent_file
 from hookgate.errors import ConfigError
 from hookgate.frontends.terminal import notice_line
 from hookgate.handoff import DEPTH_ENV, DEPTH_LIMIT_ENV, HandoffOutcome, Refused, delegate
@@ -26,6 +25,7 @@ from hookgate.handoff.delegate import handoffs_for
 from hookgate.hooks import HookEngine
 from hookgate.hooks.yamlfile import did_you_mean
 from hookgate.session import new_session_id
+from hookgate.trust.check import asked_digests, load_trusted
 
 EXIT_ANSWERED, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
 EXIT_SIGNAL_BASE = 128
@@ -56,15 +56,16 @@ class StderrAskDisplay:
 
 async def ask_mode(agent_file: Path, agent: str, question: str, *, verbose: bool = False) -> int:
     """Hand `question` to `agent` of `agent_file`; returns the exit status."""
-    config = load_agent_file(agent_file)
+    config, trusted = load_trusted(agent_file)
     display = StderrAskDisplay(verbose=verbose)
     depth = _env_count(DEPTH_ENV) or 0
     engine = HookEngine(
-        config.hooks, session_id=new_session_id(), project_dir=str(Path.cwd()), asked_depth=depth
-    )
+        config.hooks, session_id=new_session_id(), project_dir=str(Path.cwd()),
+        asked_depth=depth, pinned=trusted.pins(),
+    )  # fmt: skip
     handoffs = handoffs_for(
         config, engine, display, project_dir=Path.cwd(), depth=depth,
-        inherited_limit=_env_count(DEPTH_LIMIT_ENV),
+        inherited_limit=_env_count(DEPTH_LIMIT_ENV), trusted_digests=asked_digests(config),
     )  # fmt: skip
     if handoffs is None:
         raise ConfigError(

@@ -29,6 +29,9 @@ from hookgate.messages import ToolCall
 from hookgate.session import FILE_MODE, SessionStore
 from hookgate.sessionlock import SessionBusy
 from hookgate.tools import ToolResult
+from hookgate.trust.check import Untrusted
+from hookgate.trust.command import offer_trust
+from hookgate.trust.store import TrustStore
 from hookgate.turn import PromptBlocked, TurnFailed, run_turn
 
 HELP = """\
@@ -174,10 +177,19 @@ async def _open_or_offer_new(
     """The agent on the session asked for; if another process holds it, offer a new one."""
 
     async def open_session(resume: str | None, continue_last: bool) -> AgentSession:
-        return await open_agent(
-            agent_file, notify=notice_line, consent=TerminalConsent(), store=store,
-            resume=resume, continue_last=continue_last, ask_display=LineAskDisplay(),
-        )  # fmt: skip
+        async def open_() -> AgentSession:
+            return await open_agent(
+                agent_file, notify=notice_line, consent=TerminalConsent(), store=store,
+                resume=resume, continue_last=continue_last, ask_display=LineAskDisplay(),
+            )  # fmt: skip
+
+        try:
+            return await open_()
+        except Untrusted:
+            # On a terminal the owner is here: show what trusting means and ask, inline.
+            if not sys.stdin.isatty() or not offer_trust(agent_file, TrustStore(store.home)):
+                raise
+            return await open_()
 
     try:
         return await open_session(resume, continue_last)

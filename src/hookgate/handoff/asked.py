@@ -80,7 +80,13 @@ def take_stdout() -> BinaryIO:
 
 
 async def answer_asked(
-    agent_file: Path, prompt: str, stream: BinaryIO, *, depth: int, depth_limit: int | None
+    agent_file: Path,
+    prompt: str,
+    stream: BinaryIO,
+    *,
+    depth: int,
+    depth_limit: int | None,
+    trusted_digest: str | None = None,
 ) -> int:
     """Run one turn of `agent_file` on `prompt`, writing the hand-off stream to `stream`."""
     writer = StreamWriter(stream)
@@ -90,7 +96,7 @@ async def answer_asked(
             agent = await interrupts.run(
                 open_agent(
                     agent_file, notify=writer.notice, consent=AlwaysDeny(), asked_depth=depth,
-                    ask_depth_limit=depth_limit, ask_display=view,
+                    ask_depth_limit=depth_limit, ask_display=view, trusted_digest=trusted_digest,
                 )
             )  # fmt: skip
         except HookgateError as exc:  # its file is wrong, or its sessionStart said no
@@ -121,14 +127,23 @@ def _report(writer: StreamWriter, outcome: TurnOutcome) -> int:
     return EXIT_FAILED
 
 
-def answer_asked_main(agent_file: Path, *, depth: int, depth_limit: int | None) -> int:
+def answer_asked_main(
+    agent_file: Path, *, depth: int, depth_limit: int | None, trusted_digest: str | None = None
+) -> int:
     """The CLI's `--answer-asked`: the prompt from stdin, the stream on the real stdout."""
     stop_with_asker()
     stream = take_stdout()
     prompt = sys.stdin.buffer.read().decode("utf-8", "replace")
     with stream:
         return asyncio.run(
-            answer_asked(agent_file, prompt, stream, depth=depth, depth_limit=depth_limit)
+            answer_asked(
+                agent_file,
+                prompt,
+                stream,
+                depth=depth,
+                depth_limit=depth_limit,
+                trusted_digest=trusted_digest,
+            )
         )
 
 

@@ -42,12 +42,21 @@ class ChildAnswer:
     error: str | None = None
 
 
-def child_argv(ref: AgentRef, *, depth: int, depth_limit: int) -> list[str]:
-    """The command line of an asked agent (the `--answer-asked` mode of the CLI)."""
-    return [
-        sys.executable, "-m", "hookgate.cli", "--agent", str(ref.file), "--answer-asked",
+def child_argv(
+    ref: AgentRef, *, depth: int, depth_limit: int, trusted_digest: str | None = None
+) -> list[str]:
+    """The command line of an asked agent (the `--answer-asked` mode of the CLI).
+
+    `-P`: the project directory (its cwd) is not put on `sys.path`, so a module there
+    (`argparse.py`, say) can never stand in for one of hookgate's own imports.
+    """
+    argv = [
+        sys.executable, "-P", "-m", "hookgate.cli", "--agent", str(ref.file), "--answer-asked",
         "--asked-depth", str(depth), "--ask-depth-limit", str(depth_limit),
     ]  # fmt: skip
+    if trusted_digest is not None:
+        argv += ["--trusted-digest", trusted_digest]
+    return argv
 
 
 async def run_child(
@@ -60,6 +69,7 @@ async def run_child(
     env: Mapping[str, str],
     on_text: Callable[[str], None],
     on_notice: Callable[[str], None],
+    trusted_digest: str | None = None,
 ) -> ChildAnswer:
     """Ask `ref` the joined `prompt`; it runs at `depth` (1 for the top agent's child).
 
@@ -67,7 +77,7 @@ async def run_child(
     Cancellation stops the child's process group and propagates.
     """
     return await ask_process(
-        child_argv(ref, depth=depth, depth_limit=depth_limit),
+        child_argv(ref, depth=depth, depth_limit=depth_limit, trusted_digest=trusted_digest),
         prompt,
         cwd=cwd,
         env={**env, DEPTH_ENV: str(depth), DEPTH_LIMIT_ENV: str(depth_limit)},

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -99,6 +99,9 @@ class Handoffs:
     depth: int = 0
     """How deep the asking agent itself runs (0: nobody asked it)."""
     depth_limit: int = DEFAULT_MAX_ASK_DEPTH
+    trusted_digests: Mapping[str, str] = field(default_factory=dict)
+    """Each asked agent's trust entry digest as of the session start, by name: the
+    child runs only that closure (its file is read once per session, in effect)."""
 
     def refusal(self, agent: str) -> Refused | None:
         """Why asking `agent` is refused before any hook runs, or None."""
@@ -122,6 +125,7 @@ def handoffs_for(
     project_dir: Path,
     depth: int,
     inherited_limit: int | None,
+    trusted_digests: Mapping[str, str] | None = None,
 ) -> Handoffs | None:
     """The hand-offs of an agent whose file lists `agents:`, or None when it lists none.
 
@@ -133,7 +137,10 @@ def handoffs_for(
     limit = config.max_ask_depth
     if inherited_limit is not None:
         limit = min(limit, inherited_limit)
-    return Handoffs(config.agents, engine, display, project_dir, dict(os.environ), depth, limit)
+    return Handoffs(
+        config.agents, engine, display, project_dir, dict(os.environ), depth, limit,
+        dict(trusted_digests or {}),
+    )  # fmt: skip
 
 
 async def delegate(
@@ -185,6 +192,7 @@ async def _run_asked(handoffs: Handoffs, ref: AgentRef, prompt: str) -> ChildAns
         answer = await run_child(
             ref, prompt, depth=handoffs.depth + 1, depth_limit=handoffs.depth_limit,
             cwd=handoffs.project_dir, env=handoffs.env,
+            trusted_digest=handoffs.trusted_digests.get(ref.name),
             on_text=lambda delta: display.asked_text(ref.name, delta),
             on_notice=lambda text: display.notice(f"{ref.name}: {text}"),
         )  # fmt: skip

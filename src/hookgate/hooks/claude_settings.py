@@ -43,7 +43,7 @@ class ClaudeSettings:
     hooks: Mapping[str, tuple[HookSpec, ...]] = field(default_factory=dict)
     never_fires: tuple[str, ...] = ()
     files: tuple[Path, ...] = ()
-    """The settings files read (they belong to what must be trusted)."""
+    """The settings files named, read or absent (they belong to what must be trusted)."""
 
 
 def with_claude_settings(
@@ -64,12 +64,12 @@ def with_claude_settings(
 
 
 def settings_files(node: Any, where: Where, base_dir: Path) -> tuple[Path, ...]:
-    """The files `claude_settings:` names: the three defaults that exist, or its list."""
+    """The files `claude_settings:` names: the three defaults (whether they exist or not:
+    one created later adds hooks, so trust pins its absence too), or its list."""
     if node is False or node is None:
         return ()
     if node is True:
-        candidates = (Path(name).expanduser() for name in DEFAULT_FILES)
-        return tuple(base_dir / path for path in candidates if (base_dir / path).is_file())
+        return tuple(base_dir / Path(name).expanduser() for name in DEFAULT_FILES)
     if not isinstance(node, list) or not all(isinstance(p, str) and p for p in node):
         raise where.error(
             f"expected true, false or a list of settings files, got {describe(node)}",
@@ -85,7 +85,7 @@ def settings_files(node: Any, where: Where, base_dir: Path) -> tuple[Path, ...]:
 def load_claude_settings(node: Any, where: Where, base_dir: Path) -> ClaudeSettings:
     """Read the settings files `claude_settings:` (at `where`) names into hooks."""
     files = settings_files(node, where, base_dir)
-    entries, never = claude_entries(files)
+    entries, never = claude_entries(path for path in files if path.is_file())
     hooks: dict[str, list[HookSpec]] = {}
     for item in entries:
         spec = parse_hook(item.entry, item.event, item.where, base_dir=base_dir)

@@ -42,11 +42,18 @@ def add_parser(subparsers: Any, offered_tools: OfferedTools = lambda _: None) ->
     commands = hooks.add_subparsers(dest="hooks_command", required=True, metavar="COMMAND")
     config_help = f"the agent or hooks file (default: ./{DEFAULT_CONFIG})"
 
-    check = commands.add_parser("check", help="validate the config and list each event's hooks")
+    check = commands.add_parser(
+        "check",
+        help="validate the config and list each event's hooks (runs and imports none of them)",
+    )
     check.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help=config_help)
     check.set_defaults(handler=run_check, offered_tools=offered_tools)
 
-    fire = commands.add_parser("fire", help="run an event's hooks on JSON read from stdin")
+    fire = commands.add_parser(
+        "fire",
+        help="run an event's hooks on JSON read from stdin, now: your explicit request, so "
+        "without the trust check the agent's entry points make",
+    )
     fire.add_argument("event", help="event name, either spelling")
     fire.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help=config_help)
     fire.add_argument("--tool", help="tool name, for tool events (matchers test it)")
@@ -67,7 +74,7 @@ def add_parser(subparsers: Any, offered_tools: OfferedTools = lambda _: None) ->
 
 
 def run_check(args: argparse.Namespace) -> int:
-    config = load_hooks_file(args.config)
+    config = load_hooks_file(args.config, import_python=False)
     project_dir = args.config.resolve().parent
     count = sum(1 for _ in config)
     print(f"{args.config}: valid, {count} hook{'s' if count != 1 else ''}")

@@ -8,9 +8,8 @@ list is the order its hooks run in.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, OnError, canonical_event
 from hookgate.hooks.formats import FORMATS, ReplyFormat
+from hookgate.hooks.pyimport import HookCallable, python_hook
 from hookgate.hooks.yamlfile import (
     Where,
     check_keys,
@@ -43,8 +43,6 @@ _PASTED_HINT = (
     ".claude/settings.json and set claude_settings: true"
 )
 
-HookCallable = Callable[[Mapping[str, Any]], Any]
-
 
 @dataclass(frozen=True)
 class HookSpec:
@@ -58,6 +56,8 @@ class HookSpec:
     command: str | None = None
     args: tuple[str, ...] | None = None
     function: HookCallable | None = None
+    python: str | None = None
+    """The `python:` reference (`package.module:function`) the function came from."""
     shell: str = DEFAULT_SHELL
     matcher: re.Pattern[str] | None = None
     env: Mapping[str, str] = field(default_factory=dict)
@@ -89,7 +89,7 @@ class HooksConfig:
     never_fires: tuple[str, ...] = ()
     """Hooks of Claude Code settings files that cannot run here, each with why."""
     settings_files: tuple[Path, ...] = ()
-    """The Claude Code settings files read (`claude_settings:`)."""
+    """The Claude Code settings files `claude_settings:` names, whether they exist or not."""
 
     def for_event(self, event: str) -> tuple[HookSpec, ...]:
         return self.hooks.get(event, ())
@@ -99,26 +99,41 @@ class HooksConfig:
             yield from self.for_event(event)
 
 
-def load_hooks_file(path: Path) -> HooksConfig:
-    """Read the `hooks:` mapping of the YAML file `path` (other top-level keys are not ours)."""
+def load_hooks_file(path: Path, *, import_python: bool = True) -> HooksConfig:
+    """Read the `hooks:` mapping of the YAML file `path` (other top-level keys are not ours).
+
+    `import_python=False`: see `parse_hooks`."""
     document = load_yaml(path)
     where = Where(str(path))
     if document is None:
         return HooksConfig(source=str(path))
     document = expect_mapping(document, where, "the file's top level")
-    return hooks_of_document(document, where, path.parent)
+    return hooks_of_document(document, where, path.parent, import_python=import_python)
 
 
-def hooks_of_document(document: Mapping[Any, Any], where: Where, base_dir: Path) -> HooksConfig:
+def hooks_of_document(
+    document: Mapping[Any, Any], where: Where, base_dir: Path, *, import_python: bool = True
+) -> HooksConfig:
     """The hooks of a config file's top level: `hooks:`, then those `claude_settings:` names."""
     from hookgate.hooks.claude_settings import with_claude_settings  # it builds on this module
 
-    config = parse_hooks(document.get("hooks"), where.key(document, "hooks"), base_dir=base_dir)
+    config = parse_hooks(
+        document.get("hooks"),
+        where.key(document, "hooks"),
+        base_dir=base_dir,
+        import_python=import_python,
+    )
     return with_claude_settings(config, document, where, base_dir)
 
 
-def parse_hooks(node: Any, where: Where, *, base_dir: Path) -> HooksConfig:
-    """Validate the `hooks:` mapping found at `where`; `base_dir` anchors relative `cwd`."""
+def parse_hooks(
+    node: Any, where: Where, *, base_dir: Path, import_python: bool = True
+) -> HooksConfig:
+    """Validate the `hooks:` mapping found at `where`; `base_dir` anchors relative `cwd`.
+
+    With `import_python=False` a `python:` hook's module is not imported (nothing of
+    the file runs): its `function` then refuses to be called.
+    """
     if node is None:
         return HooksConfig(source=where.file)
     node = expect_mapping(node, where, "a mapping of event names to lists of hooks")
@@ -138,13 +153,17 @@ def parse_hooks(node: Any, where: Where, *, base_dir: Path) -> HooksConfig:
         if not isinstance(entries, list):
             raise at.error(f"expected a list of hooks, got {describe(entries)}")
         hooks[spec.name] = tuple(
-            parse_hook(entry, spec, at.item(entries, i), base_dir=base_dir)
+            parse_hook(
+                entry, spec, at.item(entries, i), base_dir=base_dir, import_python=import_python
+            )
             for i, entry in enumerate(entries)
         )
     return HooksConfig(hooks=hooks, source=where.file)
 
 
-def parse_hook(node: Any, event: EventSpec, where: Where, *, base_dir: Path) -> HookSpec:
+def parse_hook(
+    node: Any, event: EventSpec, where: Where, *, base_dir: Path, import_python: bool = True
+) -> HookSpec:
     """Validate one hook entry of `event`'s list."""
     node = expect_mapping(node, where, "a hook")
     if isinstance(node.get("hooks"), list) and not set(node) & {"command", "args", "python"}:
@@ -179,7 +198,8 @@ def parse_hook(node: Any, event: EventSpec, where: Where, *, base_dir: Path) -> 
         format=format_name,
         command=_string(node, where, "command", required=kind == "command"),
         args=_args(node, where) if kind == "args" else None,
-        function=_import_callable(node, where) if kind == "python" else None,
+        function=python_hook(node, where, base_dir, import_python) if kind == "python" else None,
+        python=str(node["python"]) if kind == "python" else None,
         shell=_string(node, where, "shell") or DEFAULT_SHELL,
         matcher=_matcher(node, where, event, fmt),
         env=_env(node, where),
@@ -300,24 +320,6 @@ def _cwd(node: Mapping[Any, Any], where: Where, base_dir: Path) -> str | None:
     if not path.is_dir():
         raise where.key(node, "cwd").error(f"{value!r} is not a directory ({path})")
     return str(path)
-
-
-def _import_callable(node: Mapping[Any, Any], where: Where) -> HookCallable:
-    at = where.key(node, "python")
-    reference = node["python"]
-    module_name, _, attribute = str(reference).partition(":")
-    if not isinstance(reference, str) or not module_name or not attribute:
-        raise at.error(f"expected 'package.module:function', got {describe(reference)}")
-    try:
-        target: Any = importlib.import_module(module_name)
-        for part in attribute.split("."):
-            target = getattr(target, part)
-    except Exception as exc:
-        raise at.error(f"cannot import {reference!r}: {exc}",
-                       hint="is the module on PYTHONPATH?") from exc  # fmt: skip
-    if not callable(target):
-        raise at.error(f"{reference!r} is not callable")
-    return target  # type: ignore[no-any-return]
 
 
 def callable_hook(

@@ -4,20 +4,29 @@ A hook whose program is missing fails on every event; a script that its own shel
 cannot parse is worse: dash exits 2 on a syntax error, and exit 2 is a deliberate
 block, so such a guard silently blocks everything. These are warnings, not errors:
 the config is valid, the program may be installed later.
+
+Linting runs nothing the config names: syntax is checked by the system's own shell
+of the same name at a fixed absolute path (`/bin/bash -n`), never by a `shell:`
+value or a `#!` line, in an environment of its own (no `BASH_ENV` from the hook).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
-import shlex
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 from hookgate.hooks.config import HookSpec
+from hookgate.hooks.pins import command_words
 from hookgate.hooks.process import SpawnError, resolve_program, run_process
+from hookgate.hooks.pyimport import local_module_files, split_reference
 
-#: Shells whose `-n` flag parses a script without running it.
-_SHELLS = frozenset({"sh", "dash", "bash", "zsh", "ksh", "mksh", "ash"})
+#: Shells whose `-n` flag parses a script without running it, at the only paths the
+#: linter runs them from: the system's own, whatever path the config gives.
+_SHELLS = {name: f"/bin/{name}" for name in ("sh", "dash", "bash", "zsh", "ksh", "mksh", "ash")}
+#: The whole environment of a syntax check: nothing from the config or the hook.
+_CHECK_ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
 #: Seconds a syntax check may take.
 _CHECK_TIMEOUT = 5.0
 #: Words a shell runs itself: nothing to find in PATH.
@@ -61,13 +70,15 @@ _BUILTINS = frozenset(
 
 async def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:
     """Warnings about `hook`: missing or non-executable program, shell syntax errors."""
+    if hook.python is not None:
+        return _find_module(hook.python, project_dir)
     if hook.function is not None:
         return []
     cwd = Path(hook.cwd) if hook.cwd else project_dir
     env = {**os.environ, **hook.env}
     warnings: list[str] = []
-    if hook.command is not None:
-        problem = await _shell_syntax(hook.shell, ["-n", "-c", hook.command], env, cwd)
+    if hook.command is not None and (shell := _system_shell(hook.shell)) is not None:
+        problem = await _shell_syntax(shell, ["-n", "-c", hook.command], cwd)
         if problem:
             warnings.append(f"{hook.shell} cannot parse the command: {problem}")
     program = _program_of(hook)
@@ -76,15 +87,21 @@ async def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:
     return warnings
 
 
-def _program_of(hook: HookSpec) -> str | None:
-    if hook.args is not None:
-        return hook.args[0]
+def _find_module(reference: str, base_dir: Path) -> list[str]:
+    """Whether a `python:` hook's module can be found, without importing anything."""
+    module_name, _ = split_reference(reference)
+    top = module_name.split(".")[0]
+    if any(local_module_files(top, base_dir).values()):
+        return []
     try:
-        words = shlex.split(hook.command or "", comments=True)
-    except ValueError:
-        return None  # the syntax check reports it
-    while words and "=" in words[0] and not words[0].startswith(("=", "/", ".")):
-        words.pop(0)  # VAR=value prefixes
+        found = importlib.util.find_spec(top) is not None  # a top-level name: nothing runs
+    except (ImportError, ValueError):
+        found = False
+    return [] if found else [f"{reference}: no module {top!r} next to the file or on sys.path"]
+
+
+def _program_of(hook: HookSpec) -> str | None:
+    words = command_words(hook)
     return words[0] if words else None
 
 
@@ -104,8 +121,9 @@ async def _check_program(program: str, env: dict[str, str], cwd: Path) -> AsyncI
             yield f"{program}: not found in PATH; the shell would exit 127"
             return
     interpreter = _interpreter(path)
-    if interpreter and Path(interpreter).name in _SHELLS:
-        problem = await _shell_syntax(interpreter, ["-n", str(path)], env, cwd)
+    shell = _system_shell(interpreter) if interpreter else None
+    if shell is not None:
+        problem = await _shell_syntax(shell, ["-n", str(path)], cwd)
         if problem:
             yield (
                 f"{program}: its shell {interpreter} rejects it: {problem} — at run time "
@@ -130,11 +148,17 @@ def _interpreter(path: Path) -> str | None:
     return words[0]
 
 
-async def _shell_syntax(shell: str, args: list[str], env: dict[str, str], cwd: Path) -> str | None:
-    """None if `shell` parses it, else what the shell said."""
+def _system_shell(named: str) -> str | None:
+    """The system's own shell of the name `named` ends in, where installed; else None."""
+    path = _SHELLS.get(Path(named).name)
+    return path if path is not None and os.access(path, os.X_OK) else None
+
+
+async def _shell_syntax(shell: str, args: list[str], cwd: Path) -> str | None:
+    """None if the system shell `shell` parses it, else what the shell said."""
     try:
         result = await run_process(
-            [shell, *args], env=env, cwd=str(cwd), timeout=_CHECK_TIMEOUT, output_cap=4096
+            [shell, *args], env=_CHECK_ENV, cwd=str(cwd), timeout=_CHECK_TIMEOUT, output_cap=4096
         )
     except SpawnError as exc:
         return str(exc)

@@ -13,6 +13,7 @@ import inspect
 import os
 from collections.abc import Awaitable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -27,6 +28,7 @@ from hookgate.hooks.formats import (
     ReplyFormat,
     reply_from_json,
 )
+from hookgate.hooks.pins import FilePins, UnpinnedFile, hook_files
 from hookgate.hooks.process import ProcessResult, SpawnError, run_process, run_process_sync
 from hookgate.hooks.yamlfile import did_you_mean
 
@@ -126,7 +128,9 @@ class HookEngine:
 
     `session_id`, `project_dir` and `asked_depth` reach every hook, in its payload
     and as `HOOKGATE_*` variables. `extra` adds hooks (Python callables, usually)
-    after those of the config, event by event.
+    after those of the config, event by event. With `pinned` (absolute path → sha256
+    hex, as trusted at session start), a process hook runs only while each file it
+    names has its pinned digest; any other is a failure of that hook (`pins`).
     """
 
     def __init__(
@@ -138,6 +142,7 @@ class HookEngine:
         asked_depth: int = 0,
         extra: Iterable[HookSpec] = (),
         environ: Mapping[str, str] | None = None,
+        pinned: Mapping[str, str | None] | None = None,
     ) -> None:
         self.session_id = session_id
         self.project_dir = os.path.abspath(project_dir or os.getcwd())
@@ -148,6 +153,12 @@ class HookEngine:
         self._hooks: dict[str, tuple[HookSpec, ...]] = {e: tuple(s) for e, s in hooks.items() if s}
         base_env = dict(os.environ if environ is None else environ)
         self._env = {id(spec): self._hook_env(spec, base_env) for spec in self}
+        self._pins = FilePins(pinned) if pinned is not None else None
+        self._files = {
+            id(spec): hook_files(spec, Path(self.project_dir))
+            for spec in self
+            if pinned is not None
+        }
 
     def __iter__(self) -> Any:
         for event in EVENTS:
@@ -217,6 +228,7 @@ class HookEngine:
                     answer = await answer
             return _python_reply(chain.spec, envelope, answer)
         fmt = FORMATS[hook.format]
+        self._check_pins(hook)
         result = await run_process(hook.argv(), **self._process_options(hook, fmt, chain, envelope))
         return _process_reply(fmt, chain.spec, envelope, result)
 
@@ -229,8 +241,14 @@ class HookEngine:
                 answer = _await_alone(answer, hook.timeout)
             return _python_reply(chain.spec, envelope, answer)
         fmt = FORMATS[hook.format]
+        self._check_pins(hook)
         result = run_process_sync(hook.argv(), **self._process_options(hook, fmt, chain, envelope))
         return _process_reply(fmt, chain.spec, envelope, result)
+
+    def _check_pins(self, hook: HookSpec) -> None:
+        if self._pins is not None:
+            for path in self._files[id(hook)]:
+                self._pins.check(path)
 
     def _process_options(
         self, hook: HookSpec, fmt: ReplyFormat, chain: _Chain, envelope: dict[str, Any]
@@ -324,7 +342,7 @@ def _failure(hook: HookSpec, exc: Exception) -> str:
     """What a hook's failure says, in its notice or its block reason."""
     if isinstance(exc, TimeoutError):
         return f"timed out after {hook.timeout:g}s"
-    if isinstance(exc, BadReply | SpawnError):
+    if isinstance(exc, BadReply | SpawnError | UnpinnedFile):
         return str(exc)
     return f"raised {type(exc).__name__}: {exc}"  # a Python hook's own bug: its failure
 

@@ -96,13 +96,13 @@ def open_path(raw: str, ctx: ToolContext, *, writing: bool = False) -> Path:
     path = normalise_path(raw, ctx.project_dir)
     if refused(path, ctx):
         raise ToolError(
-            f"{raw!r} is inside hookgate's own data directory ({ctx.hookgate_home}); "
-            "the file tools never reach it"
+            f"[denied: {raw!r} is protected: it is inside hookgate's own data directory "
+            f"({ctx.hookgate_home}), which no file tool reaches]"
         )
     if writing and path in ctx.protected_files:
         raise ToolError(
-            f"{display_path(path, ctx)} is protected (the agent file or a file it trusts); "
-            "the model's file tools never write it"
+            f"[denied: {display_path(path, ctx)} is protected: the agent file or a file it "
+            "trusts, which only its owner changes (and then trusts anew)]"
         )
     return path
 

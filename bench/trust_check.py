@@ -1,0 +1,135 @@
+"""What the trust check adds to `hookgate -p` start-up, against the same start-up
+without it, interleaved run by run in one process.
+
+A project like a real one: an agent file with a scripted model and three
+`preToolCall` hook scripts (not fired by a text answer, so only start-up is timed).
+Two measurements:
+- `hookgate -p hi` end to end, as a child process: with the check (the product as
+  shipped) and the baseline, the same command in a child where `hookgate.trust.check`
+  and `hookgate.trust.store` are stand-ins that read the agent file and check nothing
+  (so neither their imports nor the check are paid; bench-only: there is no switch);
+  both with byte code cached, as an installed package has it;
+- in this process: importing the check's modules (byte code cached), `require_trust`
+  alone, and `load_agent_file`, for scale.
+Prints a Markdown table.
+
+    .venv/bin/python bench/trust_check.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from hookgate.agentfile import load_agent_file
+from hookgate.trust.check import require_trust
+from hookgate.trust.record import trust_agent_file
+from hookgate.trust.store import TrustStore
+
+CHECKED = "import sys; from hookgate.cli import main; sys.exit(main())"
+#: The baseline: the same CLI, the trust modules replaced before anything imports them.
+UNCHECKED = """
+import sys, types
+
+class Unchecked:
+    def pins(self): return None
+    def protected_files(self, store): return frozenset()
+
+def load_trusted(path, *, store, expect_digest):
+    from hookgate.agentfile import load_agent_file
+    return load_agent_file(path), Unchecked()
+
+check = types.ModuleType("hookgate.trust.check")
+check.load_trusted, check.asked_digests = load_trusted, lambda config, store: {}
+store = types.ModuleType("hookgate.trust.store")
+store.TrustStore = lambda home=None: None
+sys.modules.update({"hookgate.trust.check": check, "hookgate.trust.store": store})
+from hookgate.cli import main
+sys.exit(main())
+"""
+
+
+def make_project(root: Path) -> Path:
+    (root / "script.yaml").write_text(json.dumps([{"text": "hello"}]))
+    hooks = []
+    for name in ("guard", "audit", "scrub"):
+        script = root / "hooks" / f"{name}.sh"
+        script.parent.mkdir(exist_ok=True)
+        script.write_text("#!/bin/sh\n" + "# a hook script of ordinary size\n" * 40)
+        script.chmod(0o755)
+        hooks.append({"command": f"./hooks/{name}.sh"})
+    agent = root / "hookgate.yaml"
+    agent.write_text(json.dumps({"model": "scripted:script.yaml", "hooks": {"preToolCall": hooks}}))
+    return agent
+
+
+def time_child(code: str, cwd: Path, env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", code, "-p", "hi"], cwd=cwd, env=env, capture_output=True, check=False
+    )
+    elapsed = time.perf_counter() - started
+    assert done.returncode == 0, done.stderr
+    return elapsed
+
+
+def time_in_process(function: object, rounds: int) -> float:
+    samples = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        function()  # type: ignore[operator]
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def import_check_modules() -> None:
+    """Import `hookgate.trust.check` (and the store) afresh, as a start-up does."""
+    for name in [name for name in sys.modules if name.startswith("hookgate.trust.")]:
+        del sys.modules[name]
+    importlib.import_module("hookgate.trust.check")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=40, help="runs of each command")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        agent = make_project(root)
+        home = root / "home"
+        store = TrustStore(home)
+        trust_agent_file(agent, store=store)
+        env = {**os.environ, "HOOKGATE_HOME": str(home), "NO_COLOR": "1"}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its .pyc
+        time_child(CHECKED, root, env)  # writes the byte code of both runs' modules
+        checked, unchecked = [], []
+        for run in range(args.runs):  # interleaved, the order alternating
+            pair = [(checked, CHECKED), (unchecked, UNCHECKED)]
+            for samples, code in pair if run % 2 else reversed(pair):
+                samples.append(time_child(code, root, env))
+        check = time_in_process(lambda: require_trust(agent, store=store), 2000)
+        sys.dont_write_bytecode = False
+        import_check_modules()  # writes their byte code
+        imports = time_in_process(import_check_modules, 200)
+        load = time_in_process(lambda: load_agent_file(agent, import_hooks=False), 200)
+    base, with_check = statistics.median(unchecked), statistics.median(checked)
+    print(f"| what | median of {args.runs} | vs baseline |")
+    print("| --- | ---: | ---: |")
+    print(f"| `hookgate -p hi`, no trust check (baseline) | {base * 1e3:.1f} ms | |")
+    print(f"| `hookgate -p hi`, with the trust check | {with_check * 1e3:.1f} ms "
+          f"| {(with_check - base) * 1e3:+.1f} ms |")  # fmt: skip
+    print(f"| in process: importing the check's modules | {imports * 1e3:.3f} ms | |")
+    print(f"| in process: `require_trust` (agent file + 3 hook scripts) | {check * 1e3:.3f} ms | |")
+    print(f"| in process: `load_agent_file`, for scale | {load * 1e3:.3f} ms | |")
+
+
+if __name__ == "__main__":
+    main()

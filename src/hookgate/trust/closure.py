@@ -1,0 +1,85 @@
+"""The trust closure of an agent file: its own bytes and every file it makes hookgate
+run or read as configuration, found without running or importing any of them.
+
+Hook scripts (the program when given as a path, and the relative words of its
+command line naming scripts), a `python:` hook's module when it lies next to the file
+(and where it would lie, when it does not), MCP server programs given as paths, the
+Claude Code settings files `claude_settings:` names (and their hooks' scripts), and
+asked agents' files with their own closures. Relative paths start at the agent
+file's directory (a hook's or server's `cwd` when it sets one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from hookgate.agentfile import AgentConfig, load_agent_file
+from hookgate.hooks import ConfigError
+from hookgate.hooks.pins import files_named, hook_files
+from hookgate.hooks.pyimport import local_module_files, split_reference
+from hookgate.mcp.config import StdioServer
+
+AGENT_FILE = "agent file"
+ASKED_AGENT_FILE = "asked agent's file"
+
+
+@dataclass(frozen=True)
+class Closure:
+    """Every agent file reached (the root first) and each file's role, by path."""
+
+    agents: tuple[AgentConfig, ...]
+    files: dict[Path, str]
+
+    @property
+    def root(self) -> AgentConfig:
+        return self.agents[0]
+
+
+def closure_of(agent_file: Path) -> Closure:
+    """Read `agent_file` and the files it names, importing nothing; raises `ConfigError`."""
+    agents: list[AgentConfig] = []
+    files: dict[Path, str] = {}
+    pending = [(agent_file.resolve(), AGENT_FILE)]
+    while pending:
+        path, kind = pending.pop(0)
+        if path in files:
+            continue  # an agent asked twice, or a cycle
+        files[path] = kind
+        if kind == ASKED_AGENT_FILE:
+            try:
+                config = load_agent_file(path, import_hooks=False)
+            except ConfigError:
+                continue  # trusted as it is (or as absent); its hand-offs fail with the reason
+        else:
+            config = load_agent_file(path, import_hooks=False)
+        agents.append(config)
+        for file, role in _files_of(config).items():
+            files.setdefault(file, role)
+        pending.extend((ref.file, ASKED_AGENT_FILE) for ref in config.agents.values())
+    return Closure(tuple(agents), files)
+
+
+def _files_of(config: AgentConfig) -> dict[Path, str]:
+    """The files one agent file names, its asked agents' files aside."""
+    files: dict[Path, str] = {}
+    for hook in config.hooks:
+        for path in hook_files(hook, config.base_dir):
+            files.setdefault(path, f"{hook.event.name} hook script")
+        if hook.python is not None:
+            module_name, _ = split_reference(hook.python)
+            for path in local_module_files(module_name, config.base_dir):
+                files.setdefault(path, "python hook module")
+    for server in config.mcp_servers.values():
+        if isinstance(server, StdioServer):
+            words = [server.command, *server.args]
+            for path in files_named(words, server.cwd or config.base_dir):
+                files.setdefault(path, f"MCP server {server.name!r} program")
+    files.update(_settings_files(config))
+    return files
+
+
+def _settings_files(config: AgentConfig) -> dict[Path, str]:
+    """The Claude Code settings files `claude_settings:` names, absent ones too: a
+    `.claude/settings.local.json` a repository adds later brings hooks of its own."""
+    return {path.resolve(): "Claude Code settings" for path in config.hooks.settings_files}
