@@ -80,7 +80,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             line_mode(args.agent, resume=args.resume, continue_last=args.continue_last)
         )
     except HookgateError as exc:
-        print(f"hookgate: {exc}", file=sys.stderr)
+        from hookgate.frontends.terminal import visible
+
+        # It may quote a hook's output or a file's bytes: shown, never obeyed.
+        print(f"hookgate: {visible(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
@@ -134,10 +137,11 @@ def _run_acp(args: argparse.Namespace) -> int:
 
 
 def _run_sessions(args: argparse.Namespace) -> int:
+    from hookgate.frontends.terminal import print_answer
     from hookgate.session import SessionStore
 
     for info in SessionStore().list():
-        print(info)
+        print_answer(str(info))  # the first question may hold anything the model was sent
     return 0
 
 

@@ -2,15 +2,30 @@
 
 `Consent` is the interface every front end implements: the line mode asks on the
 terminal, ACP asks the editor, `-p` without a terminal denies. Hooks run before it:
-a call a hook denies never reaches consent.
+a call a hook denies never reaches consent. The whole call is always shown, never cut,
+and a shell call lists each command it runs; "always" allows that exact call again
+for the rest of the session.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Protocol
+
+from hookgate.policy import MAIN_ARGUMENT, SHELL_TOOLS
+from hookgate.shellwords import parse_command_line
+
+
+class Answer(Enum):
+    """What the user can answer; the values are ACP's permission option kinds."""
+
+    ONCE = "allow_once"
+    ALWAYS = "allow_always"
+    """Allow this exact call (tool and arguments) again, without asking, this session."""
+    DENY = "reject_once"
 
 
 @dataclass(frozen=True)
@@ -22,17 +37,52 @@ class ConsentRequest:
     """Whether a hook changed the model's arguments."""
 
     def describe(self) -> str:
+        """The whole call on one line: the tool and every argument, nothing cut."""
         args = json.dumps(dict(self.arguments), ensure_ascii=False)
-        if len(args) > 400:
-            args = args[:399] + "…"
         note = " (arguments rewritten by a hook)" if self.rewritten else ""
         return f"{self.tool} {args}{note}"
+
+    def details(self) -> str:
+        """`describe()`, then for a shell call each command it runs, one a line."""
+        return "\n".join([self.describe(), *self._commands()])
+
+    def key(self) -> str:
+        """What makes two calls "this exact call"."""
+        return json.dumps([self.tool, dict(self.arguments)], sort_keys=True, default=str)
+
+    def _commands(self) -> list[str]:
+        line = self.arguments.get(MAIN_ARGUMENT.get(self.tool, ""))
+        if self.tool not in SHELL_TOOLS or not isinstance(line, str):
+            return []
+        parsed = parse_command_line(line)
+        if parsed is None:
+            return ["  it could not be split into commands: it runs as the shell reads it"]
+        written = [command.written for command in parsed.commands]
+        count = f"{len(written)} command" + ("" if len(written) == 1 else "s")
+        return [f"  runs {count}:", *(f"    {n}. {text}" for n, text in enumerate(written, 1))]
 
 
 class Consent(Protocol):
     async def ask(self, request: ConsentRequest) -> bool:
         """Whether the user allows this call."""
         ...
+
+
+@dataclass
+class SessionConsent:
+    """A `Consent` that asks through `answer` and remembers "always" for the session."""
+
+    answer: Callable[[ConsentRequest], Awaitable[Answer]]
+    _always: set[str] = field(default_factory=set)
+
+    async def ask(self, request: ConsentRequest) -> bool:
+        key = request.key()
+        if key in self._always:
+            return True
+        answer = await self.answer(request)
+        if answer is Answer.ALWAYS:
+            self._always.add(key)
+        return answer is not Answer.DENY
 
 
 class AlwaysAllow:

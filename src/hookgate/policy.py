@@ -3,6 +3,7 @@
 A rule is a tool name glob, optionally with a glob on the call's main argument:
 `read_file`, `mcp__docs__*`, `shell(git status*)`, `write_file(docs/*)`. Deny rules
 win over allow rules; a call no rule names asks for consent if its tool wants it.
+A `shell(…)` rule is judged on each command of the line (see `hookgate.shellwords`).
 The policy judges the arguments the model asked for: a hook's rewrite is not judged
 again (see docs/runtime.md, "Permissions judge the model's arguments").
 """
@@ -17,6 +18,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from hookgate.shellwords import CommandLine, ShellCommand, parse_command_line, rough_forms
 from hookgate.tools.paths import PATH_RULE_TOOLS, path_rule_matches
 
 #: The argument a `tool(pattern)` rule is matched against, per tool.
@@ -29,7 +31,9 @@ MAIN_ARGUMENT = {
     "grep": "pattern",
     "ask_agent": "agent",
 }
-_RULE = re.compile(r"^(?P<tool>[^()]+?)\s*(?:\((?P<argument>.*)\))?$")
+#: Tools whose main argument is a shell command line.
+SHELL_TOOLS = frozenset({"shell"})
+_RULE = re.compile(r"^(?P<tool>[^()]+?)\s*(?:\((?P<argument>.*)\))?$", re.DOTALL)
 
 
 class Verdict(Enum):
@@ -45,6 +49,23 @@ class Decision:
 
 
 @dataclass(frozen=True)
+class Rule:
+    """One `tool(pattern)` rule, split once."""
+
+    text: str
+    tool: str
+    pattern: str | None
+
+    @classmethod
+    def parse(cls, text: str) -> Rule | None:
+        match = _RULE.match(text.strip())
+        return None if match is None else cls(text, match["tool"], match["argument"])
+
+    def names(self, tool: str) -> bool:
+        return fnmatch.fnmatchcase(tool, self.tool)
+
+
+@dataclass(frozen=True)
 class Policy:
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
@@ -53,25 +74,71 @@ class Policy:
 
     def judge(self, tool: str, arguments: Mapping[str, Any], *, needs_consent: bool) -> Decision:
         """The verdict on one call, from the model's own `arguments`."""
-        for rule in self.deny:
-            if rule_matches(rule, tool, arguments, self.project_dir):
-                return Decision(Verdict.DENY, rule)
-        for rule in self.allow:
-            if rule_matches(rule, tool, arguments, self.project_dir):
-                return Decision(Verdict.ALLOW, rule)
+        value = arguments.get(MAIN_ARGUMENT.get(tool, ""), None)
+        deny = _rules(self.deny, tool)
+        allow = _rules(self.allow, tool)
+        if tool in SHELL_TOOLS and isinstance(value, str):
+            return _judge_command_line(value, deny, allow, needs_consent=needs_consent)
+        for rule in deny:
+            if _matches(rule, tool, value, self.project_dir):
+                return Decision(Verdict.DENY, rule.text)
+        for rule in allow:
+            if _matches(rule, tool, value, self.project_dir):
+                return Decision(Verdict.ALLOW, rule.text)
         return Decision(Verdict.ASK if needs_consent else Verdict.ALLOW)
 
 
-def rule_matches(
-    rule: str, tool: str, arguments: Mapping[str, Any], project_dir: Path = Path()
-) -> bool:
-    match = _RULE.match(rule.strip())
-    if match is None or not fnmatch.fnmatchcase(tool, match["tool"]):
-        return False
-    pattern = match["argument"]
-    if pattern is None:
+def _rules(texts: tuple[str, ...], tool: str) -> list[Rule]:
+    parsed = (Rule.parse(text) for text in texts)
+    return [rule for rule in parsed if rule is not None and rule.names(tool)]
+
+
+def _matches(rule: Rule, tool: str, value: object, project_dir: Path) -> bool:
+    if rule.pattern is None:
         return True
-    value = arguments.get(MAIN_ARGUMENT.get(tool, ""), None)
     if tool in PATH_RULE_TOOLS:  # judged on the file the path reaches, not its spelling
-        return path_rule_matches(pattern, value, project_dir)
-    return isinstance(value, str) and fnmatch.fnmatchcase(value, pattern)
+        return path_rule_matches(rule.pattern, value, project_dir)
+    return isinstance(value, str) and fnmatch.fnmatchcase(value, rule.pattern)
+
+
+def _judge_command_line(
+    line: str, deny: list[Rule], allow: list[Rule], *, needs_consent: bool
+) -> Decision:
+    """Deny if a rule matches any command; allow only if rules cover every command."""
+    parsed = parse_command_line(line)
+    for rule in deny:
+        if rule.pattern is None or _denies(rule.pattern, line, parsed):
+            return Decision(Verdict.DENY, rule.text)
+    everything = next((rule.text for rule in allow if rule.pattern in (None, "*")), None)
+    if everything is not None:  # `shell` or `shell(*)` allows every line
+        return Decision(Verdict.ALLOW, everything)
+    if parsed is not None and parsed.simple and parsed.commands:
+        covering = [_covering(command, allow) for command in parsed.commands]
+        if all(covering):
+            return Decision(Verdict.ALLOW, ", ".join(dict.fromkeys(r for r in covering if r)))
+    return Decision(Verdict.ASK if needs_consent else Verdict.ALLOW)
+
+
+def _denies(pattern: str, line: str, parsed: CommandLine | None) -> bool:
+    """Whether `pattern` matches, or could match, a command of `line`."""
+    if fnmatch.fnmatchcase(line.strip(), pattern):
+        return True
+    if parsed is None:  # unreadable: denied wherever the rule could match
+        forms = rough_forms(line)
+        return forms is None or any(fnmatch.fnmatchcase(form, pattern) for form in forms)
+    for command in parsed.commands:
+        if not command.known:  # `$CMD x` could be anything, this rule's command too
+            return True
+        if any(fnmatch.fnmatchcase(form, pattern) for form in command.forms):
+            return True
+    return False
+
+
+def _covering(command: ShellCommand, allow: list[Rule]) -> str | None:
+    """The allow rule that covers `command` as written, if any."""
+    if not command.known or command.writes:
+        return None
+    for rule in allow:
+        if rule.pattern is not None and fnmatch.fnmatchcase(command.written, rule.pattern):
+            return rule.text
+    return None

@@ -26,9 +26,13 @@ system: You are a careful coding assistant. Keep answers short.
 tools: [shell, read_file, write_file, edit_file, list_files, grep]
 
 # Rules judged on the model's own arguments: deny wins, then allow; anything
-# else that changes things asks you first.
+# else that changes things asks you first. A shell rule is judged on each
+# command of the line: `ls; rm -r x` is allowed only if `rm -r x` is too, and
+# `shell(rm *)` denies `true; rm x`, `/bin/rm x` and `sudo rm x`. Allow only
+# commands that cannot change anything whatever their arguments. (Not git: a
+# repository's .git/config can make `git status` run any program it names.)
 permissions:
-  allow: ["shell(git status*)", "shell(ls*)"]
+  allow: ["shell(ls)", "shell(ls *)"]
   deny: ["shell(sudo *)"]
 
 # yolo: true skips the consent prompts. Hooks and deny rules still apply.

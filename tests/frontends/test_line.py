@@ -69,6 +69,7 @@ class Terminal:
         self.pid, self.fd = pid, fd
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
         self.screen = ""  # everything shown so far, escape sequences removed
+        self.raw = b""  # every byte read, escape sequences included
         self._seen = 0  # where the next expect() starts looking
         self.status: int | None = None
 
@@ -119,6 +120,7 @@ class Terminal:
             data = os.read(self.fd, 65536)
         except OSError:  # EIO: the child is gone and the slave side closed
             return False
+        self.raw += data
         self.screen += _ESCAPES.sub("", data.decode("utf-8", "replace")).replace("\r", "")
         return bool(data)
 

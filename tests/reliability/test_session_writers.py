@@ -48,6 +48,7 @@ def test_second_continue_of_a_live_session_is_refused(project: Project, mark: st
     project.write_agent(model)
     assert project.hookgate("-p", "Zero", env=env).returncode == 0  # the session to continue
     project.write_agent(model, hooks={"preGeneration": [hold]})
+    project.trust()
     first = subprocess.Popen(
         [str(HOOKGATE), "-c", "-p", "First"],
         cwd=project.dir, env=env, stdin=subprocess.DEVNULL,

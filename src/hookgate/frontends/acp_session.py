@@ -36,7 +36,7 @@ from acp.schema import (
     ToolKind,
 )
 
-from hookgate.consent import ConsentRequest
+from hookgate.consent import Answer, ConsentRequest, SessionConsent
 from hookgate.frontends.terminal import notice_line
 from hookgate.mcp import HttpServer, McpServerConfig, StdioServer
 from hookgate.messages import ToolCall
@@ -52,10 +52,15 @@ TOOL_KINDS: Mapping[str, ToolKind] = {
     "list_files": "search",
     "grep": "search",
 }
-ALLOW_ONCE, REJECT_ONCE = "allow_once", "reject_once"
+#: The answers offered to the editor: each option's id and kind are the `Answer` value.
 PERMISSION_OPTIONS = [
-    PermissionOption(option_id=ALLOW_ONCE, name="Allow", kind="allow_once"),
-    PermissionOption(option_id=REJECT_ONCE, name="Reject", kind="reject_once"),
+    PermissionOption(option_id=Answer.ONCE.value, name="Allow once", kind="allow_once"),
+    PermissionOption(
+        option_id=Answer.ALWAYS.value,
+        name="Always allow this exact call (this session)",
+        kind="allow_always",
+    ),
+    PermissionOption(option_id=Answer.DENY.value, name="Reject", kind="reject_once"),
 ]
 #: Characters of a main argument shown in a tool call's title.
 TITLE_ARGUMENT = 80
@@ -138,6 +143,7 @@ class AcpChannel:
         self.view: AcpView | None = None
         self._pending: list[str] = []
         self._request_ids = itertools.count(1)
+        self._consent = SessionConsent(self._answer)
 
     def notify(self, text: str) -> None:
         """A notice: on stderr now, and to the editor in the current (or next) turn."""
@@ -153,14 +159,18 @@ class AcpChannel:
 
     async def ask(self, request: ConsentRequest) -> bool:
         """`Consent`: ask the editor; anything but "allow" (or no answer) denies."""
+        return await self._consent.ask(request)
+
+    async def _answer(self, request: ConsentRequest) -> Answer:
         view = self.view
         call = view.current_call if view is not None else None
         if view is not None:
             await view.drain()  # the editor must know the tool call before it is asked
         tool_call = ToolCallUpdate(
             tool_call_id=call.id if call is not None else f"consent-{next(self._request_ids)}",
-            title=request.describe(),
+            title=request.describe(),  # some editors show only the title: uncut too
             kind=TOOL_KINDS.get(request.tool, "other"),
+            content=[tool_content(text_block(request.details()))],  # the whole call, uncut
             raw_input=dict(request.arguments),
         )
         try:
@@ -169,9 +179,12 @@ class AcpChannel:
             )
         except Exception as exc:  # a refused or lost request: nobody allowed the call
             self.notify(f"the editor did not answer the permission request ({exc}); denied")
-            return False
+            return Answer.DENY
         outcome = response.outcome
-        return isinstance(outcome, AllowedOutcome) and outcome.option_id == ALLOW_ONCE
+        if not isinstance(outcome, AllowedOutcome):
+            return Answer.DENY
+        allowed = {Answer.ONCE.value: Answer.ONCE, Answer.ALWAYS.value: Answer.ALWAYS}
+        return allowed.get(outcome.option_id, Answer.DENY)
 
 
 def tool_title(name: str, arguments: Mapping[str, Any]) -> str:

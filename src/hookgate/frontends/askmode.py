@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.errors import ConfigError
-from hookgate.frontends.terminal import notice_line
+from hookgate.frontends.terminal import notice_line, print_answer, write_text
 from hookgate.handoff import DEPTH_ENV, DEPTH_LIMIT_ENV, HandoffOutcome, Refused, delegate
 from hookgate.handoff.delegate import handoffs_for
 from hookgate.hooks import HookEngine
@@ -45,8 +45,7 @@ class StderrAskDisplay:
     def asked_text(self, agent: str, delta: str) -> None:
         if self.verbose:
             self._streamed = True
-            sys.stderr.write(delta)
-            sys.stderr.flush()
+            write_text(delta, sys.stderr)
 
     def asked_done(self, agent: str) -> None:
         if self._streamed:
@@ -87,16 +86,16 @@ def _print_outcome(outcome: HandoffOutcome) -> int:
     if isinstance(outcome, Refused):
         notice_line(f"hand-off refused: {outcome.reason}")
         if outcome.response:
-            print(outcome.response, flush=True)
+            print_answer(outcome.response)
         return EXIT_REFUSED
     for note in outcome.context:
         notice_line(f"note from a postAsk hook: {note}")
     if outcome.error is not None:
         notice_line(f"the hand-off to {outcome.agent} failed: {outcome.error}")
         if outcome.replaced:
-            print(outcome.answer, flush=True)
+            print_answer(outcome.answer)
         return EXIT_FAILED
-    print(outcome.answer, flush=True)
+    print_answer(outcome.answer)
     return EXIT_ANSWERED
 
 

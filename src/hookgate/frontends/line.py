@@ -21,7 +21,7 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings
 
 from hookgate.agent import AgentSession, open_agent
-from hookgate.frontends.terminal import TerminalConsent, notice_line
+from hookgate.frontends.terminal import TerminalConsent, notice_line, print_answer, write_text
 from hookgate.handoff import HandoffOutcome, Refused
 from hookgate.handoff.command import COMMAND_PREFIX, ask_from_user, parse_ask_command
 from hookgate.hooks import EVENTS
@@ -110,8 +110,7 @@ class LineAskDisplay:
         if not self._streaming:
             notice_line(f"{agent} answers:")
             self._streaming = True
-        sys.stdout.write(delta)
-        sys.stdout.flush()
+        write_text(delta, sys.stdout)
 
     def asked_done(self, agent: str) -> None:
         if self._streaming:
@@ -128,8 +127,7 @@ class LineView:
 
     def answer_text(self, delta: str) -> None:
         self.streamed = True
-        sys.stdout.write(delta)
-        sys.stdout.flush()
+        write_text(delta, sys.stdout)
 
     def notice(self, text: str) -> None:
         self._end_line()
@@ -213,7 +211,7 @@ async def _handle(agent: AgentSession, text: str, history: CheckedFileHistory) -
     if text == "/help":
         print(HELP)
     elif text == "/hooks":
-        print(describe_hooks(agent))
+        print_answer(describe_hooks(agent))
     elif text.startswith(COMMAND_PREFIX):
         if not await _ask(agent, text):
             history.drop()  # a refused hand-off: the question may hold what preAsk stopped
@@ -247,7 +245,7 @@ async def _turn(agent: AgentSession, question: str) -> bool:
         loop.remove_signal_handler(signal.SIGINT)
     view._end_line()
     if isinstance(outcome, PromptBlocked):
-        print(outcome.response)
+        print_answer(outcome.response)
         return False
     if isinstance(outcome, TurnFailed):
         notice_line(f"the turn failed: {outcome.message}")
@@ -275,7 +273,7 @@ async def _ask(agent: AgentSession, text: str) -> bool:
     if isinstance(outcome, Refused):
         notice_line(f"hand-off refused: {outcome.reason}")
         if outcome.response:
-            print(outcome.response)
+            print_answer(outcome.response)
         return False
     if outcome.error is not None:
         notice_line(f"the hand-off to {name} failed: {outcome.error}")

@@ -3,6 +3,8 @@
 Exit codes: 0 answered; 1 a model, tool-loop or config error; 2 the question was
 blocked by a hook; 130 interrupted (SIGINT), 143 terminated (SIGTERM). Without a
 terminal, calls that need consent are denied unless the agent file says `yolo: true`.
+The answer is written byte for byte to a pipe, and with control characters made
+visible to a terminal.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 
 from hookgate.agent import open_agent
 from hookgate.consent import AlwaysDeny, Consent
-from hookgate.frontends.terminal import StderrView, TerminalConsent, notice_line
+from hookgate.frontends.terminal import StderrView, TerminalConsent, notice_line, print_answer
 from hookgate.interrupts import Interrupts
 from hookgate.turn import Answered, PromptBlocked, TurnFailed, run_turn
 
@@ -42,10 +44,10 @@ async def print_mode(
         notice_line("interrupted while closing the session; the answer is not printed")
         return interrupts.exit_code
     if isinstance(received, Answered):
-        print(received.text, flush=True)
+        print_answer(received.text)
         return EXIT_ANSWERED
     if isinstance(received, PromptBlocked):
-        print(received.response, flush=True)
+        print_answer(received.response)
         return EXIT_BLOCKED
     assert isinstance(received, TurnFailed)
     return EXIT_FAILED

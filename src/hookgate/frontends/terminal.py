@@ -1,18 +1,55 @@
-"""What the terminal front ends share: notice lines on stderr, and asking for consent."""
+"""What the terminal front ends share: the one way text reaches a terminal, notice lines
+on stderr, and asking for consent.
+
+Everything hookgate writes that comes from the model, a tool, a hook or an asked agent
+passes `visible` on its way to a terminal, so no escape sequence in it can drive the
+terminal (OSC 52 clipboard writes, cursor moves, `\r` overprinting); hookgate's own
+colours are added after it. The answer of `-p`/`--ask` on a pipe is left byte for byte.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import TextIO
 
 from prompt_toolkit import PromptSession
 
-from hookgate.consent import ConsentRequest
+from hookgate.consent import Answer, ConsentRequest, SessionConsent
 from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
 
 DIM, RESET = "\033[2m", "\033[0m"
+#: C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides
+#: that make text read differently from what it is ("Trojan Source").
+_CONTROLS = re.compile(r"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _shown(control: re.Match[str]) -> str:
+    char = control.group()
+    if char == "\r\n":
+        return "\n"
+    if char < " ":
+        return chr(0x2400 + ord(char))  # the Control Pictures block: ESC is ␛, CR is ␍
+    return "␡" if char == "\x7f" else f"<U+{ord(char):04X}>"
+
+
+def visible(text: str) -> str:
+    """`text` with every control character shown as a harmless sign, tab and newline kept."""
+    return _CONTROLS.sub(_shown, text)
+
+
+def write_text(text: str, stream: TextIO) -> None:
+    """Write text from the model, a tool, a hook or an asked agent to `stream`, made visible."""
+    stream.write(visible(text))
+    stream.flush()
+
+
+def print_answer(text: str, stream: TextIO | None = None) -> None:
+    """The product output of `-p` and `--ask`: made visible on a terminal, untouched on a pipe."""
+    stream = stream or sys.stdout
+    print(visible(text) if stream.isatty() else text, file=stream, flush=True)
 
 
 def use_colour(stream: TextIO) -> bool:
@@ -22,7 +59,7 @@ def use_colour(stream: TextIO) -> bool:
 
 def notice_line(text: str, stream: TextIO = sys.stderr) -> None:
     """A notice: one line on stderr, dim where colour is on; never on stdout."""
-    line = f"hookgate: {text}"
+    line = f"hookgate: {visible(text)}"
     print(f"{DIM}{line}{RESET}" if use_colour(stream) else line, file=stream, flush=True)
 
 
@@ -48,15 +85,27 @@ class StderrView:
 
 
 class TerminalConsent:
-    """Asks y/N on the terminal before a call that needs consent."""
+    """Shows the whole call on stderr, then asks: once, always (this exact call), or no."""
+
+    QUESTION = "allow it? [y] once, [a] always (this exact call, this session), [N] no: "
 
     def __init__(self) -> None:
         self._session: PromptSession[str] = PromptSession()
+        self._consent = SessionConsent(self._answer)
 
     async def ask(self, request: ConsentRequest) -> bool:
-        question = f"allow {request.describe()}? [y/N] "
+        return await self._consent.ask(request)
+
+    async def _answer(self, request: ConsentRequest) -> Answer:
+        # The call goes to the terminal as plain lines, which it wraps itself: nothing
+        # is cut, and a command hidden past a screenful of spaces still shows.
+        notice_line(f"the model asks to run:\n{request.details()}")
         try:
-            answer = await self._session.prompt_async(question)
+            answer = await self._session.prompt_async(self.QUESTION)
         except (EOFError, KeyboardInterrupt):
-            return False
-        return answer.strip().lower() in ("y", "yes")
+            return Answer.DENY
+        return ANSWERS.get(answer.strip().lower(), Answer.DENY)
+
+
+#: What the consent question accepts; anything else denies.
+ANSWERS = {"y": Answer.ONCE, "yes": Answer.ONCE, "a": Answer.ALWAYS, "always": Answer.ALWAYS}

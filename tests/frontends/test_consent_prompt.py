@@ -1,0 +1,62 @@
+"""The consent prompt on a real pseudo-terminal: the whole call is shown before the question.
+
+The scripted model plays a hostile model hiding a second command past what a cut
+prompt would show; the person at the keyboard answers with real keys.
+"""
+
+from __future__ import annotations
+
+from frontends import test_line
+from frontends.test_line import PROMPT, Terminal, start
+from runtime.project import Project
+from support.hostile_calls import HIDING, shell, touch_one_then_one_and_two
+
+terminals = test_line.terminals  # the fixture: each test's terminals, closed after it
+
+#: The question after the call is shown, in any version of the prompt.
+QUESTION = "? [y"
+
+
+def test_the_prompt_shows_a_command_hidden_past_a_screenful_of_spaces(
+    project: Project, terminals: list[Terminal]
+) -> None:
+    project.write_agent(project.script({"tool_calls": [shell(HIDING)]}, {"text": "Done."}))
+    terminal = start(terminals, project)
+
+    terminal.submit("Run the tests")
+    shown = terminal.expect(QUESTION)
+    terminal.type("n\r")
+    terminal.expect("Done.")
+    terminal.expect(PROMPT)
+    terminal.type("\x04")
+
+    assert terminal.wait() == 0
+    assert HIDING in shown.replace("\n", "")  # every character of it, spaces and all
+    assert "2. touch HIDDEN" in shown  # and each command it runs, one a line
+    assert not (project.dir / "HIDDEN").exists()
+
+
+def test_always_allows_that_exact_call_for_the_session_and_nothing_else(
+    project: Project, terminals: list[Terminal]
+) -> None:
+    touch_one_then_one_and_two(project)
+    terminal = start(terminals, project)
+
+    terminal.submit("Touch things")
+    terminal.expect("touch one")
+    terminal.expect(QUESTION)
+    terminal.type("a\r")
+    terminal.expect("touch two")
+    terminal.expect(QUESTION)
+    terminal.type("n\r")
+    terminal.expect("Done.")
+    terminal.expect(PROMPT)
+    terminal.type("\x04")
+
+    assert terminal.wait() == 0
+    questions = [line for line in terminal.screen.splitlines() if line.startswith("shell {")]
+    assert questions == ['shell {"command": "touch one"}', 'shell {"command": "touch two"}']
+    assert (project.dir / "one").exists()
+    assert not (project.dir / "two").exists()
+    tool_answers = [m["content"] for m in project.messages() if m["role"] == "tool"]
+    assert tool_answers == ["[no output]", "[no output]", "[denied by the user]"]

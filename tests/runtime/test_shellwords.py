@@ -1,0 +1,180 @@
+"""The command-line splitter and the shell rules built on it, without a turn around them.
+
+Properties hold for any command built from plain words; the examples pin down each
+way a hostile model hides a command from a rule written for the first one.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hookgate.policy import Policy, Verdict
+from hookgate.shellwords import MAX_LINE, MAX_WRAPPED_FORMS, parse_command_line
+
+words = st.text("abcdefghijklmnopqrstuvwxyz0123456789._-", min_size=1, max_size=8).filter(
+    lambda word: not word.startswith("-")
+)
+names = st.sampled_from(["ls", "cat", "git", "grep", "touch", "rm", "mkdir", "echo"])
+commands = st.builds(lambda name, args: " ".join([name, *args]), names, st.lists(words, max_size=4))
+operators = st.sampled_from([";", " && ", " || ", " | ", " & ", "\n"])
+wrappers = st.sampled_from(
+    ["command", "builtin", "exec", "env X=1", "nice -n 5", "nohup", "time", "sudo -u root",
+     "timeout 5", "X=1", "\\", "/bin/", "/usr/local/bin/"]
+)  # fmt: skip
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(operators, commands), min_size=1, max_size=6),
+    st.sampled_from(["", ";", " &", "\n"]),
+)
+def test_every_command_of_a_list_is_found_in_order(parts: list[tuple[str, str]], end: str) -> None:
+    line = "".join(operator + command for operator, command in parts)[len(parts[0][0]) :] + end
+
+    parsed = parse_command_line(line)
+
+    # Never a wrong split: the commands, or unreadable where the grammar misreads a
+    # newline (it then asks, and deny rules match every run of words).
+    if parsed is None:
+        assert "\n" in line
+        return
+    assert parsed.simple
+    assert [c.written for c in parsed.commands] == [command for _, command in parts]
+
+
+@settings(max_examples=100, deadline=None)
+@given(command=commands, wrapper=wrappers, quote=st.booleans())
+def test_a_wrapped_or_quoted_command_runs_as_itself(
+    command: str, wrapper: str, quote: bool
+) -> None:
+    name, _, rest = command.partition(" ")
+    written_name = shlex.quote(name) if quote else name
+    glue = "" if wrapper in ("\\", "/bin/", "/usr/local/bin/") else " "
+    line = f"{wrapper}{glue}{written_name} {rest}".strip()
+
+    parsed = parse_command_line(line)
+
+    assert parsed is not None
+    assert command.strip() in parsed.commands[-1].forms
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60))
+def test_any_text_parses_or_is_unreadable_never_an_error(line: str) -> None:
+    parsed = parse_command_line(line)
+    assert parsed is None or all(isinstance(c.written, str) for c in parsed.commands)
+
+
+@pytest.mark.parametrize(
+    ("line", "inner"),
+    [
+        ("echo $(rm a)", "rm a"),
+        ("echo `rm a`", "rm a"),
+        ('echo "$(rm a)"', "rm a"),
+        ("cat <(rm a)", "rm a"),
+        ("(rm a)", "rm a"),
+        ("{ rm a; }", "rm a"),
+        ("bash -c 'ls; rm a'", "rm a"),
+        ("sh -ec \"rm a\"", "rm a"),
+        ("eval 'rm a'", "rm a"),
+        ("x=$(rm a)", "rm a"),
+        ("echo ${x:-$(rm a)}", "rm a"),
+        ("! rm a", "rm a"),
+        ("sudo bash -c 'rm a'", "rm a"),
+        ("ls `echo \\`rm a\\``", "rm a"),
+        ("r\\\nm a", "rm a"),
+        ("find . -exec /bin/rm a {} +", "rm a {} +"),
+        ("su -c 'rm a' root", "rm a"),
+    ],
+)  # fmt: skip
+def test_commands_inside_substitutions_groups_and_shells_are_found(line: str, inner: str) -> None:
+    parsed = parse_command_line(line)
+    assert parsed is not None
+    assert any(inner in c.forms for c in parsed.commands)
+
+
+@pytest.mark.parametrize("line", ["$CMD a", '"$X" a', "$(echo rm) a", 'bash -c "$X"', "eval $X"])
+def test_a_command_known_only_when_it_runs_is_unknown(line: str) -> None:
+    parsed = parse_command_line(line)
+    assert parsed is not None
+    assert not all(c.known for c in parsed.commands)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["echo " + "$(echo " * 2000 + "x" + ")" * 2000, "ls " + "a " * MAX_LINE, "ls 'a " + "b " * 600],
+)
+def test_a_line_too_deep_or_too_long_asks_and_any_deny_rule_fires(line: str) -> None:
+    assert RULES.judge("shell", {"command": line}, needs_consent=True).verdict is Verdict.DENY
+    allow_all_ls = Policy(allow=("shell(ls *)", "shell(echo *)"))
+    assert allow_all_ls.judge("shell", {"command": line}, needs_consent=True).verdict is Verdict.ASK
+
+
+def test_a_wrapper_chain_past_the_limit_is_unknown() -> None:
+    parsed = parse_command_line("nohup " * (MAX_WRAPPED_FORMS + 1) + "rm a")
+    assert parsed is not None
+    assert not parsed.commands[0].known
+
+
+@pytest.mark.parametrize(
+    ("line", "writes"),
+    [("ls > out", True), ("ls >> out", True), ("ls &> out", True), ("{ ls; } > out", True),
+     ("ls 2>&1", False), ("ls > /dev/null", False), ("ls < in", False)],
+)  # fmt: skip
+def test_a_redirect_that_writes_a_file_is_seen(line: str, writes: bool) -> None:
+    parsed = parse_command_line(line)
+    assert parsed is not None
+    assert parsed.commands[0].writes is writes
+
+
+def test_an_unterminated_quote_does_not_parse() -> None:
+    assert parse_command_line("rm 'a") is None
+
+
+def test_a_newline_the_grammar_reads_past_makes_the_line_unreadable() -> None:
+    assert parse_command_line("ls | ls | ls\nrm x && ls") is None
+    decision = RULES.judge("shell", {"command": "ls | ls | ls\nrm x && ls"}, needs_consent=True)
+    assert decision.verdict is Verdict.DENY
+
+
+RULES = Policy(allow=("shell(git status*)", "shell(ls *)", "shell(ls)"), deny=("shell(rm *)",))
+
+
+@pytest.mark.parametrize(
+    ("line", "verdict"),
+    [
+        ("git status", Verdict.ALLOW),
+        ("ls -la && git status --short", Verdict.ALLOW),
+        ("git status; id > pwned", Verdict.ASK),
+        ("ls > listing", Verdict.ASK),
+        ("if true; then ls; fi", Verdict.ASK),
+        ("PATH=/tmp/evil; git status", Verdict.ASK),
+        ("LD_PRELOAD=x.so git status", Verdict.ASK),
+        ("ls 'a", Verdict.ASK),
+        ("ls; rm a", Verdict.DENY),
+        ("ls 'a; rm b", Verdict.DENY),  # unreadable, and a deny rule could match it
+        ("$CMD a", Verdict.DENY),  # could be `rm a`
+        ("echo rm a", Verdict.ASK),  # an argument is not a command
+        ("git commit -m 'rm a'", Verdict.ASK),
+    ],
+)  # fmt: skip
+def test_the_policy_judges_every_command(line: str, verdict: Verdict) -> None:
+    decision = RULES.judge("shell", {"command": line}, needs_consent=True)
+    assert decision.verdict is verdict
+
+
+def test_an_allowed_line_names_the_rules_that_cover_it() -> None:
+    decision = RULES.judge("shell", {"command": "ls; git status"}, needs_consent=True)
+    assert decision.rule == "shell(ls), shell(git status*)"
+
+
+@pytest.mark.parametrize("rule", ["shell", "shell(*)"])
+def test_a_rule_for_every_shell_call_still_allows_every_line(rule: str) -> None:
+    policy = Policy(allow=(rule,), deny=("shell(rm *)",))
+    for line in ("ls 'a", "ls > out", "if true; then ls; fi"):
+        assert policy.judge("shell", {"command": line}, needs_consent=True).verdict is Verdict.ALLOW
+    assert policy.judge("shell", {"command": "a; rm b"}, needs_consent=True).verdict is Verdict.DENY
