@@ -89,3 +89,22 @@ def test_check_warns_about_a_matcher_that_matches_no_offered_tool(tmp_path: Path
     assert len(warnings) == 2
     assert "(Bash, Read)" in warnings[0]
     assert "(shell, read_file)" in warnings[1]
+
+
+def test_fire_shows_a_claude_ask(tmp_path: Path) -> None:
+    reply = '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}'
+    write(
+        tmp_path / "hookgate.yaml",
+        f"""\
+        hooks:
+          PreToolUse:
+            - format: claude
+              command: >-
+                echo '{reply}'
+        """,
+    )
+    done = hookgate(
+        "hooks", "fire", "PreToolUse", "--tool", "shell", cwd=tmp_path, stdin="{}", check_exit=0
+    )
+    outcome = json.loads(done.stdout)
+    assert (outcome["permission"], outcome["stop_reason"]) == ("ask", None)

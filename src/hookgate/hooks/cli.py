@@ -209,6 +209,9 @@ def outcome_json(event: EventSpec, outcome: Outcome) -> dict[str, Any]:
         "notices": list(outcome.notices),
         "errors": [str(error) for error in outcome.errors],
         "hooks_run": outcome.hooks_run,
+        "permission": outcome.permission,
+        "stop_reason": outcome.stop_reason,
+        "continue_with": outcome.continue_with,
     }
 
 
