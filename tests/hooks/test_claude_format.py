@@ -164,3 +164,17 @@ def test_empty_and_star_match_everything(matcher: str) -> None:
 
 def test_events_claude_has_no_name_for_are_refused() -> None:
     assert not FORMATS["claude"].supports(EVENTS["preAsk"])
+
+
+@pytest.mark.parametrize("timeout", [10**400, float("inf"), float("nan"), -1, "30", None, True])
+def test_a_hostile_timeout_cannot_make_a_claude_guard_fail_open(
+    tmp_path: Path, run_hooks: RunHooks, timeout: Any
+) -> None:
+    """The model's arguments reach the guard unvalidated: nothing in them may break the
+    encoding, or the guard would fail (open, under the default onError: warn)."""
+    guard = "grep -q 'rm -rf' && { echo no >&2; exit 2; }; exit 0"
+    engine = engine_for("preToolCall", ["sh", "-c", guard], tmp_path)
+    arguments = {"command": "rm -rf /", "timeout": timeout}
+    outcome = run_hooks(engine, "preToolCall", {"tool": "shell", "arguments": arguments})
+    assert outcome.errors == ()
+    assert outcome.blocked

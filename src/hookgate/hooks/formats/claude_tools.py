@@ -7,6 +7,7 @@ keeps its name and arguments. Mapping back refuses what hookgate's tool cannot t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Mapping
@@ -186,8 +187,11 @@ def _to_claude(value: Any, conversion: str, cwd: str) -> Any:
     if conversion == "path" and isinstance(value, str):
         return os.path.normpath(os.path.join(cwd, value))
     if conversion == "ms" and isinstance(value, int | float) and not isinstance(value, bool):
-        millis = value * 1000
-        return int(millis) if float(millis).is_integer() else millis
+        # The model's value, unvalidated: one past what a float holds passes unchanged
+        # rather than fail the encoding (a failing guard fails open under `warn`).
+        with contextlib.suppress(OverflowError):
+            millis = value * 1000
+            return int(millis) if float(millis).is_integer() else millis
     return value
 
 
@@ -197,7 +201,10 @@ def _from_claude(value: Any, conversion: str, original: Any, cwd: str, key: str)
     if conversion == "ms":
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise BadReply(f"updatedInput.{key} must be milliseconds, got {value!r}; not applied")
-        return value / 1000
+        try:
+            return value / 1000
+        except OverflowError:
+            raise BadReply(f"updatedInput.{key} is too large: {value!r}; not applied") from None
     return value
 
 
