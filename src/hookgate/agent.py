@@ -133,9 +133,10 @@ async def open_agent(
         start = await engine.run("sessionStart", {"source": source})
         for notice in start.notices:
             notify(notice)
-        if start.blocked:
-            history.event("session_stopped", {"reason": start.reason})
-            raise SessionStopped(f"the session was stopped by a sessionStart hook: {start.reason}")
+        if start.blocked or start.stop_reason is not None:
+            reason = start.reason or start.stop_reason
+            history.event("session_stopped", {"reason": reason})
+            raise SessionStopped(f"the session was stopped by a sessionStart hook: {reason}")
     except BaseException:  # blocked, failed or cancelled: let go of the session file
         history.close()
         await model.aclose()

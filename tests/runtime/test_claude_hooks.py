@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from hookgate.agent import SessionStopped
 from hookgate.turn import Answered, PromptBlocked, TurnFailed, run_turn
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView
@@ -281,3 +282,13 @@ async def test_ask_without_a_terminal_is_denied_even_under_yolo(
     await run_turn(agent, "push", RecordingView())
 
     assert tool_answers(project) == ["[denied by the user]"]
+
+
+async def test_continue_false_on_session_start_stops_the_session(
+    project: Project, open_project_agent: OpenAgent
+) -> None:
+    stop = {"format": "claude", "command": 'echo \'{"continue": false, "stopReason": "closed"}\''}
+    project.write_agent(project.script({"text": "never"}), hooks={"SessionStart": [stop]})
+
+    with pytest.raises(SessionStopped, match="stopped by a sessionStart hook: closed"):
+        await open_project_agent()

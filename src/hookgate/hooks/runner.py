@@ -334,7 +334,7 @@ def _apply(hook: HookSpec, reply: HookReply, chain: _Chain) -> None:
         chain.go_on.append(reply.go_on)
     if reply.stop is not None:
         chain.stop_reason = reply.stop
-        chain.notices.append(f"{hook.name} stopped the turn: {reply.stop}")
+        chain.notices.append(f"{hook.name} asked to stop: {reply.stop}")
     if reply.block:
         _block(hook, chain, reply.reason or f"blocked by hook {hook.name!r}")
         if chain.spec.can_block:
