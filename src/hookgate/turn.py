@@ -211,8 +211,8 @@ async def _post_generation(
 ) -> Outcome:
     """Run the postGeneration hooks; bounded by their own timeouts, not the turn's.
 
-    A cancellation that lands while they run lets them finish first, then goes on: an
-    audit hook must not lose the turn it was writing down. A second one stops them.
+    Cancellations that land while they run, however many, let them finish first, then
+    the turn is cancelled: an audit hook must not lose the turn it was writing down.
     """
     payload: dict[str, Any] = {
         "prompt": prompt,
@@ -225,12 +225,15 @@ async def _post_generation(
     elif isinstance(outcome, PromptBlocked):
         payload["answer"] = outcome.response
     post = asyncio.ensure_future(agent.engine.run("postGeneration", payload))
-    try:
-        await asyncio.shield(post)
-    except asyncio.CancelledError:
-        show_notices(await post, view)
-        raise
+    cancelled = False
+    while not post.done():
+        try:
+            await asyncio.shield(post)
+        except asyncio.CancelledError:
+            cancelled = True  # remembered; raised once the hooks are done
     show_notices(post.result(), view)
+    if cancelled:
+        raise asyncio.CancelledError
     return post.result()
 
 
