@@ -260,6 +260,7 @@ def test_a_huge_line_fails_the_call_without_holding_it(
     def peak_memory(reply: ServedReply) -> tuple[int, str]:
         chat_server.queue(reply)
         project.write_agent({"name": "test", "base_url": chat_server.url})
+        project.trust()
         with bounded(PROCESS_MARGIN_S):
             process = subprocess.Popen(
                 [str(HOOKGATE), "-p", "Go."], cwd=project.dir, env=marked_env(project, mark),
