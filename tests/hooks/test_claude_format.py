@@ -69,6 +69,9 @@ FORMS: dict[str, tuple[str, int, Any]] = {
         "updatedMCPToolOutput": {"content": [{"type": "text", "text": "scrubbed"}]}}}),
     "stop-block": ("postGeneration", 0, {"decision": "block", "reason": "run the tests"}),
     "stop-block-without-reason": ("postGeneration", 0, {"decision": "block"}),
+    "exit2-on-session-start-is-a-notice": ("sessionStart", 2, "not on this branch"),
+    "session-start-block-is-a-notice": ("sessionStart", 0, {"decision": "block",
+                                                             "reason": "no"}),
     "session-start-context": ("sessionStart", 0, {"hookSpecificOutput": {
         "hookEventName": "SessionStart", "additionalContext": "on branch main"}}),
     "wrong-event-name": ("preToolCall", 0, {"hookSpecificOutput": {

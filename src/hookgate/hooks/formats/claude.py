@@ -41,6 +41,8 @@ PROMPT_TIMEOUT = 30.0
 #: Events whose plain (non-JSON) stdout is context for the model.
 _PLAIN_IS_CONTEXT = ("UserPromptSubmit", "SessionStart")
 _STOPS = ("Stop", "SubagentStop")
+#: Events Claude Code never blocks: exit 2 or `decision: block` there is a notice.
+_UNBLOCKABLE = ("SessionStart", "SubagentStart")
 #: What `hookSpecificOutput` may hold, per event (besides `hookEventName`).
 SPECIFIC_OUTPUT: Mapping[str, tuple[str, ...]] = {
     "PreToolUse": ("permissionDecision", "permissionDecisionReason", "updatedInput",
@@ -93,6 +95,8 @@ class ClaudeFormat:
             reason = result.stderr.decode("utf-8", "replace").strip() or "no reason given"
             if name in _STOPS:
                 return HookReply(go_on=reason)
+            if name in _UNBLOCKABLE:
+                return HookReply(message=reason)
             return HookReply(block=True, reason=reason)
         text = result.stdout.decode("utf-8", "replace").strip()
         if not text.startswith("{"):
@@ -171,6 +175,9 @@ def reply_from_claude(
     output = specific.get("updatedToolOutput", specific.get("updatedMCPToolOutput"))
     if output is not None:
         changes["result"] = result_from_claude(str(payload.get("tool")), output, payload["result"])
+    if decision == "block" and name in _UNBLOCKABLE:
+        fields["message"] = fields["message"] or reason or f"{name} cannot be blocked"
+        decision = None
     block = decision == "block"
     return HookReply(block=block, reason=reason if block else None, changes=changes, **fields)
 
