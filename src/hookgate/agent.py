@@ -48,6 +48,13 @@ class AgentSession:
     """What the session holds open (MCP servers, child agents): closed by `aclose`."""
     handoffs: Handoffs | None = None
     """The agents this one may ask (`agents:`), for `/ask-<name>`; None when there are none."""
+    start_context: tuple[str, ...] = ()
+    """Context the sessionStart hooks added: it rides along with the first question."""
+
+    def take_start_context(self) -> tuple[str, ...]:
+        """The sessionStart context, once: the first turn gets it, later ones do not."""
+        context, self.start_context = self.start_context, ()
+        return context
 
     @property
     def session_id(self) -> str:
@@ -137,9 +144,10 @@ async def open_agent(
         start = await engine.run("sessionStart", {"source": source})
         for notice in start.notices:
             notify(notice)
-        if start.blocked:
-            history.event("session_stopped", {"reason": start.reason})
-            raise SessionStopped(f"the session was stopped by a sessionStart hook: {start.reason}")
+        if start.blocked or start.stop_reason is not None:
+            reason = start.reason or start.stop_reason
+            history.event("session_stopped", {"reason": reason})
+            raise SessionStopped(f"the session was stopped by a sessionStart hook: {reason}")
     except BaseException:  # blocked, failed or cancelled: let go of the session file
         history.close()
         await engine.aclose()
@@ -162,8 +170,12 @@ async def open_agent(
             config, project_dir, store.home, trusted.protected_files(trust_store)
         ),
         caps=CallCaps(config.max_tool_calls, config.max_argument_bytes),
+        asker=consent,
     )
-    agent = AgentSession(config, engine, model, gate, history, project_dir, handoffs=handoffs)
+    agent = AgentSession(
+        config, engine, model, gate, history, project_dir, handoffs=handoffs,
+        start_context=start.context,
+    )  # fmt: skip
     if config.mcp_servers:
         await _add_mcp_tools(agent, notify)
     return agent

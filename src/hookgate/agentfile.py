@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hookgate.hooks import HooksConfig, parse_hooks
-from hookgate.hooks.config import parse_duration
+from hookgate.hooks import HookgateError, HooksConfig
+from hookgate.hooks.config import hooks_of_document, parse_duration
 from hookgate.hooks.yamlfile import (
     Where,
     check_keys,
@@ -35,7 +35,8 @@ from hookgate.toolsettings import (
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
 TOP_LEVEL_KEYS = (
-    "model", "system", "tools", "permissions", "yolo", "hooks", "agents", "mcp_servers",
+    "model", "system", "tools", "permissions", "yolo", "hooks", "claude_settings", "agents",
+    "mcp_servers",
     "max_steps", "context_budget", "shell_timeout", "max_ask_depth", "workspace", "shell",
     "max_tool_calls", "max_argument_bytes",
 )  # fmt: skip
@@ -126,12 +127,7 @@ def load_agent_file(
         tools=_tools(document, where),
         permissions=_permissions(document, where),
         yolo=_bool(document, where, "yolo"),
-        hooks=parse_hooks(
-            document.get("hooks"),
-            where.key(document, "hooks"),
-            base_dir=path.parent,
-            import_python=import_hooks,
-        ),
+        hooks=hooks_of_document(document, where, path.parent, import_python=import_hooks),
         agents=_agents(document, where, path.parent),
         mcp_servers=parse_mcp_servers(
             document.get("mcp_servers"), where.key(document, "mcp_servers"), path.parent
@@ -285,3 +281,20 @@ def _ask_timeout(entry: Mapping[Any, Any], where: Where) -> float:
             f"expected a duration above 0, got {describe(value)}", hint="e.g. timeout: 5m"
         )
     return seconds
+
+
+def offered_tool_names(path: Path) -> tuple[str, ...] | None:
+    """The tools the agent file at `path` offers the model, for `hooks check`'s matcher
+    warnings; None where that is not known (not an agent file, or MCP servers)."""
+    try:
+        document = load_yaml(path)
+    except HookgateError:
+        return None
+    if not isinstance(document, Mapping) or "model" not in document:
+        return None
+    if document.get("mcp_servers"):
+        return None  # their tools are known only once the servers run
+    tools = document.get("tools", list(BUILTIN_TOOL_NAMES))
+    if not isinstance(tools, list) or not all(isinstance(name, str) for name in tools):
+        return None
+    return (*tools, "ask_agent") if document.get("agents") else tuple(tools)

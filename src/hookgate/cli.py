@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="continue the latest session of this directory")  # fmt: skip
     resume.add_argument("-r", "--resume", metavar="ID", help="resume the session ID")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    hooks_cli.add_parser(commands)
+    hooks_cli.add_parser(commands, offered_tools=_offered_tools)
     trust_command.add_parser(commands)
     init = commands.add_parser("init", help="write a commented starter agent file")
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
@@ -51,6 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the agent file (default: ./hookgate.yaml)")  # fmt: skip
     acp.set_defaults(handler=_run_acp)
     return parser
+
+
+def _offered_tools(path: Path) -> tuple[str, ...] | None:
+    from hookgate.agentfile import offered_tool_names  # the runtime, only when checked
+
+    return offered_tool_names(path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,6 +1,8 @@
 """The one wrapper every tool call passes through, built-in, MCP or hand-off.
 
-preToolCall → permission policy → consent → the tool → postToolCall. A denied call
+preToolCall → permission policy → consent → the tool → postToolCall. A hook may
+say `allow` (no consent prompt, never past a deny rule) or `ask` (the prompt, even
+under yolo), or stop the whole turn. A denied call
 answers the model as text and the turn goes on; a hook's replaced arguments run but
 are not written back into the history, except on a call the hook also denied: that
 is a redaction, and the hook's arguments replace the model's wherever the call is
@@ -36,6 +38,9 @@ class ToolGate:
     consent: Consent
     context: ToolContext
     caps: CallCaps = field(default_factory=CallCaps)
+    asker: Consent | None = None
+    """Who is asked when a hook says `ask`: the front end's own consent, which `yolo`
+    does not replace (None: `consent`)."""
 
 
 @dataclass(frozen=True)
@@ -74,20 +79,33 @@ async def rescreen(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> Sc
     return ScreenedCall(screened.asked, screened.recorded, again.pre)
 
 
+@dataclass(frozen=True)
+class CallOutcome:
+    """A call's result for the model, and whether a hook stopped the whole turn."""
+
+    result: ToolResult
+    stop_reason: str | None = None
+
+
 async def run_screened(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> ToolResult:
+    """`run_guarded`, for a caller that has no turn to stop."""
+    return (await run_guarded(gate, screened, view)).result
+
+
+async def run_guarded(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> CallOutcome:
     """Run a screened call with every other rule applied.
 
     The view sees every call, denied ones too, and the result the user may see; the
     model gets that result plus any context the hooks added.
     """
     view.tool_started(screened.recorded)
-    result, context = await _guarded_call(gate, screened, view)
+    result, context, stop = await _guarded_call(gate, screened, view)
     view.tool_finished(screened.recorded, result)
     if context:
         result = ToolResult(
             f"{result.content}\n\n[hook notes]\n" + "\n".join(context), result.is_error
         )
-    return result
+    return CallOutcome(result, stop)
 
 
 async def call_tool(gate: ToolGate, call: ToolCall, view: TurnView) -> ToolResult:
@@ -97,25 +115,17 @@ async def call_tool(gate: ToolGate, call: ToolCall, view: TurnView) -> ToolResul
 
 async def _guarded_call(
     gate: ToolGate, screened: ScreenedCall, view: TurnView
-) -> tuple[ToolResult, tuple[str, ...]]:
+) -> tuple[ToolResult, tuple[str, ...], str | None]:
+    """The call's result, the hooks' context for the model, and a hook's stop reason."""
     call, pre = screened.asked, screened.pre
-    if pre.blocked:
-        return ToolResult(f"[denied by a hook: {pre.reason}]", is_error=True), ()
+    if pre.stop_reason is not None:
+        return ToolResult(f"[not run: {pre.stop_reason}]", is_error=True), (), pre.stop_reason
+    refusal = await _refusal(gate, screened)
+    if refusal is not None:
+        return refusal, (), None
     tool = gate.tools.get(call.name)
-    if tool is None:
-        known = ", ".join(gate.tools.names())
-        return ToolResult(f"[unknown tool {call.name!r}; tools: {known}]", is_error=True), ()
+    assert tool is not None  # `_refusal` answers a call to an unknown tool
     arguments = pre.payload["arguments"]
-    # The policy judges what the model asked for; a hook's rewrite is trusted as is. A
-    # file tool reaching past the workspace asks, reads included: what it opens counts.
-    needs_consent = tool.needs_consent or leaves_workspace(call.name, arguments, gate.context)
-    decision = gate.policy.judge(call.name, call.arguments, needs_consent=needs_consent)
-    if decision.verdict is Verdict.DENY:
-        return ToolResult(f"[denied by the permission rule {decision.rule!r}]", is_error=True), ()
-    if decision.verdict is Verdict.ASK:
-        request = ConsentRequest(call.name, arguments, rewritten="arguments" in pre.changed)
-        if not await gate.consent.ask(request):
-            return ToolResult("[denied by the user]", is_error=True), ()
     result = await tool.run(arguments, gate.context)
     post = await gate.engine.run(
         "postToolCall", {"tool": call.name, "arguments": arguments, "result": result.to_json()}
@@ -123,10 +133,38 @@ async def _guarded_call(
     show_notices(post, view)
     if (withheld := _withheld(post)) is not None:
         # Not post.context either: a failure's reason may quote the hook's stderr.
-        return withheld, pre.context
+        return withheld, pre.context, post.stop_reason
     if "result" in post.changed:
         view.notice(f"the result of {call.name} was replaced by a hook")
-    return ToolResult(**post.payload["result"]), pre.context + post.context
+    return ToolResult(**post.payload["result"]), pre.context + post.context, post.stop_reason
+
+
+async def _refusal(gate: ToolGate, screened: ScreenedCall) -> ToolResult | None:
+    """Why the call must not run: a hook, an unknown tool, a deny rule or the user."""
+    call, pre = screened.asked, screened.pre
+    if pre.blocked:
+        return ToolResult(f"[denied by a hook: {pre.reason}]", is_error=True)
+    tool = gate.tools.get(call.name)
+    if tool is None:
+        known = ", ".join(gate.tools.names())
+        return ToolResult(f"[unknown tool {call.name!r}; tools: {known}]", is_error=True)
+    arguments = pre.payload["arguments"]
+    # The policy judges what the model asked for; a hook's rewrite is trusted as is. A
+    # file tool reaching past the workspace asks, reads included: what it opens counts.
+    needs_consent = tool.needs_consent or leaves_workspace(call.name, arguments, gate.context)
+    decision = gate.policy.judge(call.name, call.arguments, needs_consent=needs_consent)
+    if decision.verdict is Verdict.DENY:
+        return ToolResult(f"[denied by the permission rule {decision.rule!r}]", is_error=True)
+    # A hook's `ask` asks the user even under yolo; its `allow` skips only the prompt.
+    consent = gate.consent
+    if pre.permission == "ask":
+        consent = gate.asker or gate.consent
+    elif pre.permission == "allow" or decision.verdict is not Verdict.ASK:
+        return None
+    request = ConsentRequest(call.name, arguments, rewritten="arguments" in pre.changed)
+    if not await consent.ask(request):
+        return ToolResult("[denied by the user]", is_error=True)
+    return None
 
 
 def _withheld(post: Outcome) -> ToolResult | None:

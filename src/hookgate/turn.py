@@ -18,7 +18,14 @@ from hookgate.callcaps import RefusedCall, apply_caps
 from hookgate.errors import ModelError
 from hookgate.hooks import OnError, Outcome
 from hookgate.messages import Message, ToolCall
-from hookgate.toolcall import ScreenedCall, rescreen, run_screened, screen_call, show_notices
+from hookgate.toolcall import (
+    CallOutcome,
+    ScreenedCall,
+    rescreen,
+    run_guarded,
+    screen_call,
+    show_notices,
+)
 from hookgate.tools import ToolResult
 from hookgate.view import TurnView
 
@@ -28,6 +35,10 @@ BLOCKED_MARKER = "[prompt blocked by a hook: {reason}]"
 UNCHECKED_MARKER = "[prompt not checked: the turn ended before preGeneration finished]"
 #: The answer recorded for a tool call the user interrupted (or never let start).
 CANCELLED_TOOL_CALL = "[cancelled: the user interrupted the turn]"
+#: The answer recorded for a tool call left over when a hook stopped the turn.
+STOPPED_TOOL_CALL = "[not run: a hook stopped the turn]"
+#: How many times in a row the end-of-turn hooks may send the agent on (as Claude Code).
+MAX_CONTINUES = 8
 DEFAULT_BLOCK_RESPONSE = "The question was stopped by a hook and not sent to the model."
 
 
@@ -63,24 +74,39 @@ async def run_turn(agent: AgentSession, question: str, view: TurnView) -> TurnOu
     """
     recorded = UNCHECKED_MARKER
     outcome: TurnOutcome = TurnFailed("the turn did not start")
+    continues, finished = 0, False
     try:
         pre = await agent.engine.run("preGeneration", {"prompt": question})
         show_notices(pre, view)
-        if pre.blocked:
+        if pre.blocked or pre.stop_reason is not None:
             _show_failed_guard(pre, view)
-            outcome = _block_question(agent, pre.reason or "", pre.response)
+            outcome = _block_question(agent, pre.reason or pre.stop_reason or "", pre.response)
             recorded = BLOCKED_MARKER.format(reason=outcome.reason)
             return outcome
         recorded = pre.payload["prompt"]
         agent.history.append(Message("user", recorded))
-        outcome = await _model_loop(agent, recorded, pre.context, view)
-        return outcome
+        context = agent.take_start_context() + pre.context
+        while True:
+            outcome = await _model_loop(agent, recorded, context, view)
+            if not isinstance(outcome, Answered) or continues == MAX_CONTINUES:
+                return outcome
+            # The end of the turn's hooks may send the agent on (Claude's Stop block).
+            # Set first: a cancellation while they run must not run them a second time.
+            finished = True
+            post = await _post_generation(agent, recorded, outcome, view, continues > 0)
+            if post.continue_with is None:
+                return outcome
+            finished = False
+            continues += 1
+            agent.history.append(Message("user", post.continue_with or ""))
+            context = ()
     except asyncio.CancelledError:
         outcome = Cancelled()
         agent.history.event("cancelled", {})
         raise
     finally:
-        await _post_generation(agent, recorded, outcome, view)
+        if not finished:
+            await _post_generation(agent, recorded, outcome, view, continues > 0)
 
 
 def _show_failed_guard(pre: Outcome, view: TurnView) -> None:
@@ -128,7 +154,9 @@ async def _model_loop(
         ]
         calls = tuple(call.recorded for call in screened)
         agent.history.append(Message("assistant", reply.text, calls))
-        await _run_tool_calls(agent, screened, view)
+        stop_reason = await _run_tool_calls(agent, screened, view)
+        if stop_reason is not None:
+            return TurnFailed(f"stopped by a hook: {stop_reason}")
     message = f"stopped after {agent.config.max_steps} model calls without a final answer"
     view.notice(message)
     return TurnFailed(message)
@@ -136,8 +164,9 @@ async def _model_loop(
 
 async def _run_tool_calls(
     agent: AgentSession, calls: list[ScreenedCall | RefusedCall], view: TurnView
-) -> None:
-    """Run each call and record its result; a cancellation answers the calls left over.
+) -> str | None:
+    """Run each call and record its result; a cancellation answers the calls left over,
+    and so does a hook that stops the turn (its reason is returned).
 
     Each call after the first is screened again right before it runs: the calls before
     it may have changed what its arguments point at (a symlink, a file a guard reads).
@@ -146,38 +175,51 @@ async def _run_tool_calls(
     """
     for index, call in enumerate(calls):
         try:
-            result = await _run_one(agent, call, view, first=index == 0)
+            done = await _run_one(agent, call, view, first=index == 0)
         except asyncio.CancelledError:
-            for unanswered in calls[index:]:
-                agent.history.append(
-                    Message("tool", CANCELLED_TOOL_CALL, tool_call_id=unanswered.asked.id)
-                )
+            _answer_left_over(agent, calls[index:], CANCELLED_TOOL_CALL)
             raise
-        agent.history.append(Message("tool", result.content, tool_call_id=call.asked.id))
+        agent.history.append(Message("tool", done.result.content, tool_call_id=call.asked.id))
+        if done.stop_reason is not None:
+            _answer_left_over(agent, calls[index + 1 :], STOPPED_TOOL_CALL)
+            return done.stop_reason
+    return None
+
+
+def _answer_left_over(
+    agent: AgentSession, calls: list[ScreenedCall | RefusedCall], answer: str
+) -> None:
+    for unanswered in calls:
+        agent.history.append(Message("tool", answer, tool_call_id=unanswered.asked.id))
 
 
 async def _run_one(
     agent: AgentSession, call: ScreenedCall | RefusedCall, view: TurnView, *, first: bool
-) -> ToolResult:
+) -> CallOutcome:
     """Run a screened call (screened again unless it is the first); refuse one past a cap."""
     if isinstance(call, RefusedCall):
         result = ToolResult(call.message, is_error=True)
         view.tool_started(call.recorded)
         view.tool_finished(call.recorded, result)
-        return result
+        return CallOutcome(result)
     current = call if first else await rescreen(agent.gate, call, view)
-    return await run_screened(agent.gate, current, view)
+    return await run_guarded(agent.gate, current, view)
 
 
 async def _post_generation(
-    agent: AgentSession, prompt: str, outcome: TurnOutcome, view: TurnView
-) -> None:
+    agent: AgentSession, prompt: str, outcome: TurnOutcome, view: TurnView, continued: bool
+) -> Outcome:
     """Run the postGeneration hooks; bounded by their own timeouts, not the turn's.
 
     Cancellations that land while they run, however many, let them finish first, then
     the turn is cancelled: an audit hook must not lose the turn it was writing down.
     """
-    payload: dict[str, Any] = {"prompt": prompt, "answer": None, "outcome": _outcome_name(outcome)}
+    payload: dict[str, Any] = {
+        "prompt": prompt,
+        "answer": None,
+        "outcome": _outcome_name(outcome),
+        "continued": continued,
+    }
     if isinstance(outcome, Answered):
         payload["answer"] = outcome.text
     elif isinstance(outcome, PromptBlocked):
@@ -192,6 +234,7 @@ async def _post_generation(
     show_notices(post.result(), view)
     if cancelled:
         raise asyncio.CancelledError
+    return post.result()
 
 
 def _outcome_name(outcome: TurnOutcome) -> str:

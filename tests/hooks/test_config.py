@@ -233,7 +233,7 @@ def test_python_references(tmp_path: Path, reference: str, says: str) -> None:
         ("{command: x, env: {A: [1]}}", "hooks.preToolCall[0].env.A: expected a string value"),
         ("{command: x, env: {'A=B': c}}", "invalid variable name 'A=B'"),
         ("{command: x, cwd: nowhere}", "hooks.preToolCall[0].cwd: 'nowhere' is not a directory"),
-        ("{command: x, format: claude}", "'claude' is not one of native, mecatl"),
+        ("{command: x, format: claud}", "'claud' is not one of native, mecatl, claude"),
         (
             "{command: x, name: 3}",
             "hooks.preToolCall[0].name: expected a non-empty string, got a number 3",

@@ -48,6 +48,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "prompt": "What does this repo do?",
         "answer": "It runs hooks around an AI agent.",
         "outcome": "answered",
+        "continued": False,
     },
     "preAsk": {
         "agent": "reviewer",
@@ -112,6 +113,9 @@ def outcome_document(outcome: Outcome) -> dict[str, Any]:
         "context": list(outcome.context),
         "notices": list(outcome.notices),
         "errors": [asdict(error)["message"] for error in outcome.errors],
+        "permission": outcome.permission,
+        "stop_reason": outcome.stop_reason,
+        "continue_with": outcome.continue_with,
     }
 
 

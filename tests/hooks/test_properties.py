@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from hookgate.hooks import EVENTS, FORMATS, BadReply, ConfigError, HookReply, ProcessResult
 from hookgate.hooks.config import HOOK_KEYS, parse_duration, parse_hook, parse_hooks
 from hookgate.hooks.events import EVENT_NAMES, EventSpec
+from hookgate.hooks.formats.claude import reply_from_claude
 from hookgate.hooks.formats.native import ACTIONS
 from hookgate.hooks.schema import schema_for
 from hookgate.hooks.yamlfile import Where, expect_mapping, parse_yaml
@@ -43,6 +44,7 @@ PAYLOADS: dict[str, dict[str, Any]] = {
     "outcome": {"outcome": "answered"},
     "source": {"source": "startup"},
     "task": {"task": {"id": "t"}},
+    "continued": {"continued": False},
 }
 
 events = st.sampled_from(list(EVENTS.values()))
@@ -273,3 +275,73 @@ def test_no_hooks_mapping_raises_anything_but_config_error(hooks: dict[Any, Any]
 def test_parse_duration_never_raises(value: Any) -> None:
     seconds = parse_duration(value)
     assert seconds is None or isinstance(seconds, float)
+
+
+claude_events = st.sampled_from([spec for spec in EVENTS.values() if spec.aliases])
+claude_specific = st.fixed_dictionaries(
+    {},
+    optional={
+        "hookEventName": _maybe(st.sampled_from(["PreToolUse", "PostToolUse", "Stop"])),
+        "permissionDecision": _maybe(st.sampled_from(["allow", "deny", "ask", "defer"])),
+        "permissionDecisionReason": _maybe(text),
+        "updatedInput": _maybe(st.dictionaries(text, json_values, max_size=3)),
+        "additionalContext": _maybe(text),
+        "updatedToolOutput": json_values,
+    },
+)
+claude_replies = st.fixed_dictionaries(
+    {},
+    optional={
+        "continue": _maybe(st.booleans()),
+        "stopReason": _maybe(text),
+        "systemMessage": _maybe(text),
+        "decision": _maybe(st.sampled_from(["approve", "block"])),
+        "reason": _maybe(text),
+        "hookSpecificOutput": _maybe(claude_specific),
+    },
+)
+
+
+@given(spec=claude_events, reply=claude_replies, code=st.sampled_from([0, 2, 1]))
+def test_claude_decode_never_raises_anything_else(
+    spec: EventSpec, reply: dict[str, Any], code: int
+) -> None:
+    answer = decode("claude", spec, json.dumps(reply).encode(), code)
+    if isinstance(answer, HookReply):
+        assert set(answer.changes) <= set(spec.mutable)
+        assert answer.permission in (None, "allow", "ask")
+
+
+@given(
+    tool=st.sampled_from(["shell", "read_file", "write_file", "edit_file", "list_files", "grep",
+                          "ask_agent", "mcp__x__y"]),
+    arguments=st.dictionaries(
+        st.sampled_from(["command", "timeout", "path", "offset", "content", "old_string",
+                         "pattern", "agent", "question", "with_context"]) | text,
+        json_values | st.integers(min_value=10**300, max_value=10**400),
+        max_size=4,
+    ),
+    result=json_values,
+    updated=json_values | st.dictionaries(
+        st.sampled_from(["command", "timeout", "file_path", "-i"]),
+        json_values | st.integers(min_value=10**300, max_value=10**400),
+    ),
+)  # fmt: skip
+def test_claude_encoding_never_fails_on_what_the_model_sends(
+    tool: str, arguments: dict[str, Any], result: Any, updated: Any
+) -> None:
+    """The model's arguments reach the encoding unvalidated; a failure there would fail
+    a guard open. A hook's reply may be refused, but only as a BadReply."""
+    for name in ("preToolCall", "postToolCall"):
+        payload = {
+            "event": name,
+            "session_id": "s",
+            "cwd": "/p",
+            "tool": tool,
+            "arguments": arguments,
+            "result": {"content": str(result), "is_error": False},
+        }
+        FORMATS["claude"].encode(EVENTS[name], payload)
+    for name, key in (("preToolCall", "updatedInput"), ("postToolCall", "updatedToolOutput")):
+        with contextlib.suppress(BadReply):
+            reply_from_claude(EVENTS[name], payload, {"hookSpecificOutput": {key: updated}})

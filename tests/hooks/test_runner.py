@@ -360,6 +360,18 @@ def test_a_callable_may_answer_with_a_hook_reply(run_hooks: RunHooks) -> None:
     assert run_hooks(engine, "preGeneration", {"prompt": "q"}).context == ("be brief",)
 
 
+def test_a_hook_reply_a_native_reply_cannot_say_is_a_failure_not_a_drop(
+    run_hooks: RunHooks,
+) -> None:
+    def ask(_: Mapping[str, Any]) -> HookReply:
+        return HookReply(permission="ask")
+
+    engine = HookEngine(session_id="s", extra=[callable_hook("preToolCall", ask, name="a")])
+    outcome = run_hooks(engine, "preToolCall", {"tool": "shell", "arguments": {}})
+    assert outcome.permission is None
+    assert "cannot set permission" in outcome.errors[0].message
+
+
 def test_a_callable_cannot_change_the_payload_behind_the_engines_back(run_hooks: RunHooks) -> None:
     def vandal(event: Mapping[str, Any]) -> None:
         event["arguments"]["command"] = "rm -rf /"

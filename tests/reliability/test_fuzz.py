@@ -340,6 +340,7 @@ payload_fields = {
     "tool": st.sampled_from(["shell", "read_file", "mcp__s__t"]),
     "agent": st.sampled_from(["reviewer"]),
     "outcome": st.sampled_from(["answered", "blocked"]),
+    "continued": st.booleans(),
     "source": st.sampled_from(["startup", "resume"]),
     "error": st.none() | text,
     "task": st.dictionaries(text, text, max_size=1),

@@ -100,3 +100,32 @@ def test_a_log_the_hook_appends_to_is_not_pinned_the_script_it_runs_is(
     (project.dir / "guard.py").write_text("print('{}')  # changed\n")
     done = project.hookgate("-p", "hi", trusted=False)
     assert f"preToolCall hook script {project.dir / 'guard.py'} changed" in done.stderr
+
+
+@pytest.mark.parametrize("change", ["edit", "appear", "script"])
+def test_claude_settings_files_and_their_scripts_belong_to_the_closure(
+    project: Project, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    monkeypatch.setenv("HOME", str(project.home))
+    store = TrustStore(project.home)
+    settings = project.dir / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    group = {"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [group]}}))
+    (project.dir / "guard.sh").write_text("#!/bin/sh\nexit 0\n")
+    project.write_agent("scripted:s.yaml", claude_settings=True)
+    trust_agent_file(project.agent_file, store=store)
+    require_trust(project.agent_file, store=store)
+
+    local = project.dir / ".claude" / "settings.local.json"
+    if change == "edit":
+        settings.write_text(json.dumps({"hooks": {}}))
+        expected = f"Claude Code settings {settings} changed"
+    elif change == "appear":  # a repository adds hooks of its own next to the trusted ones
+        local.write_text(json.dumps({"hooks": {"PreToolUse": [group]}}))
+        expected = f"new Claude Code settings {local}"
+    else:
+        (project.dir / "guard.sh").write_text("#!/bin/sh\nrm -rf ~\n")
+        expected = f"preToolCall hook script {project.dir / 'guard.sh'} changed"
+    with pytest.raises(Untrusted, match=expected):
+        require_trust(project.agent_file, store=store)

@@ -12,13 +12,15 @@ import asyncio
 import json
 import sys
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ruamel.yaml import YAML
+
 from hookgate.hooks.config import HooksConfig, HookSpec, load_hooks_file
 from hookgate.hooks.errors import ConfigError
-from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, canonical_event
+from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, canonical_event
 from hookgate.hooks.formats import FORMATS
 from hookgate.hooks.lint import lint_hook
 from hookgate.hooks.process import adopt_orphans
@@ -26,11 +28,16 @@ from hookgate.hooks.runner import HookEngine, Outcome
 from hookgate.hooks.yamlfile import did_you_mean
 
 DEFAULT_CONFIG = Path("hookgate.yaml")
+OfferedTools = Callable[[Path], "tuple[str, ...] | None"]
 EXIT_OK, EXIT_ERROR, EXIT_BLOCKED = 0, 1, 2
 
 
-def add_parser(subparsers: Any) -> None:
-    """Register `hooks` and its commands on the main CLI's subparsers."""
+def add_parser(subparsers: Any, offered_tools: OfferedTools = lambda _: None) -> None:
+    """Register `hooks` and its commands on the main CLI's subparsers.
+
+    `offered_tools` names the tools a config file's agent offers (None: unknown), so
+    that `check` can warn about a matcher that matches none of them.
+    """
     hooks = subparsers.add_parser("hooks", help="check, fire and describe hooks")
     commands = hooks.add_subparsers(dest="hooks_command", required=True, metavar="COMMAND")
     config_help = f"the agent or hooks file (default: ./{DEFAULT_CONFIG})"
@@ -40,7 +47,7 @@ def add_parser(subparsers: Any) -> None:
         help="validate the config and list each event's hooks (runs and imports none of them)",
     )
     check.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help=config_help)
-    check.set_defaults(handler=run_check)
+    check.set_defaults(handler=run_check, offered_tools=offered_tools)
 
     fire = commands.add_parser(
         "fire",
@@ -52,6 +59,13 @@ def add_parser(subparsers: Any) -> None:
     fire.add_argument("--tool", help="tool name, for tool events (matchers test it)")
     fire.add_argument("--agent", help="agent name, for hand-off events (matchers test it)")
     fire.set_defaults(handler=run_fire)
+
+    migrate = commands.add_parser(
+        "import-claude", help="print the hooks: block of a project's Claude Code settings"
+    )
+    migrate.add_argument("dir", nargs="?", type=Path, default=Path("."),
+                         help="the project whose .claude/ to read (default: .)")  # fmt: skip
+    migrate.set_defaults(handler=run_import_claude)
 
     schema = commands.add_parser("schema", help="print the JSON Schemas of an event")
     schema.add_argument("event", help="event name, either spelling")
@@ -72,12 +86,30 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"\n{event.name}  ({event.fires})")
         for index, hook in enumerate(hooks, 1):
             print(f"  {index}. {_describe(hook)}")
+            for warning in _matcher_warnings(hook, args.offered_tools(args.config)):
+                warnings += 1
+                print(f"     warning: {warning}", file=sys.stderr)
             for warning in asyncio.run(lint_hook(hook, project_dir)):
                 warnings += 1
                 print(f"     warning: {warning}", file=sys.stderr)
+    if config.never_fires:
+        print("\nnever fires here (from Claude Code settings):")
+        for line in config.never_fires:
+            print(f"  - {line}")
     if warnings:
         print(f"\n{warnings} warning{'s' if warnings != 1 else ''}", file=sys.stderr)
     return EXIT_OK
+
+
+def _matcher_warnings(hook: HookSpec, offered: tuple[str, ...] | None) -> list[str]:
+    if offered is None or hook.matcher is None or hook.event.match_on is not MatchOn.TOOL:
+        return []
+    name = FORMATS[hook.format].match_name
+    if any(hook.matches(name(tool)) for tool in offered):
+        return []
+    shown = ", ".join(name(tool) for tool in offered)
+    return [f"matcher {hook.matcher.pattern!r} matches no tool this agent offers ({shown}); "
+            "the hook never runs"]  # fmt: skip
 
 
 def run_fire(args: argparse.Namespace) -> int:
@@ -101,6 +133,30 @@ def run_fire(args: argparse.Namespace) -> int:
         engine.close()
     print(json.dumps(outcome_json(event, outcome), indent=2, ensure_ascii=False))
     return EXIT_BLOCKED if outcome.blocked else EXIT_OK
+
+
+def run_import_claude(args: argparse.Namespace) -> int:
+    from hookgate.hooks.claude_settings import PROJECT_FILES, claude_entries
+
+    files = [args.dir / name for name in PROJECT_FILES if (args.dir / name).is_file()]
+    if not files:
+        raise ConfigError(
+            f"{args.dir}: no {' or '.join(PROJECT_FILES)}",
+            hint="name the project folder: hookgate hooks import-claude path/to/project",
+        )
+    entries, never = claude_entries(files)
+    block: dict[str, list[Any]] = {}
+    for item in entries:
+        entry = json.loads(json.dumps(item.entry))  # plain values, in a readable key order
+        matcher = {"matcher": entry.pop("matcher")} if "matcher" in entry else {}
+        block.setdefault(item.event.aliases[0], []).append({**matcher, **entry})
+    print(f"# from {', '.join(map(str, files))}")
+    for line in never:
+        print(f"# not imported: {line}")
+    yaml = YAML()
+    yaml.default_flow_style = False
+    yaml.dump({"hooks": block}, sys.stdout)
+    return EXIT_OK
 
 
 def run_schema(args: argparse.Namespace) -> int:
@@ -156,6 +212,9 @@ def outcome_json(event: EventSpec, outcome: Outcome) -> dict[str, Any]:
         "notices": list(outcome.notices),
         "errors": [str(error) for error in outcome.errors],
         "hooks_run": outcome.hooks_run,
+        "permission": outcome.permission,
+        "stop_reason": outcome.stop_reason,
+        "continue_with": outcome.continue_with,
     }
 
 

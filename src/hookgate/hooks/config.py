@@ -16,7 +16,7 @@ from typing import Any
 
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, OnError, canonical_event
-from hookgate.hooks.formats import FORMATS
+from hookgate.hooks.formats import FORMATS, ReplyFormat
 from hookgate.hooks.httptarget import HttpTarget, parse_http_target
 from hookgate.hooks.pyimport import HookCallable, python_hook
 from hookgate.hooks.yamlfile import (
@@ -40,6 +40,12 @@ KINDS = ("command", "args", "python", "http")
 _PROCESS_ONLY = ("shell", "env", "cwd")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, None: 1.0}
+
+_PASTED_HINT = (
+    "write each of its hooks as one entry, e.g. PreToolUse: [{matcher: Bash, format: claude, "
+    "command: ./guard.sh}] (hookgate hooks import-claude prints them all), or leave it in "
+    ".claude/settings.json and set claude_settings: true"
+)
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,10 @@ class HooksConfig:
 
     hooks: Mapping[str, tuple[HookSpec, ...]] = field(default_factory=dict)
     source: str = ""
+    never_fires: tuple[str, ...] = ()
+    """Hooks of Claude Code settings files that cannot run here, each with why."""
+    settings_files: tuple[Path, ...] = ()
+    """The Claude Code settings files `claude_settings:` names, whether they exist or not."""
 
     def for_event(self, event: str) -> tuple[HookSpec, ...]:
         return self.hooks.get(event, ())
@@ -103,12 +113,22 @@ def load_hooks_file(path: Path, *, import_python: bool = True) -> HooksConfig:
     if document is None:
         return HooksConfig(source=str(path))
     document = expect_mapping(document, where, "the file's top level")
-    return parse_hooks(
+    return hooks_of_document(document, where, path.parent, import_python=import_python)
+
+
+def hooks_of_document(
+    document: Mapping[Any, Any], where: Where, base_dir: Path, *, import_python: bool = True
+) -> HooksConfig:
+    """The hooks of a config file's top level: `hooks:`, then those `claude_settings:` names."""
+    from hookgate.hooks.claude_settings import with_claude_settings  # it builds on this module
+
+    config = parse_hooks(
         document.get("hooks"),
         where.key(document, "hooks"),
-        base_dir=path.parent,
+        base_dir=base_dir,
         import_python=import_python,
     )
+    return with_claude_settings(config, document, where, base_dir)
 
 
 def parse_hooks(
@@ -126,6 +146,8 @@ def parse_hooks(
     for raw_name, entries in node.items():
         spec = canonical_event(str(raw_name))
         at = where.key(node, raw_name)
+        if spec is None and raw_name == "hooks":
+            raise at.error("a whole Claude Code settings 'hooks' block, nested", hint=_PASTED_HINT)
         if spec is None:
             hint = did_you_mean(str(raw_name), EVENT_NAMES) or "events: " + ", ".join(EVENTS)
             raise at.error(f"unknown event {raw_name!r}", hint=hint)
@@ -149,6 +171,11 @@ def parse_hook(
 ) -> HookSpec:
     """Validate one hook entry of `event`'s list."""
     node = expect_mapping(node, where, "a hook")
+    if isinstance(node.get("hooks"), list) and not set(node) & set(KINDS):
+        raise where.error(
+            "this is a Claude Code settings block ({matcher, hooks: [...]}), not a hook",
+            hint=_PASTED_HINT,
+        )
     check_keys(node, where, HOOK_KEYS)
     kinds = [key for key in KINDS if key in node]
     if len(kinds) != 1:
@@ -172,11 +199,11 @@ def parse_hook(
             hint="use format: native for this event",
         )
     on_error = OnError(_choice(node, where, "onError", tuple(e.value for e in OnError),
-                               event.default_on_error.value))  # fmt: skip
+                               fmt.on_error_for(event).value))  # fmt: skip
     return HookSpec(
         event=event,
         name=_string(node, where, "name") or _default_name(node, kind),
-        timeout=_timeout(node, where, fmt.default_timeout),
+        timeout=_timeout(node, where, fmt.timeout_for(event)),
         on_error=on_error,
         format=format_name,
         command=_string(node, where, "command", required=kind == "command"),
@@ -185,7 +212,7 @@ def parse_hook(
         function=python_hook(node, where, base_dir, import_python) if kind == "python" else None,
         python=str(node["python"]) if kind == "python" else None,
         shell=_string(node, where, "shell") or DEFAULT_SHELL,
-        matcher=_matcher(node, where, event),
+        matcher=_matcher(node, where, event, fmt),
         env=_env(node, where),
         cwd=_cwd(node, where, base_dir),
         origin=f"{where.file}:{where.line}" if where.line else where.file,
@@ -263,7 +290,9 @@ def _args(node: Mapping[Any, Any], where: Where) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _matcher(node: Mapping[Any, Any], where: Where, event: EventSpec) -> re.Pattern[str] | None:
+def _matcher(
+    node: Mapping[Any, Any], where: Where, event: EventSpec, fmt: ReplyFormat
+) -> re.Pattern[str] | None:
     if "matcher" not in node:
         return None
     at = where.key(node, "matcher")
@@ -274,7 +303,7 @@ def _matcher(node: Mapping[Any, Any], where: Where, event: EventSpec) -> re.Patt
     if not isinstance(value, str):
         raise at.error(f"expected a regular expression string, got {describe(value)}")
     try:
-        return re.compile(value)
+        return fmt.compile_matcher(value)
     except (re.error, OverflowError, RecursionError) as exc:  # `a{99999999999}`, deep nesting
         raise at.error(f"invalid regular expression {value!r}: {exc}") from exc
 

@@ -107,7 +107,7 @@ EVENTS: Mapping[str, EventSpec] = {
         ),
         _event(
             "postGeneration", "Stop", "once the turn is over, whatever its outcome",
-            payload=("prompt", "answer", "outcome"),
+            payload=("prompt", "answer", "outcome", "continued"),
         ),
         _event(
             "preAsk", None, "before a hand-off to another agent",

@@ -38,11 +38,15 @@ def events_table() -> str:
 
 
 def defaults_table() -> str:
-    native, mecatl = FORMATS["native"], FORMATS["mecatl"]
+    native, mecatl, claude = FORMATS["native"], FORMATS["mecatl"], FORMATS["claude"]
+    prompt = claude.timeout_for(EVENTS["preGeneration"])
     rows = [
         ("`timeout`", f"{native.default_timeout:g} s (`format: native`), "
-                      f"{mecatl.default_timeout:g} s (`format: mecatl`); at most {MAX_TIMEOUT:g} s"),
-        ("`onError`", "`fail` on `sessionStart` and `preGeneration` (fail-safe), `warn` elsewhere"),
+                      f"{mecatl.default_timeout:g} s (`format: mecatl`), "
+                      f"{claude.default_timeout:g} s (`format: claude`; {prompt:g} s on "
+                      f"`UserPromptSubmit`); at most {MAX_TIMEOUT:g} s"),
+        ("`onError`", "`fail` on `sessionStart` and `preGeneration` (fail-safe), `warn` elsewhere; "
+                      "`warn` everywhere under `format: claude`"),
         ("`format`", "`native`"),
         ("`shell`", f"`{DEFAULT_SHELL}` (for `command`; `args` runs without a shell)"),
         ("`cwd`", "the project directory (where hookgate runs); relative paths from the config file"),

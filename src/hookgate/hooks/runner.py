@@ -20,52 +20,22 @@ from typing import Any
 from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, OnError
-from hookgate.hooks.formats import FORMATS, BadReply, HookReply, ReplyFormat, reply_from_json
+from hookgate.hooks.formats import (
+    FORMATS,
+    BadReply,
+    HookReply,
+    Permission,
+    ReplyFormat,
+    reply_from_json,
+)
 from hookgate.hooks.http import HttpPool, HttpRequest, post_event
 from hookgate.hooks.httptarget import HttpHookError
+from hookgate.hooks.outcome import HookFailure, Outcome
 from hookgate.hooks.pins import FilePins, UnpinnedFile, hook_files
 from hookgate.hooks.process import ProcessResult, SpawnError, run_process, run_process_sync
 from hookgate.hooks.yamlfile import did_you_mean
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
-
-
-@dataclass(frozen=True)
-class HookFailure:
-    """A hook that could not give a usable answer, and why."""
-
-    hook: str
-    event: str
-    message: str
-    on_error: OnError
-
-    def __str__(self) -> str:
-        return f"hook {self.hook!r} ({self.event}) failed: {self.message}"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """The decision for one event, all its hooks considered."""
-
-    event: str
-    payload: Mapping[str, Any]
-    """The event's fields after every change the hooks made."""
-    blocked: bool = False
-    reason: str | None = None
-    blocked_by: str | None = None
-    response: str | None = None
-    """The blocking hook's message, meant as the answer to a blocked event."""
-    context: tuple[str, ...] = ()
-    notices: tuple[str, ...] = ()
-    """Lines for the user: hook messages, failures under `warn`, annotations."""
-    errors: tuple[HookFailure, ...] = ()
-    changed: tuple[str, ...] = ()
-    """Names of the payload fields some hook replaced."""
-    hooks_run: int = 0
-
-    @property
-    def allowed(self) -> bool:
-        return not self.blocked
 
 
 @dataclass
@@ -85,9 +55,12 @@ class _Chain:
     failed_safe: bool = False
     """A hook under `onError: fail` failed: the hooks after it do not run (they would
     read a payload it did not make safe, even on an event that cannot block)."""
+    permission: Permission | None = None
+    stop_reason: str | None = None
+    go_on: list[str] = field(default_factory=list)
 
     def over(self) -> bool:
-        return self.blocked_by is not None or self.failed_safe
+        return self.blocked_by is not None or self.failed_safe or self.stop_reason is not None
 
     def outcome(self) -> Outcome:
         return Outcome(
@@ -102,6 +75,9 @@ class _Chain:
             errors=tuple(self.errors),
             changed=tuple(self.changed),
             hooks_run=self.hooks_run,
+            permission=self.permission,
+            stop_reason=self.stop_reason,
+            continue_with="\n\n".join(self.go_on) or None,
         )
 
 
@@ -212,7 +188,7 @@ class HookEngine:
         if not hooks:
             return name, []
         target = _target(EVENTS[name], payload)
-        return name, [hook for hook in hooks if hook.matches(target)]
+        return name, [hook for hook in hooks if hook.matches(_as_named_by(hook, target))]
 
     async def _ask(self, hook: HookSpec, chain: _Chain) -> HookReply:
         chain.hooks_run += 1
@@ -304,7 +280,7 @@ class HookEngine:
         _block(hook, chain, f"hook {hook.name!r} failed: {message}")
 
     def _hook_env(self, hook: HookSpec, base: Mapping[str, str]) -> dict[str, str]:
-        env = {**base, **hook.env}
+        env = {**base, **FORMATS[hook.format].environment(self.project_dir), **hook.env}
         env.update(
             HOOKGATE_EVENT=hook.event.name,
             HOOKGATE_HOOK_NAME=hook.name,
@@ -369,6 +345,9 @@ def _failure(hook: HookSpec, exc: Exception) -> str:
 
 def _as_native(reply: HookReply) -> dict[str, Any]:
     """The native reply a `HookReply` stands for, so that it passes the same validation."""
+    if reply.permission or reply.stop is not None or reply.go_on:
+        raise BadReply("a Python hook cannot set permission, stop or go_on yet: no native "
+                       "reply field says them")  # fmt: skip
     fields = {"reason": reply.reason, "context": reply.context, "message": reply.message}
     clash = set(reply.changes) & {"action", *fields}
     if clash:
@@ -388,9 +367,17 @@ def _apply(hook: HookSpec, reply: HookReply, chain: _Chain) -> None:
         chain.payload[key] = value
         if key not in chain.changed:
             chain.changed.append(key)
+    if reply.permission == "ask" or (reply.permission and chain.permission is None):
+        chain.permission = reply.permission  # ask wins over allow; a block over both
+    if reply.go_on:
+        chain.go_on.append(reply.go_on)
+    if reply.stop is not None:
+        chain.stop_reason = reply.stop
+        chain.notices.append(f"{hook.name} asked to stop: {reply.stop}")
     if reply.block:
         _block(hook, chain, reply.reason or f"blocked by hook {hook.name!r}")
-        return
+        if chain.spec.can_block:
+            return
     if reply.context:
         chain.context.append(reply.context)
 
@@ -402,6 +389,11 @@ def _block(hook: HookSpec, chain: _Chain, reason: str) -> None:
     # Too late to stop anything: the objection annotates the event instead.
     chain.notices.append(f"{hook.name} objected: {reason}")
     chain.context.append(reason)
+
+
+def _as_named_by(hook: HookSpec, target: str | None) -> str | None:
+    """The tool or agent name as the hook's format names it (Claude's `Bash` for `shell`)."""
+    return None if target is None else FORMATS[hook.format].match_name(target)
 
 
 def _target(spec: EventSpec, payload: Mapping[str, Any]) -> str | None:

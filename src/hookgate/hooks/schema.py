@@ -14,6 +14,7 @@ from typing import Any, Literal
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec
 from hookgate.hooks.formats import FORMATS
+from hookgate.hooks.formats.claude import SPECIFIC_OUTPUT, claude_event_name
 from hookgate.hooks.formats.native import ACTIONS
 from hookgate.hooks.yamlfile import did_you_mean
 
@@ -52,6 +53,7 @@ FIELD_SCHEMAS: Mapping[str, dict[str, Any]] = {
     "outcome": {"enum": ["answered", "blocked", "error", "cancelled"]},
     "source": _STRING,
     "task": {"type": "object"},
+    "continued": {"type": "boolean"},
 }
 
 #: Where a native reply accepts more than the payload carries: a replacement result
@@ -205,7 +207,75 @@ def _mecatl_reply(spec: EventSpec) -> dict[str, Any]:
     }
 
 
+def _claude_payload(spec: EventSpec) -> dict[str, Any]:
+    name = claude_event_name(spec)
+    properties: dict[str, Any] = {
+        "session_id": _STRING,
+        "transcript_path": _STRING,
+        "cwd": _STRING,
+        "hook_event_name": {"const": name},
+        "permission_mode": _STRING,
+    }
+    for field_name in _CLAUDE_FIELDS.get(name or "", ()):
+        properties[field_name] = _CLAUDE_TYPES.get(field_name, _STRING)
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def _claude_reply(spec: EventSpec) -> dict[str, Any]:
+    name = claude_event_name(spec) or ""
+    specific: dict[str, Any] = {"hookEventName": {"const": name}}
+    for key in SPECIFIC_OUTPUT.get(name, ()):
+        specific[key] = _CLAUDE_TYPES.get(key, _STRING)
+    return {
+        "type": "object",
+        "properties": {
+            "continue": {"type": "boolean"},
+            "stopReason": _STRING,
+            "suppressOutput": {"type": "boolean"},
+            "systemMessage": _STRING,
+            "decision": {"enum": ["approve", "block"]},
+            "reason": _STRING,
+            "hookSpecificOutput": {
+                "type": "object",
+                "properties": specific,
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
+#: The fields Claude Code's input carries per event, besides the common ones.
+_CLAUDE_FIELDS: Mapping[str, tuple[str, ...]] = {
+    "SessionStart": ("source",),
+    "UserPromptSubmit": ("prompt",),
+    "PreToolUse": ("tool_name", "tool_input"),
+    "PostToolUse": ("tool_name", "tool_input", "tool_response"),
+    "Stop": ("stop_hook_active", "last_assistant_message"),
+    "SubagentStart": ("agent_id", "agent_type"),
+    "SubagentStop": ("agent_id", "agent_type", "stop_hook_active", "last_assistant_message"),
+    "TeammateIdle": ("teammate_name", "team_name"),
+    "TaskCreated": ("task_id", "task_subject", "task_description", "teammate_name", "team_name"),
+    "TaskCompleted": ("task_id", "task_subject", "task_description", "teammate_name",
+                      "team_name"),
+}  # fmt: skip
+_CLAUDE_TYPES: Mapping[str, dict[str, Any]] = {
+    "tool_input": {"type": "object"},
+    "tool_response": {},
+    "stop_hook_active": {"type": "boolean"},
+    "permissionDecision": {"enum": ["allow", "deny", "ask", "defer"]},
+    "updatedInput": {"type": "object"},
+    "updatedToolOutput": {},
+    "updatedMCPToolOutput": {},
+}
+
 _BUILDERS = {
+    ("claude", "payload"): _claude_payload,
+    ("claude", "reply"): _claude_reply,
     ("native", "payload"): _native_payload,
     ("native", "reply"): _native_reply,
     ("mecatl", "payload"): _mecatl_payload,

@@ -3,7 +3,8 @@ run or read as configuration, found without running or importing any of them.
 
 Hook scripts (the program when given as a path, and the relative words of its
 command line naming scripts), a `python:` hook's module when it lies next to the file
-(and where it would lie, when it does not), MCP server programs given as paths, and
+(and where it would lie, when it does not), MCP server programs given as paths, the
+Claude Code settings files `claude_settings:` names (and their hooks' scripts), and
 asked agents' files with their own closures. Relative paths start at the agent
 file's directory (a hook's or server's `cwd` when it sets one).
 """
@@ -79,10 +80,6 @@ def _files_of(config: AgentConfig) -> dict[Path, str]:
 
 
 def _settings_files(config: AgentConfig) -> dict[Path, str]:
-    """Claude Code settings files the agent file loads: none yet.
-
-    The extension point for them: once the agent file can name settings files, return
-    each here as `{path: "Claude Code settings"}` and they are trusted, pinned and
-    protected like the rest of the closure.
-    """
-    return {}
+    """The Claude Code settings files `claude_settings:` names, absent ones too: a
+    `.claude/settings.local.json` a repository adds later brings hooks of its own."""
+    return {path.resolve(): "Claude Code settings" for path in config.hooks.settings_files}

@@ -8,12 +8,13 @@ wrong with the answer is a `BadReply`, which the runner treats as the hook faili
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from hookgate.hooks.errors import HookgateError
-from hookgate.hooks.events import EventSpec
+from hookgate.hooks.events import EventSpec, OnError
 from hookgate.hooks.process import ProcessResult
 
 #: Exit status that blocks: the hook said no on purpose.
@@ -21,6 +22,9 @@ EXIT_BLOCK = 2
 #: Exit statuses of a shell that could not run the command: never a deliberate block.
 EXIT_NOT_EXECUTABLE = 126
 EXIT_NOT_FOUND = 127
+
+
+Permission = Literal["allow", "ask"]
 
 
 class BadReply(HookgateError):
@@ -37,6 +41,13 @@ class HookReply:
     """Payload fields replaced, each one the event allows to change."""
     context: str | None = None
     message: str | None = None
+    permission: Permission | None = None
+    """On a call: `allow` skips the consent prompt (never a deny rule), `ask` shows it
+    even where none would be shown. A block is a deny and wins over both."""
+    stop: str | None = None
+    """Set: the whole turn stops after this event, with this reason for the user."""
+    go_on: str | None = None
+    """Set on the end of a turn: the agent goes on, with this as its next instruction."""
 
 
 ALLOW = HookReply()
@@ -52,6 +63,26 @@ class ReplyFormat(Protocol):
         """Whether this format can express `event` at all."""
         ...
 
+    def timeout_for(self, event: EventSpec) -> float:
+        """Seconds a hook of `event` may take when its entry names no `timeout`."""
+        ...
+
+    def on_error_for(self, event: EventSpec) -> OnError:
+        """What a failure means when the hook's entry names no `onError`."""
+        ...
+
+    def compile_matcher(self, text: str) -> re.Pattern[str] | None:
+        """A `matcher` in this format's syntax; None matches everything; raises `re.error`."""
+        ...
+
+    def match_name(self, name: str) -> str:
+        """The name a matcher of this format is tested against, for a tool or agent `name`."""
+        ...
+
+    def environment(self, project_dir: str) -> dict[str, str]:
+        """Variables this format's hooks get besides the `HOOKGATE_*` ones."""
+        ...
+
     def encode(self, event: EventSpec, payload: Mapping[str, Any]) -> bytes:
         """The bytes written to the hook's stdin."""
         ...
@@ -61,6 +92,28 @@ class ReplyFormat(Protocol):
     ) -> HookReply:
         """The decision of a finished hook; raises `BadReply`."""
         ...
+
+
+class FormatDefaults:
+    """hookgate's own conventions, for a format that keeps them: regex matchers on
+    hookgate's tool names, the format's one default timeout, the event's `onError`."""
+
+    default_timeout: float
+
+    def timeout_for(self, event: EventSpec) -> float:
+        return self.default_timeout
+
+    def on_error_for(self, event: EventSpec) -> OnError:
+        return event.default_on_error
+
+    def compile_matcher(self, text: str) -> re.Pattern[str] | None:
+        return re.compile(text)
+
+    def match_name(self, name: str) -> str:
+        return name
+
+    def environment(self, project_dir: str) -> dict[str, str]:
+        return {}
 
 
 def check_exit(result: ProcessResult) -> None:
@@ -97,6 +150,16 @@ def read_json_object(stdout: bytes) -> dict[str, Any] | None:
     except (ValueError, RecursionError):  # RecursionError: nesting deeper than the parser's stack
         return None
     return value if isinstance(value, dict) else None
+
+
+def optional_text(reply: Mapping[str, Any], key: str, prefix: str = "") -> str | None:
+    """`reply[key]` when it is a string, None when absent; raises `BadReply` otherwise."""
+    value = reply.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise BadReply(f"'{prefix}{key}' must be a string, got {type(value).__name__}")
+    return value
 
 
 def _stderr_tail(result: ProcessResult, limit: int = 300) -> str:

@@ -16,6 +16,7 @@ from hookgate.hooks.events import EventSpec
 from hookgate.hooks.formats.base import (
     EXIT_BLOCK,
     BadReply,
+    FormatDefaults,
     HookReply,
     block_reason,
     check_exit,
@@ -32,7 +33,7 @@ _MUTATION_TARGET = {
 _COMMON = ("event", "session_id", "cwd", "asked", "tool")
 
 
-class MecatlFormat:
+class MecatlFormat(FormatDefaults):
     name = "mecatl"
     default_timeout = 30.0
 

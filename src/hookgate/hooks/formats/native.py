@@ -17,9 +17,11 @@ from hookgate.hooks.formats.base import (
     ALLOW,
     EXIT_BLOCK,
     BadReply,
+    FormatDefaults,
     HookReply,
     block_reason,
     check_exit,
+    optional_text,
     read_json_object,
 )
 from hookgate.hooks.process import ProcessResult
@@ -28,7 +30,7 @@ ACTIONS = {"allow": False, "block": True, "deny": True, "stop": True}
 _ALWAYS = ("action", "reason", "message")
 
 
-class NativeFormat:
+class NativeFormat(FormatDefaults):
     name = "native"
     default_timeout = 10.0
 
@@ -76,10 +78,10 @@ def reply_from_json(
     }
     return HookReply(
         block=ACTIONS[action],
-        reason=_optional_text(reply, "reason"),
+        reason=optional_text(reply, "reason"),
         changes=changes,
-        context=_optional_text(reply, "context"),
-        message=_optional_text(reply, "message"),
+        context=optional_text(reply, "context"),
+        message=optional_text(reply, "message"),
     )
 
 
@@ -89,15 +91,6 @@ def _refusal(event: EventSpec, key: str, allowed: tuple[str, ...]) -> str:
     if key in event.payload or key in _VALIDATORS or key == "context":
         return f"{event.name} cannot change {key!r}; a reply may set: {', '.join(allowed)}"
     return f"unknown reply field {key!r}; {event.name} replies may set: {', '.join(allowed)}"
-
-
-def _optional_text(reply: Mapping[str, Any], key: str) -> str | None:
-    value = reply.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise BadReply(f"{key!r} must be a string, got {type(value).__name__}")
-    return value
 
 
 def _text(value: Any, _current: Any) -> str:

@@ -1,0 +1,56 @@
+"""What an event's hooks decided, all of them considered: an `Outcome`, and each
+`HookFailure` (a hook that gave no usable answer) with the `onError` that applied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from hookgate.hooks.events import OnError
+from hookgate.hooks.formats import Permission
+
+
+@dataclass(frozen=True)
+class HookFailure:
+    """A hook that could not give a usable answer, and why."""
+
+    hook: str
+    event: str
+    message: str
+    on_error: OnError
+
+    def __str__(self) -> str:
+        return f"hook {self.hook!r} ({self.event}) failed: {self.message}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The decision for one event, all its hooks considered."""
+
+    event: str
+    payload: Mapping[str, Any]
+    """The event's fields after every change the hooks made."""
+    blocked: bool = False
+    reason: str | None = None
+    blocked_by: str | None = None
+    response: str | None = None
+    """The blocking hook's message, meant as the answer to a blocked event."""
+    context: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()
+    """Lines for the user: hook messages, failures under `warn`, annotations."""
+    errors: tuple[HookFailure, ...] = ()
+    changed: tuple[str, ...] = ()
+    """Names of the payload fields some hook replaced."""
+    hooks_run: int = 0
+    permission: Permission | None = None
+    """A tool call's hooks said `allow` (no consent prompt) or `ask` (one, always)."""
+    stop_reason: str | None = None
+    """Set: a hook stopped the whole turn, for this reason."""
+    continue_with: str | None = None
+    """Set at the end of a turn: hooks asked the agent to go on with this instruction."""
+
+    @property
+    def allowed(self) -> bool:
+        return not self.blocked
