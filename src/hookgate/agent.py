@@ -133,6 +133,7 @@ async def open_agent(
         config.hooks, session_id=session_id, project_dir=str(project_dir),
         asked_depth=asked_depth, pinned=trusted.pins(),
         environ={**os.environ, TRANSCRIPT_ENV: str(transcript)},
+        transcript_path=str(transcript),
     )  # fmt: skip
     history = History.load(session, notify)
     try:

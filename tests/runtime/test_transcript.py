@@ -129,3 +129,25 @@ async def test_a_resumed_session_s_hooks_read_its_earlier_turns_from_the_start(
     await open_project_agent(resume=first.session_id)
 
     assert texts(lines_of(seen)) == [("user", "remember the number 42"), ("assistant", "Noted.")]
+
+
+async def test_a_claude_hook_finds_the_transcript_at_transcript_path(
+    project: Project, chat_server: ChatServer, open_project_agent: OpenAgent, tmp_path: Path
+) -> None:
+    """A Claude Code hook reads `.transcript_path` from its stdin, as it does under Claude."""
+    seen = tmp_path / "seen-by-claude-hook.jsonl"
+    reads_stdin = (
+        "import json, shutil, sys\n"
+        f"shutil.copy(json.load(sys.stdin)['transcript_path'], {str(seen)!r})\n"
+    )
+    hook = {"name": "snap", "format": "claude", "args": ["python3", "-c", reads_stdin]}
+    project.write_agent(served_model(chat_server.url), yolo=True, hooks={"preToolCall": [hook]})
+    chat_server.queue(
+        ServedReply(tool_calls=[ServedToolCall("shell", {"command": "echo hi"}, id="call_1")]),
+        ServedReply(text="It printed hi."),
+    )
+    agent = await open_project_agent()
+
+    await run_turn(agent, "run echo", RecordingView())
+
+    assert texts(lines_of(seen)) == [("user", "run echo")]

@@ -87,7 +87,9 @@ class HookEngine:
 
     `session_id`, `project_dir` and `asked_depth` reach every hook, in its payload
     and as `HOOKGATE_*` variables. `extra` adds hooks (Python callables, usually)
-    after those of the config, event by event. With `pinned` (absolute path → sha256
+    after those of the config, event by event. `transcript_path`, where the embedder
+    keeps the conversation as Claude Code's JSONL, reaches hooks as a payload field
+    (`transcript_path` in the claude format, too). With `pinned` (absolute path → sha256
     hex, as trusted at session start), a process hook runs only while each file it
     names has its pinned digest; any other is a failure of that hook (`pins`). http
     hooks share pooled connections that `await engine.aclose()` (or `engine.close()`
@@ -104,8 +106,10 @@ class HookEngine:
         extra: Iterable[HookSpec] = (),
         environ: Mapping[str, str] | None = None,
         pinned: Mapping[str, str | None] | None = None,
+        transcript_path: str | None = None,
     ) -> None:
         self.session_id = session_id
+        self.transcript_path = transcript_path
         self.project_dir = os.path.abspath(project_dir or os.getcwd())
         self.asked_depth = asked_depth
         hooks = {event: list(specs) for event, specs in (config.hooks if config else {}).items()}
@@ -263,6 +267,8 @@ class HookEngine:
             "session_id": self.session_id,
             "cwd": self.project_dir,
         }
+        if self.transcript_path is not None:
+            envelope["transcript_path"] = self.transcript_path
         if self.asked_depth:
             envelope["asked"] = {"depth": self.asked_depth}
         envelope.update(chain.payload)

@@ -136,6 +136,7 @@ def _native_payload(spec: EventSpec) -> dict[str, Any]:
         "event": {"const": spec.name},
         "session_id": _STRING,
         "cwd": _STRING,
+        "transcript_path": _STRING,
         "asked": _ASKED,
     }
     properties.update({name: FIELD_SCHEMAS[name] for name in spec.payload})
