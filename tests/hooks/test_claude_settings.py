@@ -17,12 +17,15 @@ import pytest
 
 from hooks.test_claude_cli import GUARD
 from hooks.test_cli import write
+from support.hook_server import Answer, HookServer
 
 HOOKGATE = [sys.executable, "-m", "hookgate.cli"]
 
 
-def run(*args: str, cwd: Path, home: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HOME": str(home), "NO_COLOR": "1"}
+def run(
+    *args: str, cwd: Path, home: Path, stdin: str = "", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HOME": str(home), "NO_COLOR": "1", **(env or {})}
     return subprocess.run(
         [*HOOKGATE, *args], cwd=cwd, input=stdin, capture_output=True, text=True, timeout=60,
         env=env,
@@ -72,6 +75,27 @@ def test_the_three_files_merge_in_order_and_identical_commands_run_once(
     assert "[.claude/settings.json:" in done.stdout
 
 
+def test_an_http_handler_posts_to_its_policy_service(project: Path, tmp_path: Path) -> None:
+    """Claude's `type: http` with `allowedEnvVars` is an http hook: the header is sent."""
+    handler = {"type": "http", "url": "", "headers": {"Authorization": "Bearer $POLICY_TOKEN"},
+               "allowedEnvVars": ["POLICY_TOKEN"]}  # fmt: skip
+    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                   "permissionDecisionReason": "the service says no"}}  # fmt: skip
+    with HookServer() as server:
+        server.queue(Answer.reply(deny))
+        handler["url"] = server.url
+        settings(project / ".claude" / "settings.json",
+                 {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]})  # fmt: skip
+        done = run("hooks", "fire", "PreToolUse", "--tool", "shell", "--config", "agent.yaml",
+                   cwd=project, home=tmp_path, stdin='{"command": "rm -rf /"}',
+                   env={"POLICY_TOKEN": "t0ken"})  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert json.loads(done.stdout)["reason"] == "the service says no"
+    (posted,) = server.requests
+    assert posted.headers["authorization"] == "Bearer t0ken"
+    assert posted.json()["tool_input"] == {"command": "rm -rf /"}
+
+
 def test_disable_all_hooks_turns_them_off(project: Path, tmp_path: Path) -> None:
     settings(project / ".claude" / "settings.json", pre_tool_use("./guard.py"))
     settings(project / ".claude" / "settings.local.json", {}, disableAllHooks=True)
@@ -85,14 +109,14 @@ def test_check_lists_what_never_fires_here_with_the_reason(project: Path, tmp_pa
     settings(project / ".claude" / "settings.json", {
         "PreCompact": [{"hooks": [{"type": "command", "command": "echo compact"}]}],
         "PreToolUse": [{"matcher": "Bash", "hooks": [
-            {"type": "http", "url": "http://localhost:9/policy"},
+            {"type": "prompt", "prompt": "Is this safe?"},
             {"type": "command", "command": "echo git", "if": "Bash(git *)"},
             {"type": "command", "command": "echo runs", "statusMessage": "checking"}]}],
     })  # fmt: skip
     done = run("hooks", "check", "--config", "agent.yaml", cwd=project, home=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "PreCompact never fires here (hookgate has no hook around compaction yet)" in done.stdout
-    assert "type 'http' is not supported here; this hook never fires" in done.stdout
+    assert "type 'prompt' is not supported here; this hook never fires" in done.stdout
     assert "the 'if' filter 'Bash(git *)' is not supported here" in done.stdout
     assert "'echo runs'" in done.stdout
 

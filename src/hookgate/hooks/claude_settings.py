@@ -4,7 +4,8 @@
 `.claude/settings.local.json` (beside the config file) in that order, those that
 exist; a list names the files instead. Their `hooks` run as `format: claude` hooks
 after the config's own, in file order, an identical one once. What cannot run here
-(an event hookgate lacks, an `http` or `prompt` handler, an `if` filter) is kept as
+(an event hookgate lacks, a `prompt`, `agent` or `mcp_tool` handler, an `if`
+filter) is kept as
 a line saying why, for `hooks check`: never dropped silently.
 """
 
@@ -180,8 +181,8 @@ def _entry(handler: Any, matcher: Any, where: Where, never: list[str]) -> dict[s
     """The hookgate hook entry of one Claude handler, or None (with a line in `never`)."""
     handler = expect_mapping(handler, where, "a hook handler ({type, command})")
     kind = handler.get("type", "command")
-    if kind != "command" or "if" in handler:
-        why = f"type {kind!r} is not supported here" if kind != "command" else (
+    if kind not in ("command", "http") or "if" in handler:
+        why = f"type {kind!r} is not supported here" if "if" not in handler else (
             f"the 'if' filter {handler['if']!r} is not supported here")  # fmt: skip
         never.append(f"{where.file}:{where.line}: {where.path}: {why}; this hook never fires")
         return None
@@ -189,6 +190,22 @@ def _entry(handler: Any, matcher: Any, where: Where, never: list[str]) -> dict[s
     for key in ("command", "args", "timeout"):
         if key in handler:
             entry[key] = handler[key]
+    if kind == "http":
+        entry["http"] = _http_target(handler)
     if matcher not in (None, "", "*"):
         entry["matcher"] = matcher
     return entry
+
+
+def _http_target(handler: Mapping[str, Any]) -> dict[str, Any]:
+    """A Claude `http` handler as hookgate's `http:` target; `allowedEnvVars` is the allowlist.
+
+    The values are checked where every `http:` target is: a bad URL or a header naming a
+    variable the allowlist lacks is a config error, never a hook that silently sends less.
+    """
+    target: dict[str, Any] = {"url": handler.get("url")}
+    if "headers" in handler:
+        target["headers"] = handler["headers"]
+    if "allowedEnvVars" in handler:
+        target["env_allowlist"] = handler["allowedEnvVars"]
+    return target
