@@ -2,7 +2,7 @@
 
 `open_agent` reads the agent file once (the hooks are a snapshot from then on), opens
 or resumes the session file, and runs the `sessionStart` hooks; a block there aborts
-the run. Front ends hold an `AgentSession` and call `turn.run_turn` with it.
+the run, after the `postGeneration` hooks have heard so (outcome `aborted`). Front ends hold an `AgentSession` and call `turn.run_turn` with it.
 """
 
 from __future__ import annotations
@@ -29,6 +29,10 @@ from hookgate.tools import Tool, ToolContext, ToolRegistry, builtin_tools
 from hookgate.toolsettings import shell_environment
 from hookgate.trust.check import asked_digests, load_trusted
 from hookgate.trust.store import TrustStore
+
+#: What postGeneration hooks read as the prompt of a run a sessionStart hook aborted:
+#: no preGeneration hook has checked the question, so it is not passed on.
+ABORTED_MARKER = "[prompt not checked: a sessionStart hook aborted the run]"
 
 
 class SessionStopped(HookgateError):
@@ -128,6 +132,7 @@ async def open_agent(
             notify(notice)
         if start.blocked:
             history.event("session_stopped", {"reason": start.reason})
+            await _report_aborted_run(engine, notify)
             raise SessionStopped(f"the session was stopped by a sessionStart hook: {start.reason}")
     except BaseException:  # blocked, failed or cancelled: let go of the session file
         history.close()
@@ -155,6 +160,15 @@ async def open_agent(
     if config.mcp_servers:
         await _add_mcp_tools(agent, notify)
     return agent
+
+
+async def _report_aborted_run(engine: HookEngine, notify: Callable[[str], None]) -> None:
+    """Run postGeneration for a run that ends before its first turn: a Stop hook (an
+    audit, a clean-up) must hear of every run, the aborted one included."""
+    payload = {"prompt": ABORTED_MARKER, "answer": None, "outcome": "aborted"}
+    stop = await engine.run("postGeneration", payload)
+    for notice in stop.notices:
+        notify(notice)
 
 
 def _tool_context(

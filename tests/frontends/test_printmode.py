@@ -269,3 +269,39 @@ def test_resume_picks_the_session_by_id_not_the_latest(
     assert "Question A" in sent
     assert "Question B" not in sent
     assert project.messages(first_session)[-1] == {"role": "assistant", "content": "Back to A."}
+
+
+def test_session_start_block_still_runs_post_generation_as_aborted(
+    project: Project, tmp_path: Path
+) -> None:
+    log = tmp_path / "stop.jsonl"
+    block = """echo '{"action": "block", "reason": "maintenance window"}'"""
+    project.write_agent(
+        project.script({"text": "never"}),
+        hooks={
+            "sessionStart": [{"name": "gate", "command": block}],
+            "postGeneration": [project.recorder(log)],
+        },
+    )
+
+    run = project.hookgate("-p", "Secret question")
+
+    assert run.returncode == 1
+    (stop,) = read_log(log)
+    assert stop["outcome"] == "aborted"
+    assert stop["answer"] is None
+    assert "Secret question" not in json.dumps(stop)  # no hook ever checked it
+
+
+def test_mecatl_session_start_echoing_its_input_unchanged_lets_the_run_go_on(
+    project: Project,
+) -> None:
+    echo = """python3 -c 'import json,sys; print(json.dumps({"mutated": json.load(sys.stdin)["Input"]}))'"""
+    project.write_agent(
+        project.script({"text": "Hello."}),
+        hooks={"sessionStart": [{"name": "echo", "command": echo, "format": "mecatl"}]},
+    )
+
+    run = project.hookgate("-p", "Hi")
+
+    assert (run.returncode, run.stdout, run.stderr) == (0, "Hello.\n", "")
