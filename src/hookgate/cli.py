@@ -1,13 +1,16 @@
 """The `hookgate` command: line mode by default, `-p` for one question, and subcommands.
 
 Expected errors (a config mistake, a stopped session) print one line and a hint on
-stderr and exit 1; Ctrl-C exits 130. stdout carries only the product's output.
+stderr and exit 1; Ctrl-C exits 130. stdout carries only the product's output; a
+reader that stops early (`| head`) ends it quietly, with the exit code of SIGPIPE.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +21,8 @@ from hookgate.trust import command as trust_command
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
+#: What a shell reports for a writer stopped by a closed pipe, as for `yes | head -1`.
+EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hookgate",
         description="An AI agent with hooks: your rules around it, outside its code.",
     )
+    parser.add_argument("--version", action="version", version=f"hookgate {_version()}")
     parser.add_argument("--agent", type=Path, default=Path("hookgate.yaml"),
                         help="the agent file (default: ./hookgate.yaml)")  # fmt: skip
     parser.add_argument("-p", "--print", dest="question", metavar="QUESTION",
@@ -54,6 +60,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # The reader has gone: say nothing, and keep the interpreter's last flush of
+        # stdout from failing (and printing) once more on the way out.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     adopt_orphans()
     try:
@@ -131,12 +148,19 @@ def _run_acp(args: argparse.Namespace) -> int:
 
 
 def _run_sessions(args: argparse.Namespace) -> int:
-    from hookgate.frontends.terminal import print_answer
+    from hookgate.frontends.sessionlist import print_sessions
     from hookgate.session import SessionStore
 
-    for info in SessionStore().list():
-        print_answer(str(info))  # the first question may hold anything the model was sent
-    return 0
+    return print_sessions(SessionStore())
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hookgate")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
 
 
 if __name__ == "__main__":

@@ -290,3 +290,19 @@ def test_continuing_a_session_another_process_holds_offers_a_new_one(
     assert held.path.read_bytes() == before
     assert len(project.session_files()) == 1 + (answer == "y")
     assert "Traceback" not in terminal.screen
+
+
+def test_a_model_error_is_shown_once(
+    project: Project, terminals: list[Terminal], chat_server: ChatServer
+) -> None:
+    chat_server.queue(ServedReply.http_error(500, '{"error": {"message": "overloaded"}}'))
+    project.write_agent(served_model(chat_server.url))
+    terminal = start(terminals, project)
+
+    terminal.submit("Hello?")
+    terminal.expect("overloaded")
+    shown = terminal.expect(PROMPT)  # what came after the error, up to the next prompt
+    terminal.type("\x04")
+
+    assert terminal.wait() == 0
+    assert "overloaded" not in shown, shown

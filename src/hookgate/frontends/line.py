@@ -32,7 +32,7 @@ from hookgate.tools import ToolResult
 from hookgate.trust.check import Untrusted
 from hookgate.trust.command import offer_trust
 from hookgate.trust.store import TrustStore
-from hookgate.turn import PromptBlocked, TurnFailed, run_turn
+from hookgate.turn import PromptBlocked, run_turn
 
 HELP = """\
 Type a question and press Enter; Esc Enter adds a line.
@@ -247,9 +247,7 @@ async def _turn(agent: AgentSession, question: str) -> bool:
     if isinstance(outcome, PromptBlocked):
         print_answer(outcome.response)
         return False
-    if isinstance(outcome, TurnFailed):
-        notice_line(f"the turn failed: {outcome.message}")
-    return True
+    return True  # a failed turn has said why, as a notice, when it failed
 
 
 async def _ask(agent: AgentSession, text: str) -> bool:
