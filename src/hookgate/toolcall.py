@@ -11,19 +11,22 @@ call past the workspace needs consent like a call that changes things.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from hookgate.callcaps import CallCaps
-from hookgate.consent import Consent, ConsentRequest
+from hookgate.consent import AlwaysDeny, Consent, ConsentRequest
 from hookgate.hooks import HookEngine, OnError, Outcome
 from hookgate.messages import ToolCall
-from hookgate.policy import Policy, Verdict
+from hookgate.policy import Policy, Verdict, rules_allowing
 from hookgate.tools import ToolContext, ToolRegistry, ToolResult
 from hookgate.tools.paths import leaves_workspace
 from hookgate.view import TurnView
 
 #: What the model, the history and the user get for a result a fail-safe hook failed on.
 WITHHELD_RESULT = "[result withheld: hook {hook!r} failed]"
+#: What the model reads for a call that needed consent when there was no one to ask.
+NOT_ASKED_RESULT = "[denied: this call needs consent and no one was asked (no terminal)]"
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,7 @@ async def _guarded_call(
     if decision.verdict is Verdict.ASK:
         request = ConsentRequest(call.name, arguments, rewritten="arguments" in pre.changed)
         if not await gate.consent.ask(request):
-            return ToolResult("[denied by the user]", is_error=True), ()
+            return _denied_by_consent(gate.consent, call, view), ()
     result = await tool.run(arguments, gate.context)
     post = await gate.engine.run(
         "postToolCall", {"tool": call.name, "arguments": arguments, "result": result.to_json()}
@@ -127,6 +130,22 @@ async def _guarded_call(
     if "result" in post.changed:
         view.notice(f"the result of {call.name} was replaced by a hook")
     return ToolResult(**post.payload["result"]), pre.context + post.context
+
+
+def _denied_by_consent(consent: Consent, call: ToolCall, view: TurnView) -> ToolResult:
+    """A person said no; or there was no one to ask, and the user must learn which rule
+    would let the call through next time (a notice, with or without `-v`)."""
+    if not isinstance(consent, AlwaysDeny):
+        return ToolResult("[denied by the user]", is_error=True)
+    rules = rules_allowing(call.name, call.arguments)
+    advice = (
+        f"to allow it, add to permissions.allow in the agent file: {', '.join(json.dumps(r) for r in rules)}"
+        if rules
+        else "no narrow permissions.allow rule covers it; run hookgate on a terminal to approve it"
+    )
+    view.notice(f"{call.name} call denied: it needs consent and there is no terminal to ask on; "
+                f"{advice}")  # fmt: skip
+    return ToolResult(NOT_ASKED_RESULT, is_error=True)
 
 
 def _withheld(post: Outcome) -> ToolResult | None:

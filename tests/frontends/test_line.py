@@ -306,3 +306,18 @@ def test_a_model_error_is_shown_once(
 
     assert terminal.wait() == 0
     assert "overloaded" not in shown, shown
+
+
+def test_a_blocked_question_names_the_hook_and_its_reason(
+    project: Project, terminals: list[Terminal]
+) -> None:
+    project.write_agent(project.script({"text": "Hello."}), hooks=audit_and_guard(project))
+    terminal = start(terminals, project)
+
+    terminal.submit(f"use {SECRET} for me")
+    shown = terminal.expect("Your question was not sent")
+    terminal.expect(PROMPT)
+    terminal.type("\x04")
+
+    assert terminal.wait() == 0
+    assert "blocked by hook 'redact': the question holds an OpenAI-style API key" in shown

@@ -181,7 +181,7 @@ def test_without_a_terminal_calls_needing_consent_are_denied_unless_yolo(
     assert run.returncode == 0, run.stderr
     assert (project.dir / "made").exists() is made
     tool = next(m for m in project.messages() if m["role"] == "tool")
-    assert (tool["content"] == "[denied by the user]") is not made
+    assert tool["content"].startswith("[denied") is not made
 
 
 def test_session_start_block_exits_1_with_one_line(project: Project) -> None:
@@ -305,3 +305,46 @@ def test_mecatl_session_start_echoing_its_input_unchanged_lets_the_run_go_on(
     run = project.hookgate("-p", "Hi")
 
     assert (run.returncode, run.stdout, run.stderr) == (0, "Hello.\n", "")
+
+
+@pytest.mark.parametrize(
+    ("command", "rules"),
+    [
+        ("touch made", ['"shell(touch made)"']),
+        ("mkdir out && touch out/made", ['"shell(mkdir out)"', '"shell(touch out/made)"']),
+    ],
+)
+def test_a_call_denied_for_want_of_consent_says_so_and_names_the_rule_to_add(
+    project: Project, command: str, rules: list[str]
+) -> None:
+    model = project.script(
+        {"tool_calls": [{"name": "shell", "arguments": {"command": command}}]},
+        {"text": "Done."},
+    )
+    project.write_agent(model)
+
+    run = project.hookgate("-p", "Make a file")  # no -v
+
+    assert run.returncode == 0, run.stderr
+    (line,) = [line for line in run.stderr.splitlines() if "consent" in line]
+    assert "no terminal to ask" in line
+    assert all(rule in line for rule in rules), line
+    assert "permissions" in line
+    tool = next(m for m in project.messages() if m["role"] == "tool")
+    assert "denied by the user" not in tool["content"]
+    assert "no one was asked" in tool["content"]
+
+
+def test_a_blocked_question_names_the_hook_and_its_reason_on_stderr(project: Project) -> None:
+    block = """echo '{"action": "block", "reason": "no questions on Fridays"}'"""
+    project.write_agent(
+        project.script({"text": "never"}),
+        hooks={"preGeneration": [{"name": "friday-gate", "command": block}]},
+    )
+
+    run = project.hookgate("-p", "Anything")  # no -v
+
+    assert run.returncode == 2
+    assert "hookgate: the question was blocked by hook 'friday-gate': no questions on Fridays" in (
+        run.stderr.splitlines()
+    )
