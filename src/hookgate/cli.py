@@ -19,6 +19,7 @@ from hookgate.hooks import HookgateError, adopt_orphans
 from hookgate.hooks import cli as hooks_cli
 from hookgate.trust import command as trust_command
 
+DEFAULT_AGENT_FILE = Path("hookgate.yaml")
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
 #: What a shell reports for a writer stopped by a closed pipe, as for `yes | head -1`.
@@ -31,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="An AI agent with hooks: your rules around it, outside its code.",
     )
     parser.add_argument("--version", action="version", version=f"hookgate {_version()}")
-    parser.add_argument("--agent", type=Path, default=Path("hookgate.yaml"),
+    parser.add_argument("--agent", type=Path, default=DEFAULT_AGENT_FILE,
                         help="the agent file (default: ./hookgate.yaml)")  # fmt: skip
     parser.add_argument("-p", "--print", dest="question", metavar="QUESTION",
                         help="answer one question and exit; the answer alone on stdout")  # fmt: skip
@@ -129,9 +130,16 @@ def _run_handoff(args: argparse.Namespace) -> int:
 def _run_init(args: argparse.Namespace) -> int:
     from hookgate.starter import write_starter
 
-    path = write_starter(args.agent, force=args.force)
-    print(f"wrote {path} and trusted it; after you edit it, run: "
-          f"hookgate hooks check --config {path}, then hookgate trust {path}")  # fmt: skip
+    path, *hooks = write_starter(args.agent, force=args.force)
+    config = "" if args.agent == DEFAULT_AGENT_FILE else f" --config {path}"
+    agent = "" if args.agent == DEFAULT_AGENT_FILE else f" --agent {path}"
+    names = [str(written) for written in (path, *hooks)]
+    print(f"wrote {', '.join(names[:-1])} and {names[-1]}, and trusted them. Try:")
+    print(f"  hookgate hooks check{config}  # what runs, and when")
+    print(f"""  echo '{{"command": "rm -rf build"}}' | hookgate hooks fire preToolCall"""
+          f"""{config} --tool shell  # the guard blocks it""")  # fmt: skip
+    print(f"  hookgate{agent}  # a session: first point model: at your server")
+    print(f"After an edit, check it again and trust it anew: hookgate trust {path}")
     return 0
 
 
