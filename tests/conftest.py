@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -9,9 +10,13 @@ from pathlib import Path
 import pytest
 
 from hookgate.hooks import adopt_orphans
+from hookgate.hooks.process.guard import GUARD_GRACE
 
 #: Seconds a killed process group may take to disappear from /proc entirely.
 GROUP_GONE_WAIT = 1.0
+#: Seconds a child of a hookgate killed outright may live on: the guardian's grace
+#: between SIGTERM and SIGKILL, and room for a loaded machine.
+OUTLIVE_KILL_S = GUARD_GRACE + 5.0
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -83,3 +88,24 @@ def _pid_alive(pid: int) -> bool:
 def pid_alive() -> Callable[[int], bool]:
     """`pid_alive(pid)`: whether that process exists and is not a zombie."""
     return _pid_alive
+
+
+def wait_outlived(pid: int) -> None:
+    """Wait until `pid`, a child of a hookgate killed outright, has exited, and reap it:
+    it was reparented to this test process, the subreaper."""
+    deadline = time.monotonic() + OUTLIVE_KILL_S
+    while time.monotonic() < deadline:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return
+        except ChildProcessError:  # not ours: gone once /proc no longer has it
+            if not Path(f"/proc/{pid}").exists():
+                return
+        time.sleep(0.02)
+    pytest.fail(f"process {pid} outlived hookgate by more than {OUTLIVE_KILL_S} s")
+
+
+@pytest.fixture
+def outlived() -> Callable[[int], None]:
+    """`outlived(pid)` waits (boundedly) for a process that hookgate's death must end."""
+    return wait_outlived

@@ -1,4 +1,4 @@
-"""SIGINT and SIGTERM for a one-shot run (`-p`, an asked agent): cancel the step under way.
+"""SIGINT, SIGTERM and SIGHUP for a run (`-p`, `acp`, an asked agent): cancel the step under way.
 
 A run is a few steps (open the agent, run the turn); the first signal cancels the
 one in progress, and the run ends with 128 + the signal's number. The handlers cover
@@ -15,7 +15,8 @@ from typing import Any, TypeVar
 
 #: A run ended by signal N exits with this plus N, as a shell reports it.
 EXIT_SIGNAL_BASE = 128
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: SIGHUP is a closed terminal or `kill -HUP`: a request to stop, like SIGTERM.
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 T = TypeVar("T")
 
 
@@ -26,19 +27,20 @@ class Interrupts:
     impatient second one cannot cut the cancelled turn's postGeneration short.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, signals: tuple[signal.Signals, ...] = SIGNALS) -> None:
+        self.signals = signals
         self.caught: list[int] = []
         self._step: asyncio.Future[Any] | None = None
 
     def __enter__(self) -> Interrupts:
         loop = asyncio.get_running_loop()
-        for signum in SIGNALS:
+        for signum in self.signals:
             loop.add_signal_handler(signum, self._interrupt, signum)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         loop = asyncio.get_running_loop()
-        for signum in SIGNALS:
+        for signum in self.signals:
             loop.remove_signal_handler(signum)
 
     @property

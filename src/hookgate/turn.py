@@ -176,8 +176,8 @@ async def _post_generation(
 ) -> None:
     """Run the postGeneration hooks; bounded by their own timeouts, not the turn's.
 
-    A cancellation that lands while they run lets them finish first, then goes on: an
-    audit hook must not lose the turn it was writing down. A second one stops them.
+    Cancellations that land while they run, however many, let them finish first, then
+    the turn is cancelled: an audit hook must not lose the turn it was writing down.
     """
     payload: dict[str, Any] = {"prompt": prompt, "answer": None, "outcome": _outcome_name(outcome)}
     if isinstance(outcome, Answered):
@@ -185,12 +185,15 @@ async def _post_generation(
     elif isinstance(outcome, PromptBlocked):
         payload["answer"] = outcome.response
     post = asyncio.ensure_future(agent.engine.run("postGeneration", payload))
-    try:
-        await asyncio.shield(post)
-    except asyncio.CancelledError:
-        show_notices(await post, view)
-        raise
+    cancelled = False
+    while not post.done():
+        try:
+            await asyncio.shield(post)
+        except asyncio.CancelledError:
+            cancelled = True  # remembered; raised once the hooks are done
     show_notices(post.result(), view)
+    if cancelled:
+        raise asyncio.CancelledError
 
 
 def _outcome_name(outcome: TurnOutcome) -> str:

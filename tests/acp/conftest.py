@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from runtime.conftest import anyio_backend, project
+from runtime.conftest import anyio_backend, chat_server, project
 from runtime.project import HOOKGATE, Project
 from support.acp_client import AcpPeer, RecordingClient, StartPeer, acp_peer
 
-__all__ = ["anyio_backend", "project"]
+__all__ = ["anyio_backend", "chat_server", "project"]
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ import pytest
 from acp import RequestError
 from acp.schema import EnvVariable, McpServerStdio, PromptResponse
 
-from runtime.project import Project, read_log
+from runtime.project import Project, read_log, served_model
 from support.acp_client import (
     AcpPeer,
     RecordingClient,
@@ -27,6 +27,7 @@ from support.acp_client import (
     check_golden,
     wait_for_file,
 )
+from support.chat_server import ChatServer, ServedReply
 from support.mcp_peers import SERVER_SCRIPT, stdio_server
 
 pytestmark = pytest.mark.anyio
@@ -365,3 +366,64 @@ async def test_close_during_a_turn_cancels_it_after_post_generation_ran(
     # close answers once the turn is over and postGeneration has run: no later than that
     assert (response.stop_reason, closed_after < PROMPT_CANCEL_S) == ("cancelled", True)
     assert [entry["outcome"] for entry in read_log(log)] == ["cancelled"]
+
+
+#: Seconds the slow audit hook takes: the repeated cancels and signals land inside it.
+SLOW_AUDIT_S = 1.0
+#: Seconds between two repeated cancels, as an impatient editor sends them.
+REPEAT_S = 0.3
+
+
+def slow_audit(project: Project, log: Path) -> tuple[dict[str, Any], Path]:
+    """A postGeneration hook that marks its start, takes a second, then records its input."""
+    begun = project.dir / "audit-started"
+    body = f': > "{begun}"; input=$(cat); sleep {SLOW_AUDIT_S}; echo "$input" >> "{log}"'
+    return {"name": "audit", "command": project.hook("audit", body)}, begun
+
+
+async def test_repeated_cancels_let_post_generation_finish_once(
+    project: Project, start_peer: StartPeer, tmp_path: Path
+) -> None:
+    log = tmp_path / "audit.log"
+    started = project.dir / "started"
+    audit, begun = slow_audit(project, log)
+    model = project.script(
+        {"tool_calls": [tool_call("shell", command=f"touch {started}; sleep 30")]}
+    )
+    project.write_agent(model, yolo=True, hooks={"postGeneration": [audit]})
+
+    async with start_peer() as peer:
+        session, prompt = await prompt_into_the_long_command(peer, started)
+        await peer.conn.cancel(session_id=session)
+        await wait_for_file(begun)
+        for _ in range(2):
+            await peer.conn.cancel(session_id=session)
+            await asyncio.sleep(REPEAT_S)
+        response = await prompt
+
+    assert response.stop_reason == "cancelled"
+    assert [entry["outcome"] for entry in read_log(log)] == ["cancelled"]
+
+
+async def test_a_malformed_model_chunk_fails_the_turn_not_the_agent(
+    project: Project, start_peer: StartPeer, chat_server: ChatServer
+) -> None:
+    """`delta: null` from the model server: the prompt is a JSON-RPC error saying so, the
+    session file holds a model_error event, and the next prompt is answered."""
+    chat_server.queue(
+        ServedReply(raw_events=[b'data: {"choices": [{"index": 0, "delta": null}]}\n\n']),
+        ServedReply(text="Recovered."),
+    )
+    project.write_agent(served_model(chat_server.url))
+
+    async with start_peer() as peer:
+        session = await peer.new_session()
+        with pytest.raises(RequestError) as failed:
+            await peer.prompt(session, "first")
+        after = await peer.prompt(session, "second")
+
+    assert failed.value.code == -32603
+    assert "sent a delta that is not a JSON object" in str(failed.value.data)
+    assert after.stop_reason == "end_turn"
+    assert peer.client.text(session).endswith("Recovered.")
+    assert [r["kind"] for r in project.records() if r.get("type") == "event"] == ["model_error"]

@@ -6,66 +6,21 @@ These tests write the protocol by hand, so that any stray byte on stdout is seen
 
 from __future__ import annotations
 
-import asyncio
 import json
 import signal
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
+from acp import text_block
+from acp.client.connection import ClientSideConnection
 
-from runtime.project import HOOKGATE, RUN_TIMEOUT, Project
+from runtime.project import Project
+from support.acp_client import RecordingClient
+from support.acp_raw import NOT_MESSAGES, start_raw, wait_until
 from support.mcp_peers import stdio_server
 
 pytestmark = pytest.mark.anyio
-
-
-class RawAgent:
-    """`hookgate acp` with its stdin and stdout as JSON lines; stdout kept whole."""
-
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self.process = process
-        self.lines: list[bytes] = []
-        self._ids = 0
-
-    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Send a request; read stdout until its response, which is returned."""
-        assert self.process.stdin is not None
-        assert self.process.stdout is not None
-        self._ids += 1
-        message = {"jsonrpc": "2.0", "id": self._ids, "method": method, "params": params}
-        self.process.stdin.write(json.dumps(message).encode() + b"\n")
-        await self.process.stdin.drain()
-        while True:
-            line = await asyncio.wait_for(self.process.stdout.readline(), RUN_TIMEOUT)
-            assert line, "hookgate acp closed stdout"
-            self.lines.append(line)
-            received = json.loads(line)
-            if received.get("id") == self._ids and "method" not in received:
-                return received
-
-    async def finish(self) -> tuple[bytes, bytes]:
-        """Close stdin (the editor leaves); the rest of stdout, and all of stderr."""
-        assert self.process.stdin is not None
-        self.process.stdin.close()  # communicate() without input leaves stdin open
-        rest, errors = await asyncio.wait_for(self.process.communicate(), RUN_TIMEOUT)
-        self.lines += rest.splitlines(keepends=True)
-        return rest, errors
-
-
-async def start_raw(project: Project) -> RawAgent:
-    project.trust()
-    process = await asyncio.create_subprocess_exec(
-        str(HOOKGATE),
-        "acp",
-        cwd=project.dir,
-        env=project.env(),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    return RawAgent(process)
 
 
 async def test_stdout_carries_only_json_rpc_while_notices_go_to_stderr(project: Project) -> None:
@@ -136,3 +91,70 @@ async def test_leaving_stops_the_sessions_mcp_servers(
     assert agent.process.returncode == code
     assert stdout == b""
     group_gone(server_pid)
+
+
+async def test_no_line_ends_the_agent_and_the_sdk_client_goes_on(project: Project) -> None:
+    """Each malformed line gets its JSON-RPC error; then the SDK's client, on the same
+    pipes, opens a session and runs a turn as if nothing had happened."""
+    project.write_agent(project.script({"text": "still here"}))
+    agent = await start_raw(project)
+
+    for line, code, ident in NOT_MESSAGES:
+        reply = await agent.refused(line)
+        assert (reply["error"]["code"], reply["id"]) == (code, ident), line
+    # A response whose error is not an object is dropped: the next reply is the request's.
+    agent.process.stdin.write(b'{"jsonrpc": "2.0", "id": 3, "error": "boom"}\n')  # type: ignore[union-attr]
+    assert "result" in await agent.request("initialize", {"protocolVersion": 1})
+    for cwd in ("relative/dir", str(project.dir / "missing"), None):
+        reply = await agent.request("session/new", {"cwd": cwd, "mcpServers": []})
+        assert reply["error"]["code"] == -32602, cwd
+
+    client = RecordingClient()
+    assert agent.process.stdin is not None
+    assert agent.process.stdout is not None
+    async with ClientSideConnection(client, agent.process.stdin, agent.process.stdout) as conn:
+        await conn.initialize(protocol_version=1)
+        session = await conn.new_session(cwd=str(project.dir), mcp_servers=[])
+        answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
+    _, errors = await agent.finish()
+
+    assert answer.stop_reason == "end_turn"
+    assert client.text(session.session_id) == "still here"
+    assert agent.process.returncode == 0
+    assert "refused an ACP line (a batch is not a JSON-RPC message" in errors.decode()
+    assert "Traceback" not in errors.decode()
+
+
+@pytest.mark.parametrize(
+    ("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)]
+)
+async def test_repeated_signals_let_post_generation_finish_once(
+    project: Project, tmp_path: Path, signum: signal.Signals, code: int
+) -> None:
+    """The first signal cancels the turn; the next ones, while its audit hook runs, wait."""
+    log, started, begun = tmp_path / "audit.log", tmp_path / "started", tmp_path / "audit-began"
+    audit = project.hook("audit", f': > "{begun}"; input=$(cat); sleep 1; echo "$input" >> "{log}"')
+    model = project.script(
+        {"tool_calls": [{"name": "shell", "arguments": {"command": f"touch {started}; sleep 30"}}]}
+    )
+    project.write_agent(model, yolo=True, hooks={"postGeneration": [{"command": audit}]})
+    agent = await start_raw(project)
+    await agent.request("initialize", {"protocolVersion": 1})
+    session = await agent.request("session/new", {"cwd": str(project.dir), "mcpServers": []})
+    assert agent.process.stdin is not None
+    prompt = {
+        "sessionId": session["result"]["sessionId"],
+        "prompt": [{"type": "text", "text": "go"}],
+    }
+    message = {"jsonrpc": "2.0", "id": 99, "method": "session/prompt", "params": prompt}
+    agent.process.stdin.write(json.dumps(message).encode() + b"\n")
+
+    await wait_until(started.exists)
+    agent.process.send_signal(signum)
+    await wait_until(begun.exists)
+    agent.process.send_signal(signum)
+    agent.process.send_signal(signum)
+    _, errors = await agent.finish()
+
+    assert agent.process.returncode == code, errors.decode()
+    assert [json.loads(line)["outcome"] for line in log.read_text().splitlines()] == ["cancelled"]

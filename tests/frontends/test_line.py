@@ -105,6 +105,11 @@ class Terminal:
             pytest.fail(f"hookgate did not exit; the screen:\n{self.screen}")
         return self.status
 
+    def hang_up(self) -> None:
+        """Close the terminal, as a closed window does: the kernel sends SIGHUP."""
+        os.close(self.fd)
+        self.fd = os.open(os.devnull, os.O_RDONLY)  # read as end of file from now on
+
     def close(self) -> None:
         if self.status is None:
             os.kill(self.pid, signal.SIGKILL)
@@ -289,6 +294,59 @@ def test_continuing_a_session_another_process_holds_offers_a_new_one(
     held.close()
     assert held.path.read_bytes() == before
     assert len(project.session_files()) == 1 + (answer == "y")
+
+
+@pytest.mark.parametrize(
+    ("signum", "code"), [(signal.SIGHUP, 129), (signal.SIGTERM, 143), (None, 129)]
+)
+def test_sighup_or_sigterm_ends_the_session_after_post_generation(
+    project: Project,
+    terminals: list[Terminal],
+    tmp_path: Path,
+    read_pid: Callable[[Path], int],
+    group_gone: Callable[[int], None],
+    signum: signal.Signals | None,
+    code: int,
+) -> None:
+    """`kill -HUP`, or closing the terminal (None), is SIGTERM: the tool's group is
+    stopped, the audit hook writes its record, and hookgate exits 128 + the signal."""
+    log = tmp_path / "post.log"
+    started = project.dir / "started"
+    command = f"echo $$ > {started}; sleep 30"
+    model = project.script({"tool_calls": [{"name": "shell", "arguments": {"command": command}}]})
+    project.write_agent(model, yolo=True, hooks={"postGeneration": [project.recorder(log)]})
+    terminal = start(terminals, project)
+
+    terminal.submit("Run the long command")
+    wait_until(lambda: started.exists() and started.read_text().strip() != "", "no tool ran")
+    if signum is None:
+        terminal.hang_up()  # the notices that follow find no terminal to write to
+    else:
+        os.kill(terminal.pid, signum)
+
+    assert terminal.wait() == code, terminal.screen
+    assert [entry["outcome"] for entry in read_log(log)] == ["cancelled"]
+    group_gone(read_pid(started))
+
+
+def test_a_malformed_model_chunk_fails_the_turn_and_line_mode_goes_on(
+    project: Project, terminals: list[Terminal], chat_server: ChatServer
+) -> None:
+    chat_server.queue(
+        ServedReply(raw_events=[b'data: {"choices": null}\n\n']), ServedReply(text="Still here.")
+    )
+    project.write_agent(served_model(chat_server.url))
+    terminal = start(terminals, project)
+
+    terminal.submit("First")
+    terminal.expect("sent choices that are not a list")
+    terminal.expect(PROMPT)
+    terminal.submit("Second")
+    terminal.expect("Still here.")
+    terminal.expect(PROMPT)
+    terminal.type("\x04")
+
+    assert terminal.wait() == 0
     assert "Traceback" not in terminal.screen
 
 

@@ -1,7 +1,7 @@
 """`hookgate -p` as a user runs it: a real subprocess, stdin not a terminal.
 
 stdout carries the answer alone; notices go to stderr; the exit code says what
-happened (0 answered, 1 failed, 2 blocked, 130 SIGINT, 143 SIGTERM).
+happened (0 answered, 1 failed, 2 blocked, 130 SIGINT, 143 SIGTERM, 129 SIGHUP).
 """
 
 from __future__ import annotations
@@ -44,7 +44,9 @@ def wait_for_pid_file(path: Path, process: subprocess.Popen[str]) -> int:
     pytest.fail(f"the tool never started ({path} not written)")
 
 
-@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(
+    ("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)]
+)
 def test_signal_during_a_tool_call_exits_promptly_after_post_generation(
     project: Project,
     tmp_path: Path,
@@ -348,3 +350,29 @@ def test_a_blocked_question_names_the_hook_and_its_reason_on_stderr(project: Pro
     assert "hookgate: the question was blocked by hook 'friday-gate': no questions on Fridays" in (
         run.stderr.splitlines()
     )
+
+
+@pytest.mark.parametrize("where", ["tool", "hook"])
+def test_children_die_with_a_hookgate_killed_outright(
+    project: Project,
+    group_gone: Callable[[int], None],
+    outlived: Callable[[int], None],
+    where: str,
+) -> None:
+    """`kill -9 hookgate` while a tool or a hook runs: they are stopped all the same."""
+    started = project.dir / "started"
+    long_command = f"echo $$ > {started}; sleep 30"
+    tool = {"name": "shell", "arguments": {"command": long_command if where == "tool" else "true"}}
+    hooks = {}
+    if where == "hook":
+        hook = project.hook("slow", f"cat >/dev/null; {long_command}")
+        hooks = {"preToolCall": [{"command": hook, "timeout": 60}]}
+    project.write_agent(project.script({"tool_calls": [tool]}), yolo=True, hooks=hooks)
+    process = project.start_hookgate("-p", "Run the long command")
+    pgid = wait_for_pid_file(started, process)
+
+    process.kill()
+    process.communicate()
+
+    outlived(pgid)
+    group_gone(pgid)

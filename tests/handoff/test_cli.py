@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -125,6 +126,12 @@ def _echo(reply: dict[str, object]) -> str:
     return "echo '" + json.dumps(reply).replace("'", "'\"'\"'") + "'"
 
 
+def write_slow_asked(asked: AgentDir, pid_file: Path) -> None:
+    """An asked agent that writes its pid to `pid_file`, then thinks for a minute."""
+    hook = asked.hook("pid", f'echo "$PPID" > "{pid_file}"')
+    asked.write({"delay": 60, "text": "too late"}, hooks={"sessionStart": [hook]})
+
+
 def test_an_asker_killed_outright_takes_its_asked_agent_with_it(
     project: Project,
     asker: AgentDir,
@@ -135,8 +142,7 @@ def test_an_asker_killed_outright_takes_its_asked_agent_with_it(
     """SIGKILL leaves the asker no chance to stop its child: the kernel tells the child."""
     pid_file = tmp_path / "pid"
     asker.write({"text": "unused"}, agents=agents_entry(asked))
-    hook = asked.hook("pid", f'echo "$PPID" > "{pid_file}"')
-    asked.write({"delay": 60, "text": "too late"}, hooks={"sessionStart": [hook]})
+    write_slow_asked(asked, pid_file)
     process = project.start_hookgate("--ask", "helper", "anything")
     try:
         child = _wait_for_pid(pid_file)
@@ -145,6 +151,35 @@ def test_an_asker_killed_outright_takes_its_asked_agent_with_it(
         process.communicate()
 
     _reap_adopted(child)  # the child was reparented to this test process, the subreaper
+    group_gone(child)
+
+
+def test_sighup_cancels_the_hand_off_after_subagent_stop_ran(
+    project: Project,
+    asker: AgentDir,
+    asked: AgentDir,
+    tmp_path: Path,
+    group_gone: Callable[[int], None],
+) -> None:
+    """A closed terminal (SIGHUP) is SIGTERM: the asked agent stops, subagentStop runs."""
+    pid_file, stop_log = tmp_path / "pid", tmp_path / "stop.log"
+    asker.write(
+        {"text": "unused"},
+        agents=agents_entry(asked),
+        hooks={"subagentStop": [asker.recorder("stop", stop_log)]},
+    )
+    write_slow_asked(asked, pid_file)
+    process = project.start_hookgate("--ask", "helper", "anything")
+    try:
+        child = _wait_for_pid(pid_file)
+        process.send_signal(signal.SIGHUP)
+        stdout, stderr = process.communicate(timeout=START_WAIT_S)
+    finally:
+        process.kill()
+
+    assert (process.returncode, stdout) == (129, ""), stderr
+    assert "interrupted; the hand-off was cancelled" in stderr
+    assert len(read_log(stop_log)) == 1
     group_gone(child)
 
 

@@ -76,6 +76,10 @@ def test_no_servers_is_an_empty_mapping(tmp_path: Path) -> None:
             "mcp_servers.docs.env.N: expected a string value",
         ),
         ("  docs: {command: uvx, timeout: 0}\n", "mcp_servers.docs.timeout: expected a positive"),
+        (
+            "  docs: {url: 'http://x', start_timeout: -1}\n",
+            "mcp_servers.docs.start_timeout: expected a positive",
+        ),
         ("  docs: uvx\n", "mcp_servers.docs: expected an MCP server (a mapping)"),
     ],
 )

@@ -111,7 +111,9 @@ async def test_server_that_hangs_on_start_is_given_up_and_stopped(
 ) -> None:
     pid_file = tmp_path / "silent.pid"
     silent = {"command": "sh", "args": ["-c", f"echo $$ > {pid_file}; exec sleep 60"]}
-    project.write_agent("scripted:none.yaml", mcp_servers={"silent": {**silent, "timeout": 1}})
+    project.write_agent(
+        "scripted:none.yaml", mcp_servers={"silent": {**silent, "start_timeout": 1}}
+    )
     (project.dir / "none.yaml").write_text("- text: unused\n")
     notices: list[str] = []
 

@@ -11,6 +11,7 @@ import pytest
 
 from hookgate.errors import ModelError
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
+from hookgate.models.chat_stream import MAX_LINE_BYTES
 from hookgate.models.openai_chat import OpenAIChatConfig, OpenAIChatModel
 from support.chat_server import ChatServer, Fault, ServedReply, ServedToolCall
 
@@ -299,3 +300,70 @@ async def test_cancelled_call_leaves_the_client_usable(chat_server: ChatServer) 
         assert (await ask(model)).text == "next"
     finally:
         await model.aclose()
+
+
+def event(data: str) -> bytes:
+    return f"data: {data}\n\n".encode()
+
+
+FIRST = '{"choices": [{"index": 0, "delta": {"content": "Hi"}, "finish_reason": null}]}'
+
+#: Chunks a broken or hostile server may send, and what the one-line error says.
+MALFORMED = {
+    "delta null": (event('{"choices": [{"index": 0, "delta": null}]}'), "a delta that is not"),
+    "choices null": (event('{"choices": null}'), "choices that are not a list"),
+    "choices string": (event('{"choices": "abc"}'), "choices that are not a list"),
+    "list chunk": (event("[1, 2]"), "a stream event that is not a JSON object"),
+    "number content": (
+        event('{"choices": [{"index": 0, "delta": {"content": 42}}]}'),
+        "the content that is not a string: 42",
+    ),
+    "number tool name": (
+        event('{"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"name": 7}}]}}]}'),
+        "a tool name that is not a string: 7",
+    ),
+    "choice not object": (event('{"choices": [3]}'), "a choice that is not a JSON object"),
+    "invalid utf-8": (b'data: {"choices": "\xff\xfe"}\n\n', "bytes that are not UTF-8"),
+}
+
+
+@pytest.mark.parametrize("fault", MALFORMED.values(), ids=MALFORMED.keys())
+async def test_a_malformed_chunk_is_a_one_line_model_error(
+    chat_server: ChatServer, model: OpenAIChatModel, fault: tuple[bytes, str]
+) -> None:
+    raw, expected = fault
+    chat_server.queue(ServedReply(raw_events=[event(FIRST), raw]))
+
+    with pytest.raises(ModelError) as caught:
+        await ask(model)
+
+    message = str(caught.value)
+    assert message.startswith(f"the model server at {chat_server.url} sent ")
+    assert expected in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize("fault", ["trickle", "keepalive"])
+async def test_a_reply_that_never_goes_silent_ends_at_timeout_total(
+    chat_server: ChatServer, fault: Fault
+) -> None:
+    """A byte now and then, or keep-alive comments: the silence timeout never fires."""
+    config = OpenAIChatConfig(name="m", base_url=chat_server.url, timeout=5.0, timeout_total=1.0)
+    model = OpenAIChatModel(config, environ={})
+    chat_server.queue(ServedReply(text="a long answer " * 20, fault=fault))
+    try:
+        started = time.monotonic()
+        with pytest.raises(ModelError, match=r"did not finish its reply within 1 s"):
+            await ask(model)
+        assert time.monotonic() - started < 5.0
+    finally:
+        await model.aclose()
+
+
+async def test_a_line_past_the_cap_fails_the_call(
+    chat_server: ChatServer, model: OpenAIChatModel
+) -> None:
+    chat_server.queue(ServedReply(text="abc", fault="huge_line", fault_after=1))
+
+    with pytest.raises(ModelError, match=f"a line longer than {MAX_LINE_BYTES} bytes"):
+        await ask(model)

@@ -3,13 +3,18 @@
 The loopback chat server answers the first request with a healthy tool call, then
 fails the second: it drops the connection, stalls mid-stream, never answers, sends
 a stream event that is not JSON, ends the stream early, sends an error event,
-malformed tool-call JSON, or HTTP 500. Each time the turn fails within the client's
+malformed tool-call JSON, HTTP 500, a malformed chunk (`delta: null`, `choices: null`
+or a string, a list as the chunk, a number as the content or the tool name, invalid
+UTF-8), trickles its reply a byte at a time or sends keep-alive comments forever
+(which only `timeout_total` ends), or a line past the cap. Each time the turn fails within the client's
 timeout, `postGeneration` runs with outcome `error`, the session file still holds a
 valid conversation (the first call answered), and no process is left behind.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from hookgate.models.chat_stream import MAX_LINE_BYTES
 from hookgate.turn import TurnFailed, run_turn
 from reliability.faultkit import (
     PROCESS_MARGIN_S,
@@ -30,7 +36,7 @@ from reliability.faultkit import (
 )
 from reliability.profile import FULL
 from runtime.conftest import OpenAgent
-from runtime.project import Project, RecordingView
+from runtime.project import HOOKGATE, Project, RecordingView
 from support.chat_server import ChatServer, ServedReply, ServedToolCall
 
 pytestmark = pytest.mark.anyio
@@ -39,6 +45,8 @@ pytestmark = pytest.mark.anyio
 SILENCE_TIMEOUT_S = 1.0
 #: The client's timeout elsewhere: never what ends a fault that is not silence.
 MODEL_TIMEOUT_S = 10.0
+#: The whole model call's deadline where the server trickles or keeps the stream alive.
+TOTAL_TIMEOUT_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -49,10 +57,34 @@ class ModelFault:
     message: str
     silent: bool = False
     """Whether the fault is silence, which only the client's timeout ends."""
+    endless: bool = False
+    """Whether the reply never goes silent nor ends: only `timeout_total` ends it."""
 
     @property
     def timeout(self) -> float:
         return SILENCE_TIMEOUT_S if self.silent else MODEL_TIMEOUT_S
+
+    @property
+    def bound(self) -> float:
+        """Seconds the fault itself may last: the timeout that ends it, or none."""
+        return TOTAL_TIMEOUT_S if self.endless else self.timeout if self.silent else 0.0
+
+    def model(self, url: str) -> dict[str, Any]:
+        """The agent file's `model:` for a server at `url`."""
+        return {"name": "test", "base_url": url, "timeout": self.timeout,
+                "timeout_total": TOTAL_TIMEOUT_S if self.endless else MODEL_TIMEOUT_S * 3}  # fmt: skip
+
+
+def _chunk_event(data: str) -> bytes:
+    return f"data: {data}\n\n".encode()
+
+
+def malformed(data: bytes, message: str) -> ModelFault:
+    """A stream whose second event is `data`: the turn fails saying `message`."""
+    first = _chunk_event('{"choices": [{"index": 0, "delta": {"content": "partial"}}]}')
+    return ModelFault(
+        ServedReply(raw_events=[first, data]), f"the model server at {{url}} sent {message}"
+    )
 
 
 MODEL_FAULTS: dict[str, ModelFault] = {
@@ -90,13 +122,49 @@ MODEL_FAULTS: dict[str, ModelFault] = {
         ServedReply(tool_calls=[ServedToolCall("shell", '["echo", "hi"]')]),
         "the model's arguments for tool 'shell' are not a JSON object",
     ),
+    "delta_null": malformed(
+        _chunk_event('{"choices": [{"index": 0, "delta": null}]}'),
+        "a delta that is not a JSON object",
+    ),
+    "choices_null": malformed(_chunk_event('{"choices": null}'), "choices that are not a list"),
+    "choices_string": malformed(_chunk_event('{"choices": "abc"}'), "choices that are not a list"),
+    "list_chunk": malformed(_chunk_event("[{}]"), "a stream event that is not a JSON object"),
+    "number_content": malformed(
+        _chunk_event('{"choices": [{"index": 0, "delta": {"content": 42}}]}'),
+        "the content that is not a string",
+    ),
+    "number_tool_name": malformed(
+        _chunk_event(
+            '{"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"name": 1}}]}}]}'
+        ),
+        "a tool name that is not a string",
+    ),
+    "invalid_utf8": malformed(b'data: {"choices": "\xff"}\n\n', "bytes that are not UTF-8"),
+    "trickle": ModelFault(
+        ServedReply(text="a slow answer " * 40, fault="trickle"),
+        f"the model server at {{url}} did not finish its reply within {TOTAL_TIMEOUT_S:g} s",
+        endless=True,
+    ),
+    "keepalive": ModelFault(
+        ServedReply(text="partial answer", fault="keepalive", fault_after=2),
+        f"the model server at {{url}} did not finish its reply within {TOTAL_TIMEOUT_S:g} s",
+        endless=True,
+    ),
+    "huge_line": ModelFault(
+        ServedReply(text="partial answer", fault="huge_line", fault_after=2),
+        f"the model server at {{url}} sent a line longer than {MAX_LINE_BYTES} bytes",
+    ),
     "http_500": ModelFault(
         ServedReply.http_error(500, '{"error": {"message": "the GPU caught fire"}}'),
         "the model server at {url} answered HTTP 500: the GPU caught fire",
     ),
 }
 #: The `hookgate -p` cases of the quick profile; the full one runs every fault.
-PRINT_FAULTS = tuple(MODEL_FAULTS) if FULL else ("drop", "stall", "malformed_tool_json")
+PRINT_FAULTS = (
+    tuple(MODEL_FAULTS)
+    if FULL
+    else ("drop", "stall", "malformed_tool_json", "delta_null", "invalid_utf8", "keepalive")
+)
 FIRST_TOOL_OUTPUT = "first-call-ran"
 
 
@@ -106,8 +174,9 @@ def serve(project: Project, server: ChatServer, fault: ModelFault, post_log: Pat
         ServedReply(tool_calls=[ServedToolCall("shell", {"command": f"echo {FIRST_TOOL_OUTPUT}"})]),
         fault.reply,
     )
-    model: dict[str, Any] = {"name": "test", "base_url": server.url, "timeout": fault.timeout}
-    project.write_agent(model, yolo=True, hooks={"postGeneration": [recorder(post_log)]})
+    project.write_agent(
+        fault.model(server.url), yolo=True, hooks={"postGeneration": [recorder(post_log)]}
+    )
     return fault.message.format(url=server.url)
 
 
@@ -118,6 +187,8 @@ def assert_history_kept(project: Project) -> None:
     assert messages[0] == {"role": "user", "content": "Go."}
     (tool,) = [m for m in messages if m["role"] == "tool"]
     assert FIRST_TOOL_OUTPUT in tool["content"]
+    errors = [r for r in project.records() if r.get("kind") == "model_error"]
+    assert len(errors) == 1, errors
 
 
 @pytest.mark.reliability("model")
@@ -137,7 +208,7 @@ async def test_model_fault_in_a_turn(
     agent = await open_project_agent()
     view = RecordingView()
 
-    with bounded(fault.timeout + TURN_MARGIN_S if fault.silent else TURN_MARGIN_S):
+    with bounded(fault.bound + TURN_MARGIN_S):
         outcome = await run_turn(agent, "Go.", view)
 
     assert isinstance(outcome, TurnFailed)
@@ -164,7 +235,7 @@ def test_model_fault_under_print_mode(
     post_log = tmp_path / "post.log"
     message = serve(project, chat_server, fault, post_log)
 
-    with bounded(fault.timeout + PROCESS_MARGIN_S):
+    with bounded(fault.bound + PROCESS_MARGIN_S):
         done = project.hookgate("-p", "Go.", env=marked_env(project, mark))
 
     assert (done.returncode, done.stdout) == (1, ""), done.stderr
@@ -172,4 +243,39 @@ def test_model_fault_under_print_mode(
     assert done.stderr.count("\n") == 1
     assert events_in(post_log) == [("postGeneration", "error")]
     assert_history_kept(project)
+    assert_nothing_left(mark)
+
+
+#: What a refused huge line may add to hookgate's peak memory: the line up to the cap,
+#: and the copies of one network read around it. Before the cap, a 64 MiB line cost 321 MiB.
+HUGE_LINE_EXTRA_BYTES = 3 * MAX_LINE_BYTES
+
+
+@pytest.mark.reliability("model")
+def test_a_huge_line_fails_the_call_without_holding_it(
+    project: Project, chat_server: ChatServer, mark: str
+) -> None:
+    """A 64 MiB SSE line: `-p` fails at the cap, its peak memory barely above a healthy run's."""
+
+    def peak_memory(reply: ServedReply) -> tuple[int, str]:
+        chat_server.queue(reply)
+        project.write_agent({"name": "test", "base_url": chat_server.url})
+        project.trust()
+        with bounded(PROCESS_MARGIN_S):
+            process = subprocess.Popen(
+                [str(HOOKGATE), "-p", "Go."], cwd=project.dir, env=marked_env(project, mark),
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            )  # fmt: skip
+            assert process.stderr is not None
+            stderr = process.stderr.read().decode()
+            _, _, usage = os.wait4(process.pid, 0)
+            process.returncode = 0  # reaped here, with its resource usage
+        return usage.ru_maxrss * 1024, stderr  # Linux counts ru_maxrss in KiB
+
+    healthy, _ = peak_memory(ServedReply(text="fine"))
+    huge, stderr = peak_memory(ServedReply(text="x", fault="huge_line", fault_after=2))
+
+    print(f"peak RSS: healthy {healthy / 2**20:.0f} MiB, 64 MiB line {huge / 2**20:.0f} MiB")
+    assert f"sent a line longer than {MAX_LINE_BYTES} bytes" in stderr
+    assert huge - healthy < HUGE_LINE_EXTRA_BYTES
     assert_nothing_left(mark)

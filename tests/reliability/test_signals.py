@@ -7,7 +7,8 @@ Wherever the signal lands, hookgate exits promptly with the code a shell reads a
 that signal (130, 143), or 0 if the turn was over; no process is left; the session
 file is whole JSONL; and a turn that had started (its preGeneration hook saw the
 question) has run postGeneration. Further cases signal while a given hook or the
-tool runs.
+tool runs: SIGINT, SIGTERM, SIGHUP (129), and SIGKILL, after which hookgate's
+guardian must stop the hook or the tool it left running.
 
 The interpreter's own start-up is left out: a SIGINT while CPython initialises or
 imports ends it with "Fatal Python error" or a KeyboardInterrupt traceback before any
@@ -26,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from hookgate.hooks.process.guard import GUARD_GRACE
 from reliability.faultkit import (
     MARK_VAR,
     assert_nothing_left,
@@ -48,6 +50,9 @@ PROMPT_EXIT_S = 5.0
 #: Seconds a slow hook or the tool takes, so that signals land inside them.
 SLOW_HOOK_S = 0.1
 SLOW_TOOL_S = 0.2
+#: Seconds the hook or the tool takes when hookgate is killed outright: far longer than
+#: the guardian's grace, so only the guardian can end it in time.
+STUCK_S = 20.0
 #: Where a case may wait before signalling: a hook (by its event) or the tool running.
 LANDMARKS = ("sessionStart", "preToolCall", "tool", "postGeneration")
 #: Seconds a landmark may take to be reached on a loaded machine.
@@ -58,25 +63,28 @@ OUTLIVE_S = 0.05
 ANSWER = "done"
 #: What a shell reads as "ended by this signal": our exit code, or death by it.
 ENDED_BY = {
-    signal.SIGINT: {128 + signal.SIGINT, -signal.SIGINT},
-    signal.SIGTERM: {128 + signal.SIGTERM, -signal.SIGTERM},
+    signum: {128 + signum, -signum} for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 }
 
 
-def write_agent(project: Project, log: Path, landmarks: Path) -> None:
+def write_agent(project: Project, log: Path, landmarks: Path, stuck: str | None = None) -> None:
     """A turn with a hook at every turn event (three slow ones), a model delay and a tool call.
 
     Each hook and the tool first create a file named after their event in `landmarks`:
-    a case can wait for one and signal while it runs.
+    a case can wait for one and signal while it runs. The one named `stuck` (a landmark)
+    takes `STUCK_S`.
     """
     landmarks.mkdir(exist_ok=True)
+
+    def slow(landmark: str, normal: float) -> float:
+        return STUCK_S if landmark == stuck else normal
 
     def hook(event: str, delay: float = 0.0) -> list[dict[str, str]]:
         sleep = f"sleep {delay}; " if delay else ""
         here = f': > "{landmarks / event}"; '
         return [{"name": event, "command": f"{here}{sleep}{record_to(log)}"}]
 
-    tool = f': > "{landmarks / "tool"}"; sleep {SLOW_TOOL_S}'
+    tool = f': > "{landmarks / "tool"}"; sleep {slow("tool", SLOW_TOOL_S)}'
     model = project.script(
         {"delay": 0.1, "tool_calls": [{"name": "shell", "arguments": {"command": tool}}]},
         {"delay": 0.1, "text": ANSWER},
@@ -84,7 +92,7 @@ def write_agent(project: Project, log: Path, landmarks: Path) -> None:
     hooks = {
         "sessionStart": hook("sessionStart", SLOW_HOOK_S),
         "preGeneration": hook("preGeneration"),
-        "preToolCall": hook("preToolCall", SLOW_HOOK_S),
+        "preToolCall": hook("preToolCall", slow("preToolCall", SLOW_HOOK_S)),
         "postToolCall": hook("postToolCall"),
         "postGeneration": hook("postGeneration", SLOW_HOOK_S),
     }
@@ -208,7 +216,9 @@ def test_signal_at_a_random_point_of_a_turn(
 
 @pytest.mark.reliability("signals")
 @pytest.mark.parametrize("landmark", LANDMARKS)
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize(
+    "signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"]
+)
 def test_signal_while_a_hook_or_the_tool_runs(
     project: Project, tmp_path: Path, mark: str, signum: signal.Signals, landmark: str
 ) -> None:
@@ -226,6 +236,24 @@ def test_signal_while_a_hook_or_the_tool_runs(
     else:
         outcome = "answered" if landmark == "postGeneration" else "cancelled"
         assert ending.events[-1] == ("postGeneration", outcome), ending
+
+
+@pytest.mark.reliability("signals")
+@pytest.mark.parametrize("landmark", ["preToolCall", "tool"])
+def test_kill_9_while_a_hook_or_the_tool_runs(
+    project: Project, tmp_path: Path, mark: str, landmark: str
+) -> None:
+    """hookgate killed outright (SIGKILL) while this hook or the tool runs: its guardian stops them within its grace."""
+    write_agent(project, tmp_path / "events.log", tmp_path / "landmarks", stuck=landmark)
+    process = start(project, mark)
+    try:
+        wait_for(tmp_path / "landmarks" / landmark)
+    finally:
+        process.kill()
+        process.communicate()
+
+    assert process.returncode == -signal.SIGKILL
+    assert_nothing_left(mark, within=GUARD_GRACE + PROMPT_EXIT_S)
 
 
 def wait_for(path: Path) -> None:

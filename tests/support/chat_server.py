@@ -26,12 +26,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Literal
 
-Fault = Literal["hang", "drop", "stall", "end", "error_event", "garbage"]
+Fault = Literal[
+    "hang", "drop", "stall", "end", "error_event", "garbage", "trickle", "keepalive", "huge_line"
+]
 """hang: never send even the status line; drop: close the TCP connection mid-stream;
 stall: go silent mid-stream; end: finish the body cleanly, but without a finish reason
 or `[DONE]`; error_event: send `data: {"error": {"message": error_body}}` and end, as
-vLLM does; garbage: send an event that is not JSON. Without `stream: true`, drop and
-stall strike before the status line and the rest do nothing."""
+vLLM does; garbage: send an event that is not JSON; trickle: send the whole stream one
+byte every `trickle_s`; keepalive: send an SSE comment every `trickle_s`, forever;
+huge_line: send one `data:` line of `huge_bytes` bytes. Without `stream: true`, drop
+and stall strike before the status line and the rest do nothing."""
 
 CHAT_PATH = "/v1/chat/completions"
 # An idle keep-alive connection's handler thread gives up after this many seconds.
@@ -63,6 +67,9 @@ class ServedReply:
     fault_after: int = 1  # SSE events sent before the fault strikes
     stall_s: float = DEFAULT_STALL_S  # how long "hang" and "stall" stay silent
     pieces: int = 3  # the text and each call's arguments are streamed in this many deltas
+    raw_events: Sequence[bytes] = ()  # sent verbatim as the stream's events, if any
+    trickle_s: float = 0.05  # the pace of "trickle" (per byte) and "keepalive" (per comment)
+    huge_bytes: int = 64 * 1024 * 1024  # the length of the "huge_line" line
     interleave: bool = False  # interleave the deltas of several tool calls
 
     @classmethod
@@ -239,12 +246,20 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         events = [json.dumps(chunk) for chunk in _stream_chunks(reply, calls, model)]
-        for sent, event in enumerate([*events, "[DONE]"]):
-            if reply.fault is not None and sent == reply.fault_after:
-                self._strike(reply)
-                return
-            self._write_chunk(f"data: {event}\n\n".encode())
-        self._write_chunk(b"")
+        wire = [f"data: {event}\n\n".encode() for event in [*events, "[DONE]"]]
+        if reply.raw_events:
+            wire = [*reply.raw_events, b"data: [DONE]\n\n"]
+        if reply.fault == "trickle":
+            wire = [bytes([byte]) for byte in b"".join(wire)]
+        with contextlib.suppress(OSError):  # the client hung up: that is what it should do
+            for sent, data in enumerate(wire):
+                if reply.fault not in (None, "trickle") and sent == reply.fault_after:
+                    self._strike(reply)
+                    return
+                if reply.fault == "trickle" and self.server.chat.closing.wait(reply.trickle_s):
+                    return
+                self._write_chunk(data)
+            self._write_chunk(b"")
 
     def _strike(self, reply: ServedReply) -> None:
         """Send the fault in place of the rest of the stream."""
@@ -255,10 +270,25 @@ class _Handler(BaseHTTPRequestHandler):
             self._write_chunk(b"data: this is not json\n\n")
         elif reply.fault == "stall":
             self.server.chat.closing.wait(reply.stall_s)
+        elif reply.fault == "keepalive":
+            while not self.server.chat.closing.wait(reply.trickle_s):
+                self._write_chunk(b": keep-alive\n\n")
+        elif reply.fault == "huge_line":
+            self._send_huge_line(reply.huge_bytes)
         if reply.fault in ("drop", "stall"):
             self._drop()
         else:
             self._write_chunk(b"")  # a clean end of the body, but no finish reason or [DONE]
+
+    def _send_huge_line(self, size: int) -> None:
+        """One `data:` line of `size` bytes, a MiB at a time, until the client hangs up."""
+        self._write_chunk(b'data: "')
+        block = b"x" * min(size, 1024 * 1024)
+        for _ in range(size // len(block)):
+            if self.server.chat.closing.is_set():
+                return
+            self._write_chunk(block)
+        self._write_chunk(b'"\n\n')
 
     def _write_chunk(self, data: bytes) -> None:
         """One HTTP/1.1 chunk; an empty one ends the body."""

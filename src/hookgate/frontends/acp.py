@@ -36,15 +36,17 @@ from acp.schema import (
 
 from hookgate.agent import AgentSession, open_agent
 from hookgate.frontends.acp_session import AcpChannel, AcpView, editor_mcp_servers, prompt_text
+from hookgate.frontends.acp_wire import GuardedNdjson
 from hookgate.frontends.terminal import notice_line
 from hookgate.hooks import HookgateError
+from hookgate.hooks.process import reap_orphans
+from hookgate.interrupts import Interrupts
 from hookgate.session import SessionStore
 from hookgate.trust.check import is_trusted, load_trusted
 from hookgate.trust.closure import closure_of
 from hookgate.turn import Answered, PromptBlocked, TurnFailed, TurnOutcome, run_turn
 
 AGENT_INFO = Implementation(name="hookgate", title="hookgate", version="0.1.0")
-EXIT_SIGNAL_BASE = 128
 CANCELLED = PromptResponse(
     stop_reason="cancelled", field_meta={"hookgate": {"outcome": "cancelled"}}
 )
@@ -65,7 +67,8 @@ class AcpSession:
         if turn is None:
             return None
         await started.wait()  # a task cancelled before its first step would skip cleanup
-        turn.cancel()
+        if not turn.cancelling():  # a second cancel must not cut postGeneration short
+            turn.cancel()
         return turn
 
 
@@ -102,6 +105,7 @@ class HookgateAcpAgent:
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
         """Open a fresh `AgentSession` in `cwd`; the editor's MCP servers join the file's."""
+        project_dir = _project_dir(cwd)
         channel = AcpChannel(self.client)
         try:
             agent = await open_agent(
@@ -109,7 +113,7 @@ class HookgateAcpAgent:
                 notify=channel.notify,
                 consent=channel,
                 store=self._store,
-                project_dir=Path(cwd),
+                project_dir=project_dir,
             )
         except HookgateError as exc:
             raise RequestError.internal_error({"message": str(exc)}) from exc
@@ -209,7 +213,11 @@ async def _add_editor_servers(agent: AgentSession, servers: list[Any], channel: 
 
 
 async def acp_mode(agent_file: Path) -> int:
-    """Serve ACP on stdin/stdout until the editor closes stdin; 128+N on signal N."""
+    """Serve ACP on stdin/stdout until the editor closes stdin; 128+N on signal N.
+
+    The first SIGINT, SIGTERM or SIGHUP stops serving: running turns are cancelled
+    and their postGeneration hooks run; later signals are only remembered.
+    """
     agent_file = _checked(agent_file)
     rpc_out = _claim_stdout()
     loop = asyncio.get_running_loop()
@@ -218,32 +226,35 @@ async def acp_mode(agent_file: Path) -> int:
     transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, rpc_out)
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
     server = HookgateAcpAgent(agent_file, SessionStore())
-    main = asyncio.current_task()
-    assert main is not None
-    caught: list[int] = []
-
-    def stop(signum: int) -> None:
-        caught.append(signum)
-        main.cancel()
-
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop, signum)
-    try:
-        # The router serves the methods an agent defines; the rest answer "not found".
-        # session/close is still "unstable" to the SDK: the one such method defined here.
-        await run_agent(cast(Agent, server), writer, reader, use_unstable_protocol=True)
-    except asyncio.CancelledError:
-        if not caught:
-            raise
-    finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(signum)
-        await server.aclose()
-        writer.close()
-    if caught:
+    # A daemon that escaped its hook's group is ours to reap when it exits (we are its
+    # subreaper): at once, not at the next hook, or each turn could leave a zombie.
+    loop.add_signal_handler(signal.SIGCHLD, reap_orphans)
+    with Interrupts() as interrupts:
+        try:
+            # The router serves the methods an agent defines; the rest answer "not found".
+            # session/close is still "unstable" to the SDK: the one such method defined here.
+            await interrupts.run(
+                run_agent(
+                    cast(Agent, server), GuardedNdjson(reader, writer), use_unstable_protocol=True
+                )
+            )
+        finally:
+            await server.aclose()
+            writer.close()
+            loop.remove_signal_handler(signal.SIGCHLD)
+    if interrupts.exit_code is not None:
         notice_line("interrupted; every session was closed")
-        return EXIT_SIGNAL_BASE + caught[0]
+        return interrupts.exit_code
     return 0
+
+
+def _project_dir(cwd: object) -> Path:
+    """The session's `cwd`: an absolute path to an existing directory, or an error."""
+    if not isinstance(cwd, str) or not os.path.isabs(cwd):
+        raise RequestError.invalid_params({"message": f"cwd must be an absolute path: {cwd!r}"})
+    if not os.path.isdir(cwd):
+        raise RequestError.invalid_params({"message": f"cwd is not a directory: {cwd!r}"})
+    return Path(cwd)
 
 
 def _checked(agent_file: Path) -> Path:

@@ -5,14 +5,12 @@ subagentStart, subagentStop), which run as for the other two paths. stdout is
 written once, after every hook has run. Exit codes: 0 answered; 1 the hand-off
 failed, or no such agent (stdout empty unless a postAsk hook put an answer in its
 place); 2 refused (by the depth limit or preAsk; stdout gets the hook's response, if
-any); 130/143 a signal. A `hookgate --ask` started by an asked agent continues its depth count.
+any); 130/143/129 a signal (SIGINT, SIGTERM, SIGHUP). A `hookgate --ask` started by an asked agent continues its depth count.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
-import signal
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
@@ -24,11 +22,11 @@ from hookgate.handoff import DEPTH_ENV, DEPTH_LIMIT_ENV, HandoffOutcome, Refused
 from hookgate.handoff.delegate import handoffs_for
 from hookgate.hooks import HookEngine
 from hookgate.hooks.yamlfile import did_you_mean
+from hookgate.interrupts import Interrupts
 from hookgate.session import new_session_id
 from hookgate.trust.check import asked_digests, load_trusted
 
 EXIT_ANSWERED, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
-EXIT_SIGNAL_BASE = 128
 
 
 class StderrAskDisplay:
@@ -100,28 +98,17 @@ def _print_outcome(outcome: HandoffOutcome) -> int:
 
 
 async def _until_signalled(work: Coroutine[Any, Any, HandoffOutcome]) -> HandoffOutcome | int:
-    """Run the hand-off; SIGINT or SIGTERM cancels it, which stops the asked agent."""
-    task = asyncio.ensure_future(work)
-    loop = asyncio.get_running_loop()
-    caught: list[int] = []
+    """Run the hand-off; SIGINT, SIGTERM or SIGHUP cancels it, which stops the asked agent.
 
-    def interrupt(signum: int) -> None:
-        caught.append(signum)
-        if len(caught) == 1:  # a second signal must not cut subagentStop short
-            task.cancel()
-
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, interrupt, signum)
-    try:
-        return await task
-    except asyncio.CancelledError:
-        if not caught:
-            raise
+    A second signal must not cut subagentStop short: only the first cancels.
+    """
+    with Interrupts() as interrupts:
+        received = await interrupts.run(work)
+    if interrupts.exit_code is not None:
         notice_line("interrupted; the hand-off was cancelled")
-        return EXIT_SIGNAL_BASE + caught[0]
-    finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(signum)
+        return interrupts.exit_code
+    assert not isinstance(received, int)
+    return received
 
 
 def _env_count(name: str) -> int | None:

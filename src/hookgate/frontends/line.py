@@ -1,7 +1,8 @@
 """Line mode: `hookgate` in a terminal, one question after another.
 
 Enter sends, Esc then Enter (or Alt-Enter) starts a new line; Ctrl-C cancels the
-running turn (or clears the line), Ctrl-D exits. Commands: /help, /hooks, /exit, and
+running turn (or clears the line), Ctrl-D exits; SIGTERM or SIGHUP (a closed terminal)
+cancels the turn, lets its postGeneration hooks run and exits with 143 or 129. Commands: /help, /hooks, /exit, and
 /ask-<name> QUESTION for each agent the file lists under `agents:`.
 """
 
@@ -21,10 +22,17 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings
 
 from hookgate.agent import AgentSession, open_agent
-from hookgate.frontends.terminal import TerminalConsent, notice_line, print_answer, write_text
+from hookgate.frontends.terminal import (
+    TerminalConsent,
+    notice_line,
+    print_answer,
+    write_out,
+    write_text,
+)
 from hookgate.handoff import HandoffOutcome, Refused
 from hookgate.handoff.command import COMMAND_PREFIX, ask_from_user, parse_ask_command
 from hookgate.hooks import EVENTS
+from hookgate.interrupts import Interrupts
 from hookgate.messages import ToolCall
 from hookgate.session import FILE_MODE, SessionStore
 from hookgate.sessionlock import SessionBusy
@@ -40,6 +48,8 @@ Type a question and press Enter; Esc Enter adds a line.
   /ask-<name> QUESTION   hand QUESTION to another agent of the file's 'agents:'
   /help    this text
   /exit    leave (or Ctrl-D); Ctrl-C cancels a running turn"""
+#: The signals that end line mode; SIGINT (Ctrl-C) only cancels the turn under way.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 class CheckedFileHistory(FileHistory):
@@ -114,8 +124,7 @@ class LineAskDisplay:
 
     def asked_done(self, agent: str) -> None:
         if self._streaming:
-            sys.stdout.write("\n")
-            sys.stdout.flush()
+            write_out("\n", sys.stdout)
             self._streaming = False
 
 
@@ -143,7 +152,7 @@ class LineView:
 
     def _end_line(self) -> None:
         if self.streamed:
-            sys.stdout.write("\n")
+            write_out("\n", sys.stdout)
             self.streamed = False
 
 
@@ -155,18 +164,27 @@ async def line_mode(agent_file: Path, *, resume: str | None, continue_last: bool
     notice_line(f"session {agent.session_id} — /help for help, Ctrl-D to leave")
     history = CheckedFileHistory(str(store.home / "input_history"), notice_line)
     prompt: PromptSession[str] = PromptSession(history=history, key_bindings=_bindings())
-    try:
-        while True:
-            try:
-                text = await prompt.prompt_async("› ")
-            except KeyboardInterrupt:
-                continue
-            except EOFError:
-                return 0
-            if not await _handle(agent, text.strip(), history):
-                return 0
-    finally:
-        await agent.aclose()
+    # Ctrl-C cancels a turn (see `_turn`); SIGTERM or SIGHUP ends the session, after the
+    # turn under way has been cancelled and its postGeneration hooks have run.
+    with Interrupts(STOP_SIGNALS) as interrupts:
+        try:
+            while interrupts.exit_code is None:
+                try:
+                    text = await interrupts.run(prompt.prompt_async("› "))
+                except KeyboardInterrupt:
+                    continue
+                except EOFError:
+                    return 0
+                if isinstance(text, str):
+                    leave = not await interrupts.run(_handle(agent, text.strip(), history))
+                    if leave and interrupts.exit_code is None:
+                        return 0
+        finally:
+            await agent.aclose()  # a signal now is only remembered: the servers must stop
+    code = interrupts.exit_code
+    assert code is not None
+    notice_line("interrupted; the session was closed")
+    return code
 
 
 async def _open_or_offer_new(

@@ -9,6 +9,7 @@ colours are added after it. The answer of `-p`/`--ask` on a pipe is left byte fo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -42,8 +43,7 @@ def visible(text: str) -> str:
 
 def write_text(text: str, stream: TextIO) -> None:
     """Write text from the model, a tool, a hook or an asked agent to `stream`, made visible."""
-    stream.write(visible(text))
-    stream.flush()
+    write_out(visible(text), stream)
 
 
 def print_answer(text: str, stream: TextIO | None = None) -> None:
@@ -60,7 +60,23 @@ def use_colour(stream: TextIO) -> bool:
 def notice_line(text: str, stream: TextIO = sys.stderr) -> None:
     """A notice: one line on stderr, dim where colour is on; never on stdout."""
     line = f"hookgate: {visible(text)}"
-    print(f"{DIM}{line}{RESET}" if use_colour(stream) else line, file=stream, flush=True)
+    write_out(f"{DIM}{line}{RESET}\n" if use_colour(stream) else f"{line}\n", stream)
+
+
+def write_out(text: str, stream: TextIO) -> None:
+    """Write and flush `text`; a closed terminal (EIO, EPIPE) is not an error of ours.
+
+    Once the terminal is gone (SIGHUP follows), the stream is pointed at /dev/null: the
+    turn's cancellation, its postGeneration hooks and the exit must not fail on it.
+    """
+    try:
+        stream.write(text)
+        stream.flush()
+    except OSError:
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())
+            os.close(devnull)
 
 
 class StderrView:

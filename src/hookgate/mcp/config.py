@@ -15,11 +15,14 @@ from typing import Any
 
 from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping
 
-#: Seconds a server may take to start (connect, handshake, list its tools), and to
-#: answer one call, unless its entry says `timeout:`.
+#: Seconds a server may take to answer one call, unless its entry says `timeout:`.
 DEFAULT_TIMEOUT = 60.0
-STDIO_KEYS = ("command", "args", "env", "cwd", "timeout")
-HTTP_KEYS = ("url", "headers", "timeout")
+#: Seconds a server may take to start (connect, handshake, list its tools), unless its
+#: entry says `start_timeout:`. Apart from `timeout`: a server that must answer a call
+#: within a second may still need longer than that to start (`npx`, `uvx`, a busy machine).
+DEFAULT_START_TIMEOUT = 60.0
+STDIO_KEYS = ("command", "args", "env", "cwd", "timeout", "start_timeout")
+HTTP_KEYS = ("url", "headers", "timeout", "start_timeout")
 #: A server name becomes part of tool names (`mcp__<server>__<tool>`): model APIs
 #: accept letters, digits, `_` and `-` there, and `__` would blur the separator.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*\Z")
@@ -42,6 +45,7 @@ class StdioServer:
     cwd: Path | None = None
     """None: the project directory."""
     timeout: float = DEFAULT_TIMEOUT
+    start_timeout: float = DEFAULT_START_TIMEOUT
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,7 @@ class HttpServer:
     url: str
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float = DEFAULT_TIMEOUT
+    start_timeout: float = DEFAULT_START_TIMEOUT
 
 
 McpServerConfig = StdioServer | HttpServer
@@ -88,7 +93,10 @@ def _server(name: str, entry: Mapping[Any, Any], where: Where, base_dir: Path) -
                 f"expected an http:// or https:// URL, got {url!r}",
                 hint="e.g. url: http://127.0.0.1:8000/mcp",
             )
-        return HttpServer(name, url, _headers(entry, where), _timeout(entry, where))
+        return HttpServer(
+            name, url, _headers(entry, where), _seconds(entry, where, "timeout", DEFAULT_TIMEOUT),
+            _seconds(entry, where, "start_timeout", DEFAULT_START_TIMEOUT),
+        )  # fmt: skip
     if "command" not in entry:
         raise where.error(
             "an MCP server needs 'command' (stdio) or 'url' (streamable HTTP)", hint=_EXAMPLE
@@ -107,7 +115,8 @@ def _server(name: str, entry: Mapping[Any, Any], where: Where, base_dir: Path) -
         args=tuple(args),
         env=_environment(entry, where),
         cwd=(base_dir / cwd).resolve() if cwd is not None else None,
-        timeout=_timeout(entry, where),
+        timeout=_seconds(entry, where, "timeout", DEFAULT_TIMEOUT),
+        start_timeout=_seconds(entry, where, "start_timeout", DEFAULT_START_TIMEOUT),
     )
 
 
@@ -166,14 +175,14 @@ def _headers(entry: Mapping[Any, Any], where: Where) -> dict[str, str]:
     return _strings(entry, where, "headers", valid_name=valid, hint=hint, forbidden=_UNSENDABLE)
 
 
-def _timeout(entry: Mapping[Any, Any], where: Where) -> float:
-    value = entry.get("timeout", DEFAULT_TIMEOUT)
+def _seconds(entry: Mapping[Any, Any], where: Where, key: str, default: float) -> float:
+    value = entry.get(key, default)
     try:
         seconds = float(value) if isinstance(value, int | float) else 0.0
     except OverflowError:  # a whole number past what a float holds
         seconds = 0.0
     if isinstance(value, bool) or not seconds > 0:
-        raise where.key(entry, "timeout").error(
+        raise where.key(entry, key).error(
             f"expected a positive number of seconds, got {describe(value)}"
         )
     return seconds

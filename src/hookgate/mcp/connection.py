@@ -25,6 +25,7 @@ from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, Implem
 from mcp.types import Tool as RemoteTool
 
 from hookgate.hooks import HookgateError
+from hookgate.hooks.process import guarded
 from hookgate.mcp.config import HttpServer, McpServerConfig, StdioServer
 
 #: Seconds `aclose` waits for the owner task to leave the client (stdin closed, then
@@ -68,12 +69,12 @@ class McpConnection:
         ready.add_done_callback(lambda done: done.cancelled() or done.exception())
         self._owner = asyncio.create_task(self._hold(ready), name=f"mcp server {self.name}")
         try:
-            async with asyncio.timeout(self.config.timeout):
+            async with asyncio.timeout(self.config.start_timeout):
                 return await asyncio.shield(ready)
         except TimeoutError:
             self._owner.cancel()  # a server that hangs on start gets no grace
             await self.aclose()
-            raise McpServerError(f"no answer within {self.config.timeout:g} s") from None
+            raise McpServerError(f"no answer within {self.config.start_timeout:g} s") from None
         except BaseException:
             await self.aclose()
             raise
@@ -117,7 +118,8 @@ class McpConnection:
         try:
             async with Client(
                 self._transport(),
-                read_timeout_seconds=self.config.timeout,
+                # The handshake and the tool list; each call passes its own `timeout`.
+                read_timeout_seconds=self.config.start_timeout,
                 client_info=CLIENT_INFO,
             ) as client:
                 tools = await _list_tools(client)
@@ -138,8 +140,10 @@ class McpConnection:
         config = self.config
         if isinstance(config, StdioServer):
             cwd = config.cwd if config.cwd is not None else self._project_dir
+            # Marked for the guardian: the server dies with hookgate, even by SIGKILL.
+            env = guarded(config.env)
             parameters = StdioServerParameters(
-                command=config.command, args=list(config.args), env=dict(config.env), cwd=cwd
+                command=config.command, args=list(config.args), env=env, cwd=cwd
             )
             return stdio_client(parameters, errlog=_errlog())
         return _http_transport(config)

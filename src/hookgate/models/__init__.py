@@ -1,7 +1,7 @@
 """Model clients behind one `ModelClient` interface, and `make_model` to build one from config.
 
 `scripted:PATH` plays back a YAML script (`hookgate.models.scripted`); a model name, or
-a mapping {name, base_url, api_key_env, timeout, temperature}, talks to an
+a mapping {name, base_url, api_key_env, timeout, timeout_total, temperature}, talks to an
 OpenAI-compatible server (`hookgate.models.openai_chat`).
 """
 
@@ -34,7 +34,7 @@ __all__ = [
 SCRIPTED_PREFIX = "scripted:"
 BASE_URL_ENV = "OPENAI_BASE_URL"
 DEFAULT_BASE_URL = "http://localhost:11434/v1"  # Ollama's OpenAI-compatible endpoint
-MODEL_KEYS = ("name", "base_url", "api_key_env", "timeout", "temperature")
+MODEL_KEYS = ("name", "base_url", "api_key_env", "timeout", "timeout_total", "temperature")
 _EXAMPLE = "model: {name: llama3.2, base_url: http://localhost:11434/v1}"
 
 
@@ -50,7 +50,8 @@ def make_model(
     `"scripted:PATH"` loads a `ScriptedModel` from PATH (relative to `base_dir`). Any
     other string is a model name on the server at `$OPENAI_BASE_URL` (default: local
     Ollama). A mapping sets `name` (required), `base_url`, `api_key_env` (default
-    `OPENAI_API_KEY`), `timeout` (seconds of server silence allowed) and `temperature`.
+    `OPENAI_API_KEY`), `timeout` (seconds of server silence allowed), `timeout_total`
+    (seconds one model call may take in all) and `temperature`.
     Mistakes raise `ConfigError`; `where` (e.g. "agent.yaml:3: model") prefixes their
     key paths. `environ` (default `os.environ`) supplies the base URL and API key.
     """
@@ -81,6 +82,7 @@ def _chat_config(
     from hookgate.models.openai_chat import (
         DEFAULT_API_KEY_ENV,
         DEFAULT_TIMEOUT_S,
+        DEFAULT_TIMEOUT_TOTAL_S,
         OpenAIChatConfig,
     )
 
@@ -100,6 +102,7 @@ def _chat_config(
         base_url=given["base_url"].strip(),
         api_key_env=settings.get("api_key_env", DEFAULT_API_KEY_ENV).strip(),
         timeout=float(settings.get("timeout", DEFAULT_TIMEOUT_S)),
+        timeout_total=float(settings.get("timeout_total", DEFAULT_TIMEOUT_TOTAL_S)),
         temperature=None if temperature is None else float(temperature),
     )
 
@@ -136,7 +139,7 @@ def model_setting_problem(key: str, value: Any) -> SettingProblem | None:
         number = float(value)
     except OverflowError:
         return SettingProblem(f"expected a number, got {value!r}")
-    if key == "timeout" and not number > 0:  # `not >`: NaN is no timeout either
+    if key in ("timeout", "timeout_total") and not number > 0:  # `not >`: NaN is no timeout either
         return SettingProblem(f"expected seconds > 0, got {number!r}")
     if key == "temperature" and not number >= 0:
         return SettingProblem(f"expected a number >= 0, got {number!r}")

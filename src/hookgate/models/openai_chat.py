@@ -1,20 +1,24 @@
 """`OpenAIChatModel`: any OpenAI-compatible chat server (OpenAI, Ollama, vLLM, llama.cpp).
 
 Streams the reply, hands text deltas to `on_text` as they arrive, assembles tool-call
-deltas by index and decodes their JSON arguments. Every failure, including a stream
-that ends without a finish reason, becomes a one-line `ModelError`.
+deltas by index and decodes their JSON arguments. The SDK sends the request; the
+stream is read and checked by `chat_stream`, not trusted. Every failure, including a
+malformed chunk or a stream that ends without a finish reason, becomes a one-line
+`ModelError`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
 
+import httpx2
 import openai
 from openai.types.chat import (
-    ChatCompletionChunk,
     ChatCompletionFunctionToolParam,
     ChatCompletionMessageFunctionToolCallParam,
     ChatCompletionMessageParam,
@@ -23,6 +27,7 @@ from openai.types.chat import (
 from hookgate.errors import ModelError
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models.base import TextSink
+from hookgate.models.chat_stream import ReplyAssembler, StreamFault, cut, sse_payloads
 
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 # Local servers (Ollama, vLLM, llama.cpp) ignore the key, but the SDK insists on one.
@@ -30,10 +35,11 @@ PLACEHOLDER_API_KEY = "not-needed"
 # Seconds the server may stay silent (connecting, before the first token, between
 # chunks); generous because a local model can take long to read a big prompt.
 DEFAULT_TIMEOUT_S = 120.0
+# Seconds one model call may take in all, streaming included: a server that trickles
+# a byte now and then, or sends only keep-alive comments, is never silent for long.
+DEFAULT_TIMEOUT_TOTAL_S = 300.0
 # Retrying is the runtime's decision; the SDK's own back-off would delay every failure.
 MAX_RETRIES = 0
-# How much of a server's error body or of bad arguments a message quotes.
-EXCERPT_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,7 @@ class OpenAIChatConfig:
     base_url: str
     api_key_env: str = DEFAULT_API_KEY_ENV
     timeout: float = DEFAULT_TIMEOUT_S
+    timeout_total: float = DEFAULT_TIMEOUT_TOTAL_S
     temperature: float | None = None
 
 
@@ -71,10 +78,26 @@ class OpenAIChatModel:
         tools: Sequence[ToolSpec],
         on_text: TextSink | None = None,
     ) -> ModelReply:
-        """Stream one reply; see `ModelClient.complete` for the contract."""
+        """Stream one reply; see `ModelClient.complete` for the contract.
+
+        `timeout` bounds each silence; `timeout_total` the whole call, however the
+        server trickles its bytes or keeps the stream alive with SSE comments.
+        """
+        try:
+            async with asyncio.timeout(self.config.timeout_total):
+                return await self._complete(messages, tools, on_text)
+        except TimeoutError as exc:
+            raise ModelError(
+                f"the model server at {self.config.base_url} did not finish its reply within "
+                f"{self.config.timeout_total:g} s (timeout_total)"
+            ) from exc
+
+    async def _complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], on_text: TextSink | None
+    ) -> ModelReply:
         temperature = self.config.temperature
         try:
-            stream = await self._client.chat.completions.create(
+            async with self._client.chat.completions.with_streaming_response.create(
                 model=self.config.name,
                 # The SDK walks `messages` against its TypedDict unions in Python on every
                 # request (~0.2 ms a message, holding the event loop): a long session paid
@@ -85,13 +108,10 @@ class OpenAIChatModel:
                 stream=True,
                 tools=to_chat_tools(tools) if tools else openai.omit,
                 temperature=openai.omit if temperature is None else temperature,
-            )
+            ) as response:
+                assembler = await self._read_stream(response.iter_bytes(), on_text)
         except openai.OpenAIError as exc:
             raise self._request_error(exc) from exc
-        assembler = _ReplyAssembler()
-        async with stream:
-            while (chunk := await self._next_chunk(stream)) is not None:
-                assembler.add(chunk, on_text)
         if not assembler.finished:
             raise ModelError(
                 f"the model server at {self.config.base_url} ended the stream "
@@ -103,33 +123,27 @@ class OpenAIChatModel:
         """Close the SDK client and its connection pool."""
         await self._client.close()
 
-    async def _next_chunk(
-        self, stream: openai.AsyncStream[ChatCompletionChunk]
-    ) -> ChatCompletionChunk | None:
+    async def _read_stream(
+        self, chunks: AsyncIterator[bytes], on_text: TextSink | None
+    ) -> ReplyAssembler:
+        """Read and check the SSE stream up to `[DONE]` or its end."""
+        where = f"the model server at {self.config.base_url}"
+        assembler = ReplyAssembler()
         try:
-            return await anext(stream)
-        except StopAsyncIteration:
-            return None
-        except openai.APITimeoutError as exc:
+            async with contextlib.aclosing(sse_payloads(chunks)) as payloads:
+                async for payload in payloads:
+                    assembler.add(payload, on_text)
+                    if assembler.done:
+                        break
+        except StreamFault as exc:
+            raise ModelError(f"{where} {exc}") from exc
+        except httpx2.TimeoutException as exc:
             raise ModelError(
-                f"the model server at {self.config.base_url} went silent for more than "
-                f"{self.config.timeout:g} s mid-reply"
+                f"{where} went silent for more than {self.config.timeout:g} s mid-reply"
             ) from exc
-        except openai.APIConnectionError as exc:
-            raise ModelError(
-                f"the connection to the model server at {self.config.base_url} broke "
-                f"mid-reply: {_cause(exc)}"
-            ) from exc
-        except openai.OpenAIError as exc:
-            raise ModelError(
-                f"the model server at {self.config.base_url} reported an error mid-reply: "
-                f"{_excerpt(str(exc))}"
-            ) from exc
-        except json.JSONDecodeError as exc:
-            raise ModelError(
-                f"the model server at {self.config.base_url} sent a stream event "
-                f"that is not JSON: {exc.msg}"
-            ) from exc
+        except httpx2.HTTPError as exc:
+            raise ModelError(f"the connection to {where} broke mid-reply: {_cause(exc)}") from exc
+        return assembler
 
     def _request_error(self, exc: openai.OpenAIError) -> ModelError:
         """Translate an SDK failure into a one-line `ModelError` naming the server."""
@@ -201,82 +215,18 @@ def _to_chat_tool_call(call: ToolCall) -> ChatCompletionMessageFunctionToolCallP
     }
 
 
-@dataclass
-class _PartialToolCall:
-    id: str | None = None
-    name: str = ""
-    argument_parts: list[str] = field(default_factory=list)
-
-
-class _ReplyAssembler:
-    """Accumulates streamed chunks of the first choice into one `ModelReply`."""
-
-    def __init__(self) -> None:
-        self.text_parts: list[str] = []
-        self.calls: dict[int, _PartialToolCall] = {}
-        self.finished = False
-
-    def add(self, chunk: ChatCompletionChunk, on_text: TextSink | None) -> None:
-        # A usage-only chunk has no choices; other choices exist only when n > 1.
-        for choice in chunk.choices:
-            if choice.index != 0:
-                continue
-            delta = choice.delta
-            if delta.content:
-                self.text_parts.append(delta.content)
-                if on_text is not None:
-                    on_text(delta.content)
-            for call_delta in delta.tool_calls or ():
-                partial = self.calls.setdefault(call_delta.index, _PartialToolCall())
-                if call_delta.id:
-                    partial.id = call_delta.id
-                if call_delta.function is not None:
-                    partial.name += call_delta.function.name or ""
-                    if call_delta.function.arguments:
-                        partial.argument_parts.append(call_delta.function.arguments)
-            if choice.finish_reason is not None:
-                self.finished = True
-
-    def reply(self) -> ModelReply:
-        calls = tuple(
-            _decode_tool_call(self.calls[index], position)
-            for position, index in enumerate(sorted(self.calls), start=1)
-        )
-        return ModelReply(text="".join(self.text_parts), tool_calls=calls)
-
-
-def _decode_tool_call(partial: _PartialToolCall, position: int) -> ToolCall:
-    if not partial.name:
-        raise ModelError(f"the model sent tool call #{position} without a tool name")
-    raw = "".join(partial.argument_parts)
-    try:
-        arguments = json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise ModelError(
-            f"the model sent malformed JSON arguments for tool {partial.name!r} "
-            f"({exc.msg}): {_excerpt(raw)!r}"
-        ) from exc
-    if not isinstance(arguments, dict):
-        raise ModelError(
-            f"the model's arguments for tool {partial.name!r} are not a JSON object: "
-            f"{_excerpt(raw)!r}"
-        )
-    # Some servers omit ids; the runtime needs one to pair the tool's answer.
-    return ToolCall(id=partial.id or f"call_{position}", name=partial.name, arguments=arguments)
-
-
 def _status_excerpt(exc: openai.APIStatusError) -> str:
     """The server's own error message if its body is OpenAI-shaped, else the raw body."""
     body = exc.body
     if isinstance(body, Mapping) and isinstance(body.get("message"), str):
-        return _excerpt(body["message"])
+        return cut(body["message"])
     if isinstance(body, str) and body.strip():
-        return _excerpt(body)
+        return cut(body)
     try:
         text = exc.response.text
     except Exception:  # the body may be unread or undecodable; the status says enough
         text = ""
-    return _excerpt(text) or "(empty body)"
+    return cut(text) or "(empty body)"
 
 
 def _cause(exc: BaseException) -> str:
@@ -297,8 +247,3 @@ def _cause(exc: BaseException) -> str:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
-
-
-def _excerpt(text: str) -> str:
-    line = _one_line(text)
-    return line if len(line) <= EXCERPT_CHARS else line[: EXCERPT_CHARS - 1] + "…"

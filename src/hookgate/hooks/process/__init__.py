@@ -5,6 +5,7 @@ tool alike; `stream_process`, its sibling, hands stdout over as it arrives (an a
 agent's answer). The process runs in a session (and process group) of its own; stdin is
 written while stdout and stderr are drained, each capped; the timeout is enforced here,
 whatever the process does; at the end the whole group is killed and the leader reaped.
+Every child is marked for `guard`'s guardian, which stops them all if we die first.
 
 `run_process_sync` gives a caller without an event loop the same guarantees, waiting
 in poll(2). Both drive one `core.Process`; `aio` and `blocking` only decide when to
@@ -23,10 +24,12 @@ from hookgate.hooks.process.core import (
     SpawnError,
     resolve_program,
 )
+from hookgate.hooks.process.guard import GUARD_VAR, guarded, reap_orphans
 from hookgate.hooks.process.subreaper import adopt_orphans
 
 __all__ = [
     "EOF_GRACE",
+    "GUARD_VAR",
     "KILL_GRACE",
     "OUTPUT_CAP",
     "QUIET_START",
@@ -34,6 +37,8 @@ __all__ = [
     "ProcessResult",
     "SpawnError",
     "adopt_orphans",
+    "guarded",
+    "reap_orphans",
     "resolve_program",
     "run_process",
     "run_process_sync",

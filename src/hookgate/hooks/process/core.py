@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Self
 
 from hookgate.hooks.errors import HookgateError
+from hookgate.hooks.process.guard import guarded, reaped, track
 
 #: Bytes kept of stdout and of stderr each; the rest is read and dropped, so a flood
 #: can neither block the process on a full pipe nor fill our memory.
@@ -156,6 +157,7 @@ class Process:
         self.stdout = self.output_type(stdout_fd, cap, on_stdout)
         self.stderr = self.output_type(stderr_fd, cap)
         self.pidfd = _open_pidfd(pid)
+        track(pid)
         self.started()
 
     def started(self) -> None:
@@ -174,6 +176,7 @@ class Process:
         if not argv:
             raise SpawnError("empty command")
         program = resolve_program(argv[0], env)
+        env = guarded(env)  # the guardian stops it, and all it starts, if we die
         stdin_r, stdin_w = os.pipe()
         stdout_r, stdout_w = os.pipe()
         stderr_r, stderr_w = os.pipe()
@@ -238,6 +241,7 @@ class Process:
             self.reaped = True
             self.returncode = os.waitstatus_to_exitcode(status)
             _reap_adopted(self.pid)
+            reaped(self.pid)
 
     def release(self) -> None:
         """Close the fds left open: the pidfd and the read ends."""

@@ -1,0 +1,131 @@
+"""ACP's JSON lines, checked before the SDK sees them: no line can end `hookgate acp`.
+
+`GuardedNdjson` is the SDK's message transport for stdio. A line that is not a
+JSON-RPC 2.0 request, notification or response (unparsable text, `[]`, `42`, `null`,
+a batch, a request without a method) is answered with the JSON-RPC error reply, id
+null where it has none, and the next line is read. The SDK's own reader (0.12) dies
+on such a line or takes `null` for the end of input; docs/upstream/acp-reader.patch
+is the fix offered upstream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from acp import RequestError
+
+from hookgate.frontends.terminal import notice_line
+
+#: Characters of a refused line quoted in the notice on stderr.
+QUOTED = 80
+
+Message = dict[str, Any]
+
+
+class GuardedNdjson:
+    """An `acp` Transport over stdio that answers malformed lines itself."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._sending = asyncio.Lock()
+
+    async def send(self, message: Message) -> None:
+        data = json.dumps(message, separators=(",", ":")) + "\n"
+        async with self._sending:  # one message, one whole line
+            self._writer.write(data.encode())
+            await self._writer.drain()
+
+    async def receive(self) -> Message | None:
+        """The next well-formed message; None at the end of input."""
+        while True:
+            line = await self._read_line()
+            if not line:
+                return None
+            if not line.strip():
+                continue
+            checked = checked_message(line)
+            if isinstance(checked, Refusal):
+                notice_line(f"refused an ACP line ({checked.reason}): {_quoted(line)}")
+                await self.send(checked.reply())
+            elif checked is not None:
+                return checked
+
+    async def close(self) -> None:
+        """The writer is the front end's to close."""
+
+    async def _read_line(self) -> bytes:
+        """One line, however long (the SDK reads the same way); b"" at the end."""
+        chunks: list[bytes] = []
+        try:
+            while True:
+                try:
+                    chunks.append(await self._reader.readuntil(b"\n"))
+                    return b"".join(chunks)
+                except asyncio.LimitOverrunError as exc:
+                    chunks.append(await self._reader.readexactly(exc.consumed))
+        except asyncio.IncompleteReadError as exc:
+            chunks.append(exc.partial)
+            return b"".join(chunks)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A line that is not a well-formed message, and the error that answers it."""
+
+    error: RequestError
+    reason: str
+    ident: Any = None
+    """The id of the request refused; null where the line has none (or a bad one)."""
+
+    def reply(self) -> Message:
+        return {"jsonrpc": "2.0", "id": self.ident, "error": self.error.to_error_obj()}
+
+
+def checked_message(line: bytes) -> Message | Refusal | None:
+    """The message on `line`, the refusal that answers it, or None: drop it unanswered."""
+    try:
+        value = json.loads(line)
+    except ValueError as exc:  # invalid UTF-8 too: UnicodeDecodeError is a ValueError
+        return Refusal(RequestError.parse_error({"details": str(exc)}), "not JSON")
+    if not isinstance(value, dict):
+        return _invalid(f"{_kind(value)} is not a JSON-RPC message; send one object per line")
+    ident = value.get("id")
+    if "id" in value and not _valid_id(ident):
+        return _invalid("the id must be a string, an integer or null")
+    if "method" in value:
+        return (
+            value
+            if isinstance(value["method"], str)
+            else _invalid("a method that is not a string", ident)
+        )
+    if "id" not in value or ("result" not in value and "error" not in value):
+        return _invalid("a request without a method", ident)
+    if "error" in value and not isinstance(value["error"], dict):
+        notice_line(f"dropped a response to request {ident!r}: its error is not an object")
+        return None
+    return value
+
+
+def _invalid(reason: str, ident: Any = None) -> Refusal:
+    return Refusal(RequestError.invalid_request({"details": reason}), reason, ident)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "a batch"
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    return "a string" if isinstance(value, str) else "a number"
+
+
+def _valid_id(ident: Any) -> bool:
+    return ident is None or isinstance(ident, str) or (type(ident) is int)
+
+
+def _quoted(line: bytes) -> str:
+    text = line.strip().decode(errors="replace")
+    return repr(text if len(text) <= QUOTED else text[: QUOTED - 1] + "…")

@@ -1,0 +1,139 @@
+"""Nothing we start outlives us: a guardian process stops our descendants when we die.
+
+Every process this one starts carries `GUARD_VAR` with a token of ours in its
+environment, and so does everything those start, whatever group or session they
+move to. A guardian, started once (lazily) in a session of its own, waits on a pipe
+that only this process holds; when it reads end of file without a goodbye (we were
+killed with SIGKILL, or died without cleaning up), it sends SIGTERM to every process
+still carrying our token, gives them `GUARD_GRACE` seconds for their own cleanup,
+then SIGKILL. A clean exit says goodbye and reaps the guardian (`atexit`). Linux
+(/proc) only; the cost here is one dict entry per spawn.
+
+`reap_orphans` reaps the exited orphans this process adopted as a subreaper
+(`adopt_orphans`), so that a long-lived process (`hookgate acp`) keeps no zombies of
+daemons that escaped their hook's group.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import secrets
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+#: The environment variable that marks our descendants.
+GUARD_VAR = "HOOKGATE_GUARD"
+#: Seconds the guardian gives our descendants between SIGTERM and SIGKILL.
+GUARD_GRACE = 2.0
+#: Seconds between two looks of the guardian for descendants still alive.
+_GUARD_POLL = 0.02
+#: Seconds a clean exit waits for the dismissed guardian to go (it only has to exit).
+DISMISS_WAIT = 1.0
+
+#: The guardian's script, run by path with `-I -S`: the standard library alone.
+GUARDIAN_SCRIPT = Path(__file__).with_name("guardian.py")
+
+_guardian: subprocess.Popen[bytes] | None = None
+_token = ""
+_guarded_pid = 0
+
+
+def guard_token() -> str:
+    """Our token, the guardian started on first use (and again in a forked child)."""
+    global _guardian, _token, _guarded_pid
+    if _guarded_pid != os.getpid():
+        _token = f"{os.getpid()}-{secrets.token_hex(8)}"
+        _guarded_pid = os.getpid()
+        _guardian = _start_guardian(_token)
+    return _token
+
+
+def guarded(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` for a child of ours: marked with our token, so the guardian can find it."""
+    return {**env, GUARD_VAR: guard_token()}
+
+
+def _start_guardian(token: str) -> subprocess.Popen[bytes] | None:
+    if not Path("/proc/self/environ").exists():
+        return None  # no /proc: nothing to find our descendants by
+    try:
+        guardian = subprocess.Popen(
+            [sys.executable, "-I", "-S", str(GUARDIAN_SCRIPT), GUARD_VAR, token,
+             str(GUARD_GRACE), str(_GUARD_POLL)],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env={}, start_new_session=True,
+        )  # fmt: skip
+    except OSError:
+        return None  # the children run unguarded, as before
+    atexit.register(_dismiss, guardian)
+    return guardian
+
+
+def _dismiss(guardian: subprocess.Popen[bytes]) -> None:
+    """At a clean exit: our own cleanup ran, so the guardian leaves at once; reap it.
+
+    A daemon that a hook started outside its group on purpose survives a clean exit,
+    as it always did; only a hookgate that dies without cleaning up is cleaned after.
+    """
+    if _guarded_pid != os.getpid() or guardian.stdin is None:
+        return  # a forked child: the guardian is its parent's
+    with contextlib.suppress(OSError):
+        guardian.stdin.write(b"bye")
+        guardian.stdin.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        guardian.wait(DISMISS_WAIT)
+
+
+#: The children this process started and waits for itself; every other exited child
+#: of ours is an adopted orphan, for `reap_orphans`.
+_own: set[int] = set()
+
+
+def track(pid: int) -> None:
+    """`pid` is a child we started and will reap ourselves."""
+    _own.add(pid)
+
+
+def reaped(pid: int) -> None:
+    """We reaped `pid`; reap any adopted orphan that has exited meanwhile."""
+    _own.discard(pid)
+    reap_orphans()
+
+
+def reap_orphans() -> None:
+    """Reap every exited child that we did not start ourselves: adopted orphans.
+
+    One waitid peeks first; our children are listed only when one is a zombie. A child
+    started by others in this process (asyncio's, for MCP servers) is a zombie only
+    for the instant before its own watcher reaps it.
+    """
+    try:
+        if os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            return
+    except ChildProcessError:
+        return
+    guardian = _guardian.pid if _guardian is not None else 0
+    for pid in _children():
+        if pid not in _own and pid != guardian and _is_zombie(pid):
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+
+
+def _children() -> set[int]:
+    children: set[int] = set()
+    for listing in Path("/proc/self/task").glob("*/children"):
+        with contextlib.suppress(OSError):
+            children.update(int(pid) for pid in listing.read_text().split())
+    return children
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return text[text.rindex(")") + 2] == "Z"  # the state, after comm (which may hold spaces)

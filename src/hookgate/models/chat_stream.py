@@ -1,0 +1,192 @@
+"""A chat-completions SSE stream, read and checked: nothing the server sends is trusted.
+
+`sse_payloads` splits the response bytes into the `data:` payloads of SSE events; a
+line longer than `MAX_LINE_BYTES` or bytes that are not UTF-8 fail the call without
+holding more than the cap. `ReplyAssembler.add` checks each payload's shape (an
+object, `choices` a list, `delta` an object, strings where strings belong) before it
+takes anything from it. Every fault is a `StreamFault`, whose message completes
+"the model server at URL …".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from hookgate.errors import ModelError
+from hookgate.messages import ModelReply, ToolCall
+from hookgate.models.base import TextSink
+
+#: Bytes one SSE line may hold. A whole reply is rarely over a few hundred KiB, and a
+#: chunk is one delta of it; a longer line is a broken or hostile server, and reading
+#: on would hold it all in memory (a 64 MiB line once cost 321 MiB).
+MAX_LINE_BYTES = 8 * 1024 * 1024
+#: Characters of a bad payload quoted in a message.
+EXCERPT_CHARS = 200
+DONE = "[DONE]"
+
+
+class StreamFault(ModelError):
+    """The stream is not a well-formed chat-completions stream; says what was wrong."""
+
+
+async def sse_payloads(chunks: AsyncIterator[bytes]) -> AsyncGenerator[str, None]:
+    """The data of each SSE event in `chunks`; comments and other fields are skipped."""
+    buffer = bytearray()
+    data: list[str] = []
+    async for chunk in chunks:
+        scan = len(buffer)  # only the new bytes can hold the next newline
+        buffer += chunk
+        start = 0
+        while (end := buffer.find(b"\n", max(scan, start))) >= 0:
+            line = _line(buffer[start:end])
+            start = end + 1
+            if line:
+                _take_field(line, data)
+            elif data:  # a blank line ends an event
+                yield "\n".join(data)
+                data = []
+        del buffer[:start]
+        if len(buffer) > MAX_LINE_BYTES:
+            raise StreamFault(f"sent a line longer than {MAX_LINE_BYTES} bytes; the reply is cut")
+
+
+def _line(raw: bytearray) -> str:
+    if len(raw) > MAX_LINE_BYTES:
+        raise StreamFault(f"sent a line longer than {MAX_LINE_BYTES} bytes; the reply is cut")
+    try:
+        return bytes(raw).decode().removesuffix("\r")
+    except UnicodeDecodeError as exc:
+        raise StreamFault(f"sent bytes that are not UTF-8 ({exc.reason})") from exc
+
+
+def _take_field(line: str, data: list[str]) -> None:
+    """One SSE field line: `data` is kept; comments (`:`) and other fields are not."""
+    name, _, value = line.partition(":")
+    if name == "data":
+        data.append(value.removeprefix(" "))
+
+
+@dataclass
+class _PartialToolCall:
+    id: str | None = None
+    name: str = ""
+    argument_parts: list[str] = field(default_factory=list)
+
+
+class ReplyAssembler:
+    """Accumulates the checked chunks of the first choice into one `ModelReply`."""
+
+    def __init__(self) -> None:
+        self.text_parts: list[str] = []
+        self.calls: dict[int, _PartialToolCall] = {}
+        self.finished = False
+        self.done = False
+        """Whether `[DONE]` came: nothing after it is read."""
+
+    def add(self, payload: str, on_text: TextSink | None) -> None:
+        """Take one event's data; a malformed one raises `StreamFault`."""
+        if payload.strip() == DONE:
+            self.done = True
+            return
+        chunk = _object(_json(payload), "a stream event")
+        if chunk.get("error"):
+            raise StreamFault(f"reported an error mid-reply: {_error_text(chunk['error'])}")
+        # A usage-only chunk has no choices; other choices exist only when n > 1.
+        for choice in _list(chunk.get("choices", []), "choices"):
+            choice = _object(choice, "a choice")
+            if choice.get("index", 0) == 0:
+                self._add_choice(choice, on_text)
+
+    def _add_choice(self, choice: Mapping[str, Any], on_text: TextSink | None) -> None:
+        delta = _object(choice.get("delta", {}), "a delta")
+        content = _text(delta.get("content"), "the content")
+        if content:
+            self.text_parts.append(content)
+            if on_text is not None:
+                on_text(content)
+        for position, call in enumerate(_list(delta.get("tool_calls") or [], "tool_calls")):
+            self._add_call(_object(call, "a tool call"), position)
+        if _text(choice.get("finish_reason"), "the finish reason") is not None:
+            self.finished = True
+
+    def _add_call(self, call: Mapping[str, Any], position: int) -> None:
+        index = call.get("index", position)
+        if type(index) is not int:
+            raise StreamFault(f"sent a tool call whose index is not an integer: {index!r}")
+        partial = self.calls.setdefault(index, _PartialToolCall())
+        if ident := _text(call.get("id"), "a tool call id"):
+            partial.id = ident
+        function = _object(call.get("function") or {}, "a tool call's function")
+        partial.name += _text(function.get("name"), "a tool name") or ""
+        if arguments := _text(function.get("arguments"), "a tool call's arguments"):
+            partial.argument_parts.append(arguments)
+
+    def reply(self) -> ModelReply:
+        calls = tuple(
+            _decode_tool_call(self.calls[index], position)
+            for position, index in enumerate(sorted(self.calls), start=1)
+        )
+        return ModelReply(text="".join(self.text_parts), tool_calls=calls)
+
+
+def _json(payload: str) -> Any:
+    try:
+        return json.loads(payload)
+    except json.JSONDecodeError as exc:
+        raise StreamFault(f"sent a stream event that is not JSON: {exc.msg}") from exc
+
+
+def _object(value: Any, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise StreamFault(f"sent {what} that is not a JSON object: {excerpt(value)}")
+    return value
+
+
+def _list(value: Any, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise StreamFault(f"sent {what} that are not a list: {excerpt(value)}")
+    return value
+
+
+def _text(value: Any, what: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise StreamFault(f"sent {what} that is not a string: {excerpt(value)}")
+    return value
+
+
+def _error_text(error: Any) -> str:
+    message = error.get("message") if isinstance(error, dict) else error
+    return excerpt(message) if not isinstance(message, str) else cut(message)
+
+
+def _decode_tool_call(partial: _PartialToolCall, position: int) -> ToolCall:
+    if not partial.name:
+        raise ModelError(f"the model sent tool call #{position} without a tool name")
+    raw = "".join(partial.argument_parts)
+    try:
+        arguments = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise ModelError(
+            f"the model sent malformed JSON arguments for tool {partial.name!r} "
+            f"({exc.msg}): {cut(raw)!r}"
+        ) from exc
+    if not isinstance(arguments, dict):
+        raise ModelError(
+            f"the model's arguments for tool {partial.name!r} are not a JSON object: {cut(raw)!r}"
+        )
+    # Some servers omit ids; the runtime needs one to pair the tool's answer.
+    return ToolCall(id=partial.id or f"call_{position}", name=partial.name, arguments=arguments)
+
+
+def excerpt(value: Any) -> str:
+    """`value` as compact JSON, on one line, cut to `EXCERPT_CHARS`."""
+    return cut(json.dumps(value, separators=(",", ":")))
+
+
+def cut(text: str) -> str:
+    """`text` on one line, cut to `EXCERPT_CHARS`."""
+    line = " ".join(text.split())
+    return line if len(line) <= EXCERPT_CHARS else line[: EXCERPT_CHARS - 1] + "…"
