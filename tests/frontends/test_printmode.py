@@ -376,3 +376,20 @@ def test_children_die_with_a_hookgate_killed_outright(
 
     outlived(pgid)
     group_gone(pgid)
+
+
+def test_the_agent_file_passes_tool_choice_and_extra_fields_to_the_server(
+    project: Project, chat_server: ChatServer
+) -> None:
+    model = {**served_model(chat_server.url), "tool_choice": "none",
+             "extra": {"top_k": 20, "chat_template_kwargs": {"enable_thinking": False}}}  # fmt: skip
+    project.write_agent(model)
+    chat_server.queue(ServedReply(text="Fine."))
+
+    run = project.hookgate("-p", "Hi")
+
+    assert (run.returncode, run.stdout) == (0, "Fine.\n"), run.stderr
+    body = chat_server.requests[0].body
+    assert body["tool_choice"] == "none"
+    assert body["top_k"] == 20
+    assert body["chat_template_kwargs"] == {"enable_thinking": False}
