@@ -20,6 +20,7 @@ from hookgate.errors import SessionError
 from hookgate.handoff import AskAgentTool, AskDisplay, Handoffs, NoticeDisplay, handoffs_for
 from hookgate.history import History
 from hookgate.hooks import HookEngine, HookgateError
+from hookgate.hooks.lint import lint_config
 from hookgate.messages import Message, ToolSpec
 from hookgate.models import ModelClient, make_model
 from hookgate.policy import Policy
@@ -127,6 +128,10 @@ async def open_agent(
     )  # fmt: skip
     history = History.load(session, notify)
     try:
+        # What `hooks check` warns about, a session says too: a guard its own shell
+        # cannot parse would otherwise block every question with no reason shown.
+        for warning in await lint_config(config.hooks, config.path.parent):
+            notify(f"warning: {warning}")
         start = await engine.run("sessionStart", {"source": source})
         for notice in start.notices:
             notify(notice)

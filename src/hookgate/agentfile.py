@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.hooks import HooksConfig, parse_hooks
-from hookgate.hooks.config import parse_duration
+from hookgate.hooks.config import load_hooks_file, parse_duration
 from hookgate.hooks.yamlfile import (
     Where,
     check_keys,
@@ -99,6 +99,15 @@ class AgentConfig:
     @property
     def base_dir(self) -> Path:
         return self.path.parent
+
+
+def load_hooks_of(path: Path, import_python: bool) -> HooksConfig:
+    """The hooks of `path` for `hookgate hooks`: a file of `hooks:` alone is read as
+    such; any other is an agent file, validated whole, with the errors a session gives."""
+    document = load_yaml(path)
+    if document is None or (isinstance(document, Mapping) and set(document) <= {"hooks"}):
+        return load_hooks_file(path, import_python=import_python)
+    return load_agent_file(path, import_hooks=import_python).hooks
 
 
 def load_agent_file(

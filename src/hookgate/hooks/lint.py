@@ -1,4 +1,5 @@
-"""Checks `hookgate hooks check` runs beyond validation: will each hook's program run?
+"""Checks `hookgate hooks check`, and every session as it starts, run beyond
+validation: will each hook's program run?
 
 A hook whose program is missing fails on every event; a script that its own shell
 cannot parse is worse: dash exits 2 on a syntax error, and exit 2 is a deliberate
@@ -12,12 +13,13 @@ value or a `#!` line, in an environment of its own (no `BASH_ENV` from the hook)
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
-from hookgate.hooks.config import HookSpec
+from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.pins import command_words
 from hookgate.hooks.process import SpawnError, resolve_program, run_process
 from hookgate.hooks.pyimport import local_module_files, split_reference
@@ -66,6 +68,22 @@ _BUILTINS = frozenset(
         "return",
     ]
 )
+
+
+async def lint_hooks(hooks: Sequence[HookSpec], project_dir: Path) -> list[list[str]]:
+    """`lint_hook` for each of `hooks`, all at once; the warnings in the hooks' order."""
+    return list(await asyncio.gather(*(lint_hook(hook, project_dir) for hook in hooks)))
+
+
+async def lint_config(config: HooksConfig, project_dir: Path) -> list[str]:
+    """Every warning about `config`, each naming its hook and event: a session's notices."""
+    hooks = list(config)
+    warnings = await lint_hooks(hooks, project_dir)
+    return [
+        f"hook {hook.name!r} ({hook.event.name}): {warning}"
+        for hook, found in zip(hooks, warnings, strict=True)
+        for warning in found
+    ]
 
 
 async def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:
