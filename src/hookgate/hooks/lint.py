@@ -76,13 +76,15 @@ async def lint_hooks(hooks: Sequence[HookSpec], project_dir: Path) -> list[list[
 
 
 async def lint_config(config: HooksConfig, project_dir: Path) -> list[str]:
-    """Every warning about `config`, each naming its hook and event: a session's notices."""
-    hooks = list(config)
-    warnings = await lint_hooks(hooks, project_dir)
+    """Every warning about `config`, each naming its hook and event: a session's notices.
+
+    One hook at a time: sessions start side by side (hand-offs, ACP), and each syntax
+    check is a process with its pipes; at once they would multiply the open files.
+    """
     return [
         f"hook {hook.name!r} ({hook.event.name}): {warning}"
-        for hook, found in zip(hooks, warnings, strict=True)
-        for warning in found
+        for hook in config
+        for warning in await lint_hook(hook, project_dir)
     ]
 
 
