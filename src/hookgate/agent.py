@@ -2,7 +2,7 @@
 
 `open_agent` reads the agent file once (the hooks are a snapshot from then on), opens
 or resumes the session file, and runs the `sessionStart` hooks; a block there aborts
-the run. Front ends hold an `AgentSession` and call `turn.run_turn` with it.
+the run, after the `postGeneration` hooks have heard so (outcome `aborted`). Front ends hold an `AgentSession` and call `turn.run_turn` with it.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from hookgate.errors import SessionError
 from hookgate.handoff import AskAgentTool, AskDisplay, Handoffs, NoticeDisplay, handoffs_for
 from hookgate.history import History
 from hookgate.hooks import HookEngine, HookgateError
+from hookgate.hooks.lint import lint_config
 from hookgate.messages import Message, ToolSpec
 from hookgate.models import ModelClient, make_model
 from hookgate.policy import Policy
@@ -30,6 +31,10 @@ from hookgate.toolsettings import shell_environment
 from hookgate.transcript import TRANSCRIPT_ENV, Transcript, transcript_path
 from hookgate.trust.check import asked_digests, load_trusted
 from hookgate.trust.store import TrustStore
+
+#: What postGeneration hooks read as the prompt of a run a sessionStart hook aborted:
+#: no preGeneration hook has checked the question, so it is not passed on.
+ABORTED_MARKER = "[prompt not checked: a sessionStart hook aborted the run]"
 
 
 class SessionStopped(HookgateError):
@@ -142,12 +147,17 @@ async def open_agent(
             store.home, session_id, model=_model_name(config), notify=notify,
             messages=session.messages() if session is not None else (),
         )  # fmt: skip
+        # What `hooks check` warns about, a session says too: a guard its own shell
+        # cannot parse would otherwise block every question with no reason shown.
+        for warning in await lint_config(config.hooks, config.path.parent):
+            notify(f"warning: {warning}")
         start = await engine.run("sessionStart", {"source": source})
         for notice in start.notices:
             notify(notice)
         if start.blocked or start.stop_reason is not None:
             reason = start.reason or start.stop_reason
             history.event("session_stopped", {"reason": reason})
+            await _report_aborted_run(engine, notify)
             raise SessionStopped(f"the session was stopped by a sessionStart hook: {reason}")
     except BaseException:  # blocked, failed or cancelled: let go of the session file
         history.close()
@@ -184,6 +194,15 @@ async def open_agent(
 
 def _model_name(config: AgentConfig) -> str:
     return config.model if isinstance(config.model, str) else str(config.model.get("name", ""))
+
+
+async def _report_aborted_run(engine: HookEngine, notify: Callable[[str], None]) -> None:
+    """Run postGeneration for a run that ends before its first turn: a Stop hook (an
+    audit, a clean-up) must hear of every run, the aborted one included."""
+    payload = {"prompt": ABORTED_MARKER, "answer": None, "outcome": "aborted", "continued": False}
+    stop = await engine.run("postGeneration", payload)
+    for notice in stop.notices:
+        notify(notice)
 
 
 def _tool_context(

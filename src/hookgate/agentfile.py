@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.hooks import HookgateError, HooksConfig
-from hookgate.hooks.config import hooks_of_document, parse_duration
+from hookgate.hooks.config import hooks_of_document, load_hooks_file, parse_duration
 from hookgate.hooks.yamlfile import (
     Where,
     check_keys,
@@ -100,6 +100,16 @@ class AgentConfig:
     @property
     def base_dir(self) -> Path:
         return self.path.parent
+
+
+def load_hooks_of(path: Path, import_python: bool) -> HooksConfig:
+    """The hooks of `path` for `hookgate hooks`: a file of `hooks:` alone is read as
+    such; any other is an agent file, validated whole, with the errors a session gives."""
+    document = load_yaml(path)
+    hooks_only = isinstance(document, Mapping) and set(document) <= {"hooks", "claude_settings"}
+    if document is None or hooks_only:
+        return load_hooks_file(path, import_python=import_python)
+    return load_agent_file(path, import_hooks=import_python).hooks
 
 
 def load_agent_file(

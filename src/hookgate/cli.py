@@ -1,23 +1,29 @@
 """The `hookgate` command: line mode by default, `-p` for one question, and subcommands.
 
 Expected errors (a config mistake, a stopped session) print one line and a hint on
-stderr and exit 1; Ctrl-C exits 130. stdout carries only the product's output.
+stderr and exit 1; Ctrl-C exits 130. stdout carries only the product's output; a
+reader that stops early (`| head`) ends it quietly, with the exit code of SIGPIPE.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from hookgate.hooks import HookgateError, adopt_orphans
+from hookgate.hooks import HookgateError, HooksConfig, adopt_orphans
 from hookgate.hooks import cli as hooks_cli
 from hookgate.trust import command as trust_command
 
+DEFAULT_AGENT_FILE = Path("hookgate.yaml")
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
+#: What a shell reports for a writer stopped by a closed pipe, as for `yes | head -1`.
+EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,7 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hookgate",
         description="An AI agent with hooks: your rules around it, outside its code.",
     )
-    parser.add_argument("--agent", type=Path, default=Path("hookgate.yaml"),
+    parser.add_argument("--version", action="version", version=f"hookgate {_version()}")
+    parser.add_argument("--agent", "--config", dest="agent", type=Path, metavar="FILE",
+                        default=DEFAULT_AGENT_FILE,
                         help="the agent file (default: ./hookgate.yaml)")  # fmt: skip
     parser.add_argument("-p", "--print", dest="question", metavar="QUESTION",
                         help="answer one question and exit; the answer alone on stdout")  # fmt: skip
@@ -36,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="continue the latest session of this directory")  # fmt: skip
     resume.add_argument("-r", "--resume", metavar="ID", help="resume the session ID")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    hooks_cli.add_parser(commands, offered_tools=_offered_tools)
+    hooks_cli.add_parser(commands, load_config=_load_hooks_of, offered_tools=_offered_tools)
     trust_command.add_parser(commands)
     init = commands.add_parser("init", help="write a commented starter agent file")
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
@@ -47,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     sessions = commands.add_parser("sessions", help="list saved sessions")
     sessions.set_defaults(handler=_run_sessions)
     acp = commands.add_parser("acp", help="serve the Agent Client Protocol on stdio, for editors")
-    acp.add_argument("--agent", type=Path, default=argparse.SUPPRESS,
+    acp.add_argument("--agent", "--config", dest="agent", type=Path, metavar="FILE",
+                     default=argparse.SUPPRESS,
                      help="the agent file (default: ./hookgate.yaml)")  # fmt: skip
     acp.set_defaults(handler=_run_acp)
     return parser
@@ -60,6 +69,17 @@ def _offered_tools(path: Path) -> tuple[str, ...] | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # The reader has gone: say nothing, and keep the interpreter's last flush of
+        # stdout from failing (and printing) once more on the way out.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     adopt_orphans()
     try:
@@ -87,6 +107,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+
+
+def _load_hooks_of(path: Path, import_python: bool) -> HooksConfig:
+    from hookgate.agentfile import load_hooks_of  # the agent file's parts cost ~40 ms
+
+    return load_hooks_of(path, import_python)
 
 
 def _add_handoff_arguments(parser: argparse.ArgumentParser) -> None:
@@ -118,9 +144,16 @@ def _run_handoff(args: argparse.Namespace) -> int:
 def _run_init(args: argparse.Namespace) -> int:
     from hookgate.starter import write_starter
 
-    path = write_starter(args.agent, force=args.force)
-    print(f"wrote {path} and trusted it; after you edit it, run: "
-          f"hookgate hooks check --config {path}, then hookgate trust {path}")  # fmt: skip
+    path, *hooks = write_starter(args.agent, force=args.force)
+    config = "" if args.agent == DEFAULT_AGENT_FILE else f" --agent {path}"
+    agent = "" if args.agent == DEFAULT_AGENT_FILE else f" --agent {path}"
+    names = [str(written) for written in (path, *hooks)]
+    print(f"wrote {', '.join(names[:-1])} and {names[-1]}, and trusted them. Try:")
+    print(f"  hookgate hooks check{config}  # what runs, and when")
+    print(f"""  echo '{{"command": "rm -rf build"}}' | hookgate hooks fire preToolCall"""
+          f"""{config} --tool shell  # the guard blocks it""")  # fmt: skip
+    print(f"  hookgate{agent}  # a session: first point model: at your server")
+    print(f"After an edit, check it again and trust it anew: hookgate trust {path}")
     return 0
 
 
@@ -137,12 +170,19 @@ def _run_acp(args: argparse.Namespace) -> int:
 
 
 def _run_sessions(args: argparse.Namespace) -> int:
-    from hookgate.frontends.terminal import print_answer
+    from hookgate.frontends.sessionlist import print_sessions
     from hookgate.session import SessionStore
 
-    for info in SessionStore().list():
-        print_answer(str(info))  # the first question may hold anything the model was sent
-    return 0
+    return print_sessions(SessionStore())
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hookgate")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
 
 
 if __name__ == "__main__":

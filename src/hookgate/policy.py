@@ -88,6 +88,30 @@ class Policy:
         return Decision(Verdict.ASK if needs_consent else Verdict.ALLOW)
 
 
+def rules_allowing(tool: str, arguments: Mapping[str, Any]) -> tuple[str, ...]:
+    """The narrowest allow rules under which this exact call runs without consent.
+
+    One rule per command of a shell line; none for a line no narrow rule can cover
+    (a redirect that writes, a command only known when it runs, an unreadable line):
+    only `shell` itself would, and that is no advice to give.
+    """
+    value = arguments.get(MAIN_ARGUMENT.get(tool, ""), None)
+    if tool in SHELL_TOOLS and isinstance(value, str):
+        parsed = parse_command_line(value)
+        if parsed is None or not parsed.simple or not parsed.commands:
+            return ()
+        if any(not command.known or command.writes for command in parsed.commands):
+            return ()
+        written = dict.fromkeys(command.written for command in parsed.commands)
+        return tuple(f"{tool}({_literal(text)})" for text in written)
+    return (f"{tool}({_literal(value)})",) if isinstance(value, str) else (tool,)
+
+
+def _literal(text: str) -> str:
+    """`text` as a glob that matches itself alone."""
+    return re.sub(r"([*?\[])", r"[\1]", text)
+
+
 def _rules(texts: tuple[str, ...], tool: str) -> list[Rule]:
     parsed = (Rule.parse(text) for text in texts)
     return [rule for rule in parsed if rule is not None and rule.names(tool)]

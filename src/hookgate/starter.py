@@ -1,7 +1,12 @@
-"""`hookgate init`: a commented starter agent file."""
+"""`hookgate init`: a commented starter agent file and the example hooks it names.
+
+Everything is written before it is trusted, so the trust recorded covers the scripts
+as written; nothing that exists is overwritten without `--force`.
+"""
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 from hookgate.errors import ConfigError
@@ -53,9 +58,27 @@ hooks:
 """
 
 
-def write_starter(path: Path, *, force: bool = False) -> Path:
-    if path.exists() and not force:
-        raise ConfigError(f"{path} exists", hint="hookgate init --force overwrites it")
+#: The hooks the starter file names, by path from it, and the example each copies.
+STARTER_HOOKS = {"hooks/guard-rm-rf.sh": "guard-rm-rf.sh", "hooks/audit-log.sh": "audit-log.sh"}
+#: Hook scripts are programs: owner-writable, runnable by all, like an installed script.
+SCRIPT_MODE = 0o755
+
+
+def write_starter(path: Path, *, force: bool = False) -> list[Path]:
+    """Write the agent file at `path` and its hooks next to it, then trust them all."""
+    hooks = {path.parent / relative: example for relative, example in STARTER_HOOKS.items()}
+    written = [path, *hooks]
+    existing = [target for target in written if target.exists()]
+    if existing and not force:
+        raise ConfigError(
+            f"{', '.join(map(str, existing))} exist{'s' if len(existing) == 1 else ''}",
+            hint="hookgate init --force overwrites them",
+        )
+    examples = resources.files("hookgate.examples")
+    for target, example in hooks.items():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(examples.joinpath(example).read_bytes())
+        target.chmod(SCRIPT_MODE)
     path.write_text(STARTER)
     trust_agent_file(path)  # written here, by the owner's own command: trusted as written
-    return path
+    return written

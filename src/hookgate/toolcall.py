@@ -13,19 +13,22 @@ call past the workspace needs consent like a call that changes things.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from hookgate.callcaps import CallCaps
-from hookgate.consent import Consent, ConsentRequest
+from hookgate.consent import AlwaysDeny, Consent, ConsentRequest
 from hookgate.hooks import HookEngine, OnError, Outcome
 from hookgate.messages import ToolCall
-from hookgate.policy import Policy, Verdict
+from hookgate.policy import Policy, Verdict, rules_allowing
 from hookgate.tools import ToolContext, ToolRegistry, ToolResult
 from hookgate.tools.paths import leaves_workspace
 from hookgate.view import TurnView
 
 #: What the model, the history and the user get for a result a fail-safe hook failed on.
 WITHHELD_RESULT = "[result withheld: hook {hook!r} failed]"
+#: What the model reads for a call that needed consent when there was no one to ask.
+NOT_ASKED_RESULT = "[denied: this call needs consent and no one was asked (no terminal)]"
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,7 @@ async def _guarded_call(
     call, pre = screened.asked, screened.pre
     if pre.stop_reason is not None:
         return ToolResult(f"[not run: {pre.stop_reason}]", is_error=True), (), pre.stop_reason
-    refusal = await _refusal(gate, screened)
+    refusal = await _refusal(gate, screened, view)
     if refusal is not None:
         return refusal, (), None
     tool = gate.tools.get(call.name)
@@ -139,7 +142,7 @@ async def _guarded_call(
     return ToolResult(**post.payload["result"]), pre.context + post.context, post.stop_reason
 
 
-async def _refusal(gate: ToolGate, screened: ScreenedCall) -> ToolResult | None:
+async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> ToolResult | None:
     """Why the call must not run: a hook, an unknown tool, a deny rule or the user."""
     call, pre = screened.asked, screened.pre
     if pre.blocked:
@@ -163,8 +166,24 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall) -> ToolResult | None:
         return None
     request = ConsentRequest(call.name, arguments, rewritten="arguments" in pre.changed)
     if not await consent.ask(request):
-        return ToolResult("[denied by the user]", is_error=True)
+        return _denied_by_consent(consent, call, view)
     return None
+
+
+def _denied_by_consent(consent: Consent, call: ToolCall, view: TurnView) -> ToolResult:
+    """A person said no; or there was no one to ask, and the user must learn which rule
+    would let the call through next time (a notice, with or without `-v`)."""
+    if not isinstance(consent, AlwaysDeny):
+        return ToolResult("[denied by the user]", is_error=True)
+    rules = rules_allowing(call.name, call.arguments)
+    advice = (
+        f"to allow it, add to permissions.allow in the agent file: {', '.join(json.dumps(r) for r in rules)}"
+        if rules
+        else "no narrow permissions.allow rule covers it; run hookgate on a terminal to approve it"
+    )
+    view.notice(f"{call.name} call denied: it needs consent and there is no terminal to ask on; "
+                f"{advice}")  # fmt: skip
+    return ToolResult(NOT_ASKED_RESULT, is_error=True)
 
 
 def _withheld(post: Outcome) -> ToolResult | None:

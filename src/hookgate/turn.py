@@ -110,11 +110,13 @@ async def run_turn(agent: AgentSession, question: str, view: TurnView) -> TurnOu
 
 
 def _show_failed_guard(pre: Outcome, view: TurnView) -> None:
-    """Say which hook failed when a failure, not a decision, stopped the question.
+    """Say which hook stopped the question, and why, or which one failed.
 
-    A deliberate block answers with the hook's own message; a fail-safe hook that
-    crashed or hung has none, and the user must learn it is broken, not strict.
+    A fail-safe hook that crashed or hung has no reason to give, and the user must
+    learn it is broken, not strict.
     """
+    if pre.blocked_by is not None:
+        view.notice(f"the question was blocked by hook {pre.blocked_by!r}: {pre.reason}")
     failed = [failure for failure in pre.errors if failure.on_error is OnError.FAIL]
     for failure in failed:
         view.notice(f"{failure}; the question was not sent to the model")

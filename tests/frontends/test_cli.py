@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+from importlib import resources
 from pathlib import Path
 
 from hookgate.agentfile import load_agent_file
 from hookgate.demo import API_KEY, AWS_KEY
+from hookgate.trust.check import load_trusted
+from hookgate.trust.store import TrustStore
 from runtime.project import Project
 
 
@@ -41,6 +45,45 @@ def test_init_writes_a_file_that_hooks_check_and_the_runtime_accept(project: Pro
     config = load_agent_file(project.agent_file)
     assert config.yolo is False
     assert [hook.name for hook in config.hooks.hooks["preToolCall"]] == ["no-rm-rf"]
+
+
+def test_init_writes_the_hooks_it_names_trusted_and_working(project: Project) -> None:
+    run = project.hookgate("init", trusted=False)
+    rm = project.hookgate(
+        "hooks", "fire", "preToolCall", "--tool", "shell", trusted=False,
+        stdin='{"command": "rm -rf build"}',
+    )  # fmt: skip
+    ls = project.hookgate(
+        "hooks", "fire", "preToolCall", "--tool", "shell", trusted=False,
+        stdin='{"command": "ls"}',
+    )  # fmt: skip
+
+    assert run.returncode == 0, run.stderr
+    examples = resources.files("hookgate.examples")
+    for name in ("guard-rm-rf.sh", "audit-log.sh"):
+        written = project.dir / "hooks" / name
+        assert written.read_bytes() == examples.joinpath(name).read_bytes()
+        assert os.access(written, os.X_OK)
+    load_trusted(project.agent_file, store=TrustStore(project.home))  # raises if not
+    assert (rm.returncode, ls.returncode) == (2, 0), rm.stdout + ls.stdout
+    commands = [line.strip() for line in run.stdout.splitlines() if line.startswith("  ")]
+    assert [command.split("#")[0].split()[:3] for command in commands] == [
+        ["hookgate", "hooks", "check"],
+        ["echo", '\'{"command":', '"rm'],
+        ["hookgate"],
+    ]
+
+
+def test_init_leaves_an_existing_hook_script_alone_without_force(project: Project) -> None:
+    (project.dir / "hooks").mkdir()
+    (project.dir / "hooks" / "audit-log.sh").write_text("mine\n")
+
+    run = project.hookgate("init", trusted=False)
+
+    assert run.returncode == 1
+    assert "hooks/audit-log.sh exists" in run.stderr
+    assert not project.agent_file.exists()
+    assert (project.dir / "hooks" / "audit-log.sh").read_text() == "mine\n"
 
 
 def test_init_refuses_to_overwrite_without_force(project: Project) -> None:

@@ -348,3 +348,72 @@ def test_a_malformed_model_chunk_fails_the_turn_and_line_mode_goes_on(
 
     assert terminal.wait() == 0
     assert "Traceback" not in terminal.screen
+
+
+def test_a_model_error_is_shown_once(
+    project: Project, terminals: list[Terminal], chat_server: ChatServer
+) -> None:
+    chat_server.queue(ServedReply.http_error(500, '{"error": {"message": "overloaded"}}'))
+    project.write_agent(served_model(chat_server.url))
+    terminal = start(terminals, project)
+
+    terminal.submit("Hello?")
+    terminal.expect("overloaded")
+    shown = terminal.expect(PROMPT)  # what came after the error, up to the next prompt
+    terminal.type("\x04")
+
+    assert terminal.wait() == 0
+    assert "overloaded" not in shown, shown
+
+
+def test_a_blocked_question_names_the_hook_and_its_reason(
+    project: Project, terminals: list[Terminal]
+) -> None:
+    project.write_agent(project.script({"text": "Hello."}), hooks=audit_and_guard(project))
+    terminal = start(terminals, project)
+
+    terminal.submit(f"use {SECRET} for me")
+    shown = terminal.expect("Your question was not sent")
+    terminal.expect(PROMPT)
+    terminal.type("\x04")
+
+    assert terminal.wait() == 0
+    assert "blocked by hook 'redact': the question holds an OpenAI-style API key" in shown
+
+
+def test_a_status_line_shows_the_model_at_work_and_for_how_long(
+    project: Project, terminals: list[Terminal], chat_server: ChatServer
+) -> None:
+    chat_server.queue(ServedReply(fault="hang"))
+    project.write_agent(served_model(chat_server.url))
+    terminal = start(terminals, project)
+
+    terminal.submit("Take your time")
+    terminal.expect("thinking… 0s")
+    terminal.expect("thinking… 1s")  # the seconds go up while the model is silent
+    terminal.type("\x03")
+    terminal.expect("turn cancelled")
+    terminal.expect(PROMPT)
+    terminal.type("\x04")
+
+    assert terminal.wait() == 0
+
+
+def test_a_status_line_shows_the_tool_at_work_then_gives_way_to_the_answer(
+    project: Project, terminals: list[Terminal]
+) -> None:
+    model = project.script(
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "sleep 1.5"}}]},
+        {"text": "Slept well."},
+    )
+    project.write_agent(model, yolo=True)
+    terminal = start(terminals, project)
+
+    terminal.submit("Sleep a little")
+    terminal.expect("running shell… 1s")
+    terminal.expect("Slept well.")
+    terminal.expect(PROMPT)
+    terminal.type("\x04")
+
+    assert terminal.wait() == 0
+    assert "\r\x1b[KSlept well." in terminal.raw.decode()  # the status erased, then the answer

@@ -183,7 +183,7 @@ def test_without_a_terminal_calls_needing_consent_are_denied_unless_yolo(
     assert run.returncode == 0, run.stderr
     assert (project.dir / "made").exists() is made
     tool = next(m for m in project.messages() if m["role"] == "tool")
-    assert (tool["content"] == "[denied by the user]") is not made
+    assert tool["content"].startswith("[denied") is not made
 
 
 def test_session_start_block_exits_1_with_one_line(project: Project) -> None:
@@ -273,6 +273,85 @@ def test_resume_picks_the_session_by_id_not_the_latest(
     assert project.messages(first_session)[-1] == {"role": "assistant", "content": "Back to A."}
 
 
+def test_session_start_block_still_runs_post_generation_as_aborted(
+    project: Project, tmp_path: Path
+) -> None:
+    log = tmp_path / "stop.jsonl"
+    block = """echo '{"action": "block", "reason": "maintenance window"}'"""
+    project.write_agent(
+        project.script({"text": "never"}),
+        hooks={
+            "sessionStart": [{"name": "gate", "command": block}],
+            "postGeneration": [project.recorder(log)],
+        },
+    )
+
+    run = project.hookgate("-p", "Secret question")
+
+    assert run.returncode == 1
+    (stop,) = read_log(log)
+    assert stop["outcome"] == "aborted"
+    assert stop["answer"] is None
+    assert "Secret question" not in json.dumps(stop)  # no hook ever checked it
+
+
+def test_mecatl_session_start_echoing_its_input_unchanged_lets_the_run_go_on(
+    project: Project,
+) -> None:
+    echo = """python3 -c 'import json,sys; print(json.dumps({"mutated": json.load(sys.stdin)["Input"]}))'"""
+    project.write_agent(
+        project.script({"text": "Hello."}),
+        hooks={"sessionStart": [{"name": "echo", "command": echo, "format": "mecatl"}]},
+    )
+
+    run = project.hookgate("-p", "Hi")
+
+    assert (run.returncode, run.stdout, run.stderr) == (0, "Hello.\n", "")
+
+
+@pytest.mark.parametrize(
+    ("command", "rules"),
+    [
+        ("touch made", ['"shell(touch made)"']),
+        ("mkdir out && touch out/made", ['"shell(mkdir out)"', '"shell(touch out/made)"']),
+    ],
+)
+def test_a_call_denied_for_want_of_consent_says_so_and_names_the_rule_to_add(
+    project: Project, command: str, rules: list[str]
+) -> None:
+    model = project.script(
+        {"tool_calls": [{"name": "shell", "arguments": {"command": command}}]},
+        {"text": "Done."},
+    )
+    project.write_agent(model)
+
+    run = project.hookgate("-p", "Make a file")  # no -v
+
+    assert run.returncode == 0, run.stderr
+    (line,) = [line for line in run.stderr.splitlines() if "consent" in line]
+    assert "no terminal to ask" in line
+    assert all(rule in line for rule in rules), line
+    assert "permissions" in line
+    tool = next(m for m in project.messages() if m["role"] == "tool")
+    assert "denied by the user" not in tool["content"]
+    assert "no one was asked" in tool["content"]
+
+
+def test_a_blocked_question_names_the_hook_and_its_reason_on_stderr(project: Project) -> None:
+    block = """echo '{"action": "block", "reason": "no questions on Fridays"}'"""
+    project.write_agent(
+        project.script({"text": "never"}),
+        hooks={"preGeneration": [{"name": "friday-gate", "command": block}]},
+    )
+
+    run = project.hookgate("-p", "Anything")  # no -v
+
+    assert run.returncode == 2
+    assert "hookgate: the question was blocked by hook 'friday-gate': no questions on Fridays" in (
+        run.stderr.splitlines()
+    )
+
+
 @pytest.mark.parametrize("where", ["tool", "hook"])
 def test_children_die_with_a_hookgate_killed_outright(
     project: Project,
@@ -297,3 +376,20 @@ def test_children_die_with_a_hookgate_killed_outright(
 
     outlived(pgid)
     group_gone(pgid)
+
+
+def test_the_agent_file_passes_tool_choice_and_extra_fields_to_the_server(
+    project: Project, chat_server: ChatServer
+) -> None:
+    model = {**served_model(chat_server.url), "tool_choice": "none",
+             "extra": {"top_k": 20, "chat_template_kwargs": {"enable_thinking": False}}}  # fmt: skip
+    project.write_agent(model)
+    chat_server.queue(ServedReply(text="Fine."))
+
+    run = project.hookgate("-p", "Hi")
+
+    assert (run.returncode, run.stdout) == (0, "Fine.\n"), run.stderr
+    body = chat_server.requests[0].body
+    assert body["tool_choice"] == "none"
+    assert body["top_k"] == 20
+    assert body["chat_template_kwargs"] == {"enable_thinking": False}

@@ -297,3 +297,21 @@ def test_fire_interrupted_by_ctrl_c_exits_130_and_leaves_no_hook_behind(
     assert process.wait(timeout=30) == 130
     assert time.monotonic() - started < 5
     group_gone(read_pid(tmp_path / "pid"))
+
+
+@pytest.mark.parametrize(
+    ("reply", "hint"),
+    [
+        ('{"acton": "block"}', "unknown reply field 'acton'; did you mean 'action'?"),
+        ('{"action": "blok"}', "got 'blok'; did you mean 'block'?"),
+    ],
+)
+def test_a_misspelt_reply_gets_did_you_mean(tmp_path: Path, reply: str, hint: str) -> None:
+    hook = {"name": "typo", "command": f"echo '{reply}'"}
+    write(tmp_path / "hookgate.yaml", json.dumps({"hooks": {"preToolCall": [hook]}}))
+    done = hookgate(
+        "hooks", "fire", "preToolCall", "--tool", "shell", cwd=tmp_path, stdin="{}",
+        check_exit=0,
+    )  # fmt: skip
+    (error,) = json.loads(done.stdout)["errors"]
+    assert hint in error

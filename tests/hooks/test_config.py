@@ -280,7 +280,7 @@ def test_a_missing_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no such file") as caught:
         load_hooks_file(tmp_path / "absent.yaml")
     assert caught.value.hint
-    assert "--config" in caught.value.hint
+    assert "--agent" in caught.value.hint
 
 
 @pytest.mark.parametrize(

@@ -376,3 +376,18 @@ def test_a_reply_cut_at_the_output_cap_fails_with_a_message_that_says_so() -> No
     )  # fmt: skip
     with pytest.raises(BadReply, match="output cap"):
         NATIVE.decode(EVENTS["preToolCall"], {}, cut)
+
+
+@pytest.mark.parametrize(
+    ("event", "payload", "mutated"),
+    [
+        ("sessionStart", {"source": "startup"}, b'{"mutated": {"source": "startup"}}'),
+        ("postGeneration", {"prompt": "q", "answer": "a", "outcome": "answered"},
+         b'{"mutated": {"prompt": "q", "answer": "a", "outcome": "answered"}}'),
+        ("preGeneration", {"prompt": "q"}, b'{"mutated": {"prompt": "q"}}'),
+    ],
+)  # fmt: skip
+def test_mecatl_unchanged_input_is_no_mutation(
+    event: str, payload: dict[str, Any], mutated: bytes
+) -> None:
+    assert mecatl(event, mutated, payload).changes == {}

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from hookgate.consent import AlwaysAllow
+from hookgate.toolcall import NOT_ASKED_RESULT
 from hookgate.turn import Answered, run_turn
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView, read_log
@@ -149,7 +150,7 @@ async def test_mcp_call_asks_for_consent_unless_an_allow_rule_names_it(
 ) -> None:
     model = project.script(
         record_call("one"),
-        {"expect": "[denied by the user]", "text": "Not allowed."},
+        {"expect": NOT_ASKED_RESULT, "text": "Not allowed."},
         record_call("two"),
         {"expect": "recorded: two", "text": "Recorded."},
     )

@@ -71,6 +71,15 @@ async def test_plain_name_defaults_to_local_ollama(tmp_path: Path) -> None:
         ({"name": "m", "timeout": 0}, "model.timeout: expected seconds > 0, got 0.0"),
         ({"name": "m", "timeout": "fast"}, "model.timeout: expected a number, got 'fast'"),
         ({"name": "m", "temperature": True}, "model.temperature: expected a number, got True"),
+        (
+            {"name": "m", "tool_choice": "always"},
+            "model.tool_choice: expected auto, none, required or {type: function",
+        ),
+        ({"name": "m", "extra": ["top_k"]}, "model.extra: expected a mapping of request fields"),
+        (
+            {"name": "m", "extra": {"stream": False}},
+            "model.extra: 'stream' is a field hookgate sets itself",
+        ),
         ("scripted:", "model: 'scripted:' names no script"),
         (["m"], "model: expected a model name, 'scripted:PATH' or a mapping, got ['m']"),
     ],

@@ -367,3 +367,35 @@ async def test_a_line_past_the_cap_fails_the_call(
 
     with pytest.raises(ModelError, match=f"a line longer than {MAX_LINE_BYTES} bytes"):
         await ask(model)
+
+
+async def test_a_tool_name_repeated_in_every_chunk_is_taken_once(
+    chat_server: ChatServer, model: OpenAIChatModel
+) -> None:
+    # llama.cpp's server repeats `function.name` in every delta of a streamed call.
+    chat_server.queue(
+        ServedReply(tool_calls=[ServedToolCall("read_file", {"path": "a.txt"})], repeat_name=True)
+    )
+
+    reply = await ask(model)
+
+    assert [(call.name, dict(call.arguments)) for call in reply.tool_calls] == [
+        ("read_file", {"path": "a.txt"})
+    ]
+
+
+async def test_tool_choice_and_extra_settings_reach_the_server(chat_server: ChatServer) -> None:
+    config = OpenAIChatConfig(
+        name="m", base_url=chat_server.url, tool_choice="required",
+        extra={"top_k": 20, "cache_prompt": True},
+    )  # fmt: skip
+    model = OpenAIChatModel(config, environ={})
+    chat_server.queue(ServedReply(text="ok"))
+    try:
+        await model.complete(HELLO, [READ_FILE])
+    finally:
+        await model.aclose()
+
+    body = chat_server.requests[0].body
+    assert (body["tool_choice"], body["top_k"], body["cache_prompt"]) == ("required", 20, True)
+    assert body["messages"] == [{"role": "user", "content": "hello"}]

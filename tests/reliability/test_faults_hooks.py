@@ -138,7 +138,8 @@ async def test_faulty_hook_in_a_turn(
             f"the session was stopped by a sessionStart hook: "
             f"hook 'faulty' failed: {HOOK_FAULTS[fault].message}"
         )
-        assert events_in(scenario.post_log) == []  # no turn, so no postGeneration
+        # no turn began, yet the Stop hooks hear the run was aborted
+        assert events_in(scenario.post_log) == [("postGeneration", "aborted")]
         (stop,) = [r for r in assert_session_readable(project.home) if r.get("type") == "event"]
         assert stop["kind"] == "session_stopped"
     elif event == "preGeneration":  # fail-safe: the question is stopped, unsent
@@ -181,7 +182,7 @@ def test_faulty_hook_under_print_mode(
             f"hookgate: the session was stopped by a sessionStart hook: hook 'faulty' failed: {message}"
         )
         assert done.stderr.count("\n") == 1
-        assert events_in(scenario.post_log) == []
+        assert events_in(scenario.post_log) == [("postGeneration", "aborted")]
     elif event == "preGeneration":
         assert (done.returncode, done.stdout) == (2, DEFAULT_BLOCK_RESPONSE + "\n"), done.stderr
         assert scenario.named_in(done.stderr.splitlines())

@@ -145,10 +145,12 @@ class Project:
         timeout: float = RUN_TIMEOUT,
         env: Mapping[str, str] | None = None,
         trusted: bool = True,
+        stdin: str | None = None,
     ) -> subprocess.CompletedProcess[str]:
         """Run `hookgate ARGS` in the project, stdin not a terminal; output captured.
 
         `trusted`: trust the agent file first, as its owner would have (see `trust`).
+        `stdin`: what hookgate reads on stdin (default: nothing, /dev/null).
         """
         if trusted:
             self._trust_for(args, env)
@@ -156,7 +158,8 @@ class Project:
             [str(HOOKGATE), *args],
             cwd=self.dir,
             env=dict(env or self.env()),
-            stdin=subprocess.DEVNULL,
+            input=stdin,
+            stdin=subprocess.DEVNULL if stdin is None else None,
             capture_output=True,
             text=True,
             timeout=timeout,

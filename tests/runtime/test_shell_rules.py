@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from hookgate.toolcall import NOT_ASKED_RESULT
 from hookgate.turn import run_turn
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView
@@ -59,7 +60,7 @@ async def test_an_allow_rule_covers_a_call_only_if_it_covers_every_command(
     answers = await run_commands(project, open_project_agent)
 
     # Not allowed by the rule, so consent is asked; without a terminal that denies.
-    assert answers == ["[denied by the user]"]
+    assert answers == [NOT_ASKED_RESULT]
     assert (project.dir / "victim").is_dir()
     assert not (project.dir / "pwned").exists()
 
@@ -74,7 +75,7 @@ async def test_an_allow_rule_still_allows_every_command_it_covers(
 
     answers = await run_commands(project, open_project_agent)
 
-    assert answers[0] != "[denied by the user]"
+    assert answers[0] != NOT_ASKED_RESULT
     assert (project.dir / "made").exists()
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from hookgate.toolcall import NOT_ASKED_RESULT
 from hookgate.turn import run_turn
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView
@@ -51,7 +52,7 @@ async def test_an_allow_rule_on_a_folder_does_not_cover_a_path_that_climbs_out(
         project, open_project_agent, [call("write_file", path=path, content="pwned")],
         permissions={"allow": ["write_file(notes/*)"]},
     )  # fmt: skip
-    assert answer == "[denied by the user]"  # asked, and -p without a terminal says no
+    assert answer == NOT_ASKED_RESULT  # no one to ask: -p without a terminal says no
     assert not (project.dir.parent / "outside" / "x").exists()
     assert "pwned" not in project.agent_file.read_text()
 
@@ -92,7 +93,7 @@ async def test_a_symlink_is_judged_as_the_file_it_reaches(
                                            new_string="pwned")],
         permissions={"allow": ["edit_file(notes/*)"]},
     )  # fmt: skip
-    assert answer == "[denied by the user]"
+    assert answer == NOT_ASKED_RESULT
     assert "pwned" not in project.agent_file.read_text()
 
 
@@ -179,7 +180,7 @@ def test_print_mode_denies_a_read_outside_the_workspace_unless_a_rule_allows_it(
     secret.parent.mkdir()
     secret.write_text("s3cret")
     read = call("read_file", path="../outside/secret.txt")
-    for allow, expected in (([], "[denied by the user]"), (["read_file(../outside/*)"], "s3cret")):
+    for allow, expected in (([], NOT_ASKED_RESULT), (["read_file(../outside/*)"], "s3cret")):
         project.write_agent(
             project.script({"tool_calls": [read]}, {"text": "ok"}), permissions={"allow": allow}
         )

@@ -71,6 +71,7 @@ class ServedReply:
     trickle_s: float = 0.05  # the pace of "trickle" (per byte) and "keepalive" (per comment)
     huge_bytes: int = 64 * 1024 * 1024  # the length of the "huge_line" line
     interleave: bool = False  # interleave the deltas of several tool calls
+    repeat_name: bool = False  # name the call in every delta, as llama.cpp's server does
 
     @classmethod
     def http_error(cls, status: int, body: str) -> ServedReply:
@@ -311,11 +312,13 @@ class _WireCall:
         function = {"name": self.name, "arguments": self.arguments}
         return {"id": self.id, "type": "function", "function": function}
 
-    def deltas(self, index: int, pieces: int) -> list[dict[str, Any]]:
-        """The first delta names the call; the arguments follow in `pieces` parts."""
+    def deltas(self, index: int, pieces: int, *, repeat_name: bool) -> list[dict[str, Any]]:
+        """The first delta names the call; the arguments follow in `pieces` parts, each
+        naming the call again if `repeat_name`."""
         first = {**self.whole(), "index": index, "function": {"name": self.name, "arguments": ""}}
+        named = {"name": self.name} if repeat_name else {}
         rest = [
-            {"index": index, "function": {"arguments": part}}
+            {"index": index, "function": {**named, "arguments": part}}
             for part in _split(self.arguments, pieces)
         ]
         return [first, *rest]
@@ -329,7 +332,10 @@ def _wire_tool_call(call: ServedToolCall, chat: ChatServer) -> _WireCall:
 def _stream_chunks(reply: ServedReply, calls: list[_WireCall], model: str) -> list[dict[str, Any]]:
     chunks = [_chunk(model, {"role": "assistant", "content": ""})]
     chunks += [_chunk(model, {"content": part}) for part in _split(reply.text, reply.pieces)]
-    per_call = [call.deltas(index, reply.pieces) for index, call in enumerate(calls)]
+    per_call = [
+        call.deltas(index, reply.pieces, repeat_name=reply.repeat_name)
+        for index, call in enumerate(calls)
+    ]
     if reply.interleave:
         ordered = [d for group in itertools.zip_longest(*per_call) for d in group if d is not None]
     else:

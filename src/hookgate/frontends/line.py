@@ -22,6 +22,7 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings
 
 from hookgate.agent import AgentSession, open_agent
+from hookgate.frontends.status import STATUS
 from hookgate.frontends.terminal import (
     TerminalConsent,
     notice_line,
@@ -40,7 +41,7 @@ from hookgate.tools import ToolResult
 from hookgate.trust.check import Untrusted
 from hookgate.trust.command import offer_trust
 from hookgate.trust.store import TrustStore
-from hookgate.turn import PromptBlocked, TurnFailed, run_turn
+from hookgate.turn import PromptBlocked, run_turn
 
 HELP = """\
 Type a question and press Enter; Esc Enter adds a line.
@@ -48,6 +49,8 @@ Type a question and press Enter; Esc Enter adds a line.
   /ask-<name> QUESTION   hand QUESTION to another agent of the file's 'agents:'
   /help    this text
   /exit    leave (or Ctrl-D); Ctrl-C cancels a running turn"""
+#: What the status line says while the hooks and the model work on a question.
+THINKING = "thinking"
 #: The signals that end line mode; SIGINT (Ctrl-C) only cancels the turn under way.
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
@@ -145,10 +148,12 @@ class LineView:
     def tool_started(self, call: ToolCall) -> None:
         self._end_line()
         notice_line(f"→ {call.name} {_short(dict(call.arguments))}")
+        STATUS.show(f"running {call.name}")
 
     def tool_finished(self, call: ToolCall, result: ToolResult) -> None:
         if result.is_error:
             notice_line(f"✗ {call.name}: {_short(result.content)}")
+        STATUS.show(THINKING)  # the model reads the result next
 
     def _end_line(self) -> None:
         if self.streamed:
@@ -254,20 +259,20 @@ async def _turn(agent: AgentSession, question: str) -> bool:
             task.cancel()
 
     loop.add_signal_handler(signal.SIGINT, cancel_once)
+    STATUS.show(THINKING)
     try:
         outcome = await task
     except asyncio.CancelledError:
         view.notice("turn cancelled")
         return False  # perhaps before preGeneration had checked it
     finally:
+        STATUS.clear()
         loop.remove_signal_handler(signal.SIGINT)
     view._end_line()
     if isinstance(outcome, PromptBlocked):
         print_answer(outcome.response)
         return False
-    if isinstance(outcome, TurnFailed):
-        notice_line(f"the turn failed: {outcome.message}")
-    return True
+    return True  # a failed turn has said why, as a notice, when it failed
 
 
 async def _ask(agent: AgentSession, text: str) -> bool:

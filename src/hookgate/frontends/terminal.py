@@ -18,6 +18,7 @@ from typing import TextIO
 from prompt_toolkit import PromptSession
 
 from hookgate.consent import Answer, ConsentRequest, SessionConsent
+from hookgate.frontends.status import STATUS
 from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
 
@@ -49,6 +50,7 @@ def write_text(text: str, stream: TextIO) -> None:
 def print_answer(text: str, stream: TextIO | None = None) -> None:
     """The product output of `-p` and `--ask`: made visible on a terminal, untouched on a pipe."""
     stream = stream or sys.stdout
+    STATUS.clear()
     print(visible(text) if stream.isatty() else text, file=stream, flush=True)
 
 
@@ -69,6 +71,7 @@ def write_out(text: str, stream: TextIO) -> None:
     Once the terminal is gone (SIGHUP follows), the stream is pointed at /dev/null: the
     turn's cancellation, its postGeneration hooks and the exit must not fail on it.
     """
+    STATUS.clear()  # a status line is never mixed into real output
     try:
         stream.write(text)
         stream.flush()

@@ -1,8 +1,10 @@
 """The hook author's commands: `hookgate hooks check | fire | schema`.
 
-Stable on purpose, scripts and CI run them. `check` validates and lists; `fire` runs
-an event's hooks as the agent would and prints the outcome as JSON (exit 0 allowed,
-2 blocked, 1 config error); `schema` prints the JSON Schemas of an event.
+Stable on purpose, scripts and CI run them. `check` validates and lists (`--strict`:
+warnings fail too); `fire` runs an event's hooks as the agent would and prints the
+outcome as JSON (exit 0 allowed, 2 blocked, 1 config error); `schema` prints the JSON
+Schemas of an event. An application that embeds the engine passes its own
+`load_config`, which validates its whole file (hookgate's checks the agent file).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from hookgate.hooks.config import HooksConfig, HookSpec, load_hooks_file
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, canonical_event
 from hookgate.hooks.formats import FORMATS
-from hookgate.hooks.lint import lint_hook
+from hookgate.hooks.lint import lint_hooks
 from hookgate.hooks.process import adopt_orphans
 from hookgate.hooks.runner import HookEngine, Outcome
 from hookgate.hooks.yamlfile import did_you_mean
@@ -31,22 +33,38 @@ DEFAULT_CONFIG = Path("hookgate.yaml")
 OfferedTools = Callable[[Path], "tuple[str, ...] | None"]
 EXIT_OK, EXIT_ERROR, EXIT_BLOCKED = 0, 1, 2
 
+#: Reads a file's hooks, validating what else the application's file holds; the flag
+#: says whether `python:` hooks may be imported (`check` imports nothing).
+ConfigLoader = Callable[[Path, bool], HooksConfig]
 
-def add_parser(subparsers: Any, offered_tools: OfferedTools = lambda _: None) -> None:
+
+def _load_hooks_only(path: Path, import_python: bool) -> HooksConfig:
+    return load_hooks_file(path, import_python=import_python)
+
+
+def add_parser(
+    subparsers: Any,
+    *,
+    load_config: ConfigLoader = _load_hooks_only,
+    offered_tools: OfferedTools = lambda _: None,
+) -> None:
     """Register `hooks` and its commands on the main CLI's subparsers.
 
+    `load_config` reads a config file (hookgate's validates a whole agent file);
     `offered_tools` names the tools a config file's agent offers (None: unknown), so
     that `check` can warn about a matcher that matches none of them.
     """
     hooks = subparsers.add_parser("hooks", help="check, fire and describe hooks")
+    hooks.set_defaults(load_config=load_config)
     commands = hooks.add_subparsers(dest="hooks_command", required=True, metavar="COMMAND")
-    config_help = f"the agent or hooks file (default: ./{DEFAULT_CONFIG})"
+    config_help = f"the agent file, or a file of hooks alone (default: ./{DEFAULT_CONFIG})"
 
     check = commands.add_parser(
         "check",
         help="validate the config and list each event's hooks (runs and imports none of them)",
     )
-    check.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help=config_help)
+    _add_file_option(check, config_help)
+    check.add_argument("--strict", action="store_true", help="fail on warnings too (for CI)")
     check.set_defaults(handler=run_check, offered_tools=offered_tools)
 
     fire = commands.add_parser(
@@ -55,9 +73,10 @@ def add_parser(subparsers: Any, offered_tools: OfferedTools = lambda _: None) ->
         "without the trust check the agent's entry points make",
     )
     fire.add_argument("event", help="event name, either spelling")
-    fire.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help=config_help)
+    _add_file_option(fire, config_help)
     fire.add_argument("--tool", help="tool name, for tool events (matchers test it)")
-    fire.add_argument("--agent", help="agent name, for hand-off events (matchers test it)")
+    fire.add_argument("--agent-name", metavar="NAME",
+                      help="the asked agent's name, for hand-off events (matchers test it)")  # fmt: skip
     fire.set_defaults(handler=run_fire)
 
     migrate = commands.add_parser(
@@ -73,8 +92,14 @@ def add_parser(subparsers: Any, offered_tools: OfferedTools = lambda _: None) ->
     schema.set_defaults(handler=run_schema)
 
 
+def _add_file_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    # `--agent FILE` everywhere hookgate takes an agent file; `--config` stays an alias.
+    parser.add_argument("--agent", "--config", dest="config", type=Path, metavar="FILE",
+                        default=DEFAULT_CONFIG, help=help_text)  # fmt: skip
+
+
 def run_check(args: argparse.Namespace) -> int:
-    config = load_hooks_file(args.config, import_python=False)
+    config = args.load_config(args.config, False)
     project_dir = args.config.resolve().parent
     count = sum(1 for _ in config)
     print(f"{args.config}: valid, {count} hook{'s' if count != 1 else ''}")
@@ -84,12 +109,11 @@ def run_check(args: argparse.Namespace) -> int:
         if not hooks:
             continue
         print(f"\n{event.name}  ({event.fires})")
-        for index, hook in enumerate(hooks, 1):
+        found = asyncio.run(lint_hooks(hooks, project_dir))
+        for index, (hook, hook_warnings) in enumerate(zip(hooks, found, strict=True), 1):
             print(f"  {index}. {_describe(hook)}")
-            for warning in _matcher_warnings(hook, args.offered_tools(args.config)):
-                warnings += 1
-                print(f"     warning: {warning}", file=sys.stderr)
-            for warning in asyncio.run(lint_hook(hook, project_dir)):
+            matcher_warnings = _matcher_warnings(hook, args.offered_tools(args.config))
+            for warning in [*matcher_warnings, *hook_warnings]:
                 warnings += 1
                 print(f"     warning: {warning}", file=sys.stderr)
     if config.never_fires:
@@ -98,7 +122,7 @@ def run_check(args: argparse.Namespace) -> int:
             print(f"  - {line}")
     if warnings:
         print(f"\n{warnings} warning{'s' if warnings != 1 else ''}", file=sys.stderr)
-    return EXIT_OK
+    return EXIT_ERROR if warnings and args.strict else EXIT_OK
 
 
 def _matcher_warnings(hook: HookSpec, offered: tuple[str, ...] | None) -> list[str]:
@@ -114,13 +138,13 @@ def _matcher_warnings(hook: HookSpec, offered: tuple[str, ...] | None) -> list[s
 
 def run_fire(args: argparse.Namespace) -> int:
     event = _event(args.event)
-    config = load_hooks_file(args.config) if args.config.exists() else HooksConfig()
+    config = args.load_config(args.config, True)
     text = sys.stdin.read()
     try:
         given = json.loads(text) if text.strip() else {}
     except ValueError as exc:
         raise ConfigError(f"stdin is not JSON: {exc}", hint=_input_hint(event)) from exc
-    payload = payload_from_input(event, given, tool=args.tool, agent=args.agent)
+    payload = payload_from_input(event, given, tool=args.tool, agent=args.agent_name)
     adopt_orphans()
     engine = HookEngine(
         config,

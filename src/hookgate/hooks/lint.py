@@ -1,4 +1,5 @@
-"""Checks `hookgate hooks check` runs beyond validation: will each hook's program run?
+"""Checks `hookgate hooks check`, and every session as it starts, run beyond
+validation: will each hook's program run?
 
 A hook whose program is missing fails on every event; a script that its own shell
 cannot parse is worse: dash exits 2 on a syntax error, and exit 2 is a deliberate
@@ -12,13 +13,14 @@ value or a `#!` line, in an environment of its own (no `BASH_ENV` from the hook)
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from hookgate.hooks.config import HookSpec
+from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.httptarget import HttpTarget
 from hookgate.hooks.pins import command_words
 from hookgate.hooks.process import SpawnError, resolve_program, run_process
@@ -70,6 +72,24 @@ _BUILTINS = frozenset(
         "return",
     ]
 )
+
+
+async def lint_hooks(hooks: Sequence[HookSpec], project_dir: Path) -> list[list[str]]:
+    """`lint_hook` for each of `hooks`, all at once; the warnings in the hooks' order."""
+    return list(await asyncio.gather(*(lint_hook(hook, project_dir) for hook in hooks)))
+
+
+async def lint_config(config: HooksConfig, project_dir: Path) -> list[str]:
+    """Every warning about `config`, each naming its hook and event: a session's notices.
+
+    One hook at a time: sessions start side by side (hand-offs, ACP), and each syntax
+    check is a process with its pipes; at once they would multiply the open files.
+    """
+    return [
+        f"hook {hook.name!r} ({hook.event.name}): {warning}"
+        for hook in config
+        for warning in await lint_hook(hook, project_dir)
+    ]
 
 
 async def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:

@@ -50,7 +50,7 @@ FIELD_SCHEMAS: Mapping[str, dict[str, Any]] = {
     "tool": _STRING,
     "agent": _STRING,
     "error": _OPTIONAL_STRING,
-    "outcome": {"enum": ["answered", "blocked", "error", "cancelled"]},
+    "outcome": {"enum": ["answered", "blocked", "error", "cancelled", "aborted"]},
     "source": _STRING,
     "task": {"type": "object"},
     "continued": {"type": "boolean"},

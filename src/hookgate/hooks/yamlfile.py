@@ -26,7 +26,7 @@ def load_yaml(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(
-            f"{path}: no such file", hint="create it, or name another with --config/--agent"
+            f"{path}: no such file", hint="create it (hookgate init), or name another with --agent"
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from exc

@@ -1,8 +1,8 @@
 """Model clients behind one `ModelClient` interface, and `make_model` to build one from config.
 
 `scripted:PATH` plays back a YAML script (`hookgate.models.scripted`); a model name, or
-a mapping {name, base_url, api_key_env, timeout, timeout_total, temperature}, talks to an
-OpenAI-compatible server (`hookgate.models.openai_chat`).
+a mapping {name, base_url, api_key_env, timeout, timeout_total, temperature,
+tool_choice, extra}, talks to an OpenAI-compatible server (`hookgate.models.openai_chat`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,12 @@ __all__ = [
 SCRIPTED_PREFIX = "scripted:"
 BASE_URL_ENV = "OPENAI_BASE_URL"
 DEFAULT_BASE_URL = "http://localhost:11434/v1"  # Ollama's OpenAI-compatible endpoint
-MODEL_KEYS = ("name", "base_url", "api_key_env", "timeout", "timeout_total", "temperature")
+MODEL_KEYS = (
+    "name", "base_url", "api_key_env", "timeout", "timeout_total", "temperature",
+    "tool_choice", "extra",
+)  # fmt: skip
+#: The `tool_choice` values the chat-completions API names; a mapping names one function.
+TOOL_CHOICES = ("auto", "none", "required")
 _EXAMPLE = "model: {name: llama3.2, base_url: http://localhost:11434/v1}"
 
 
@@ -51,7 +56,8 @@ def make_model(
     other string is a model name on the server at `$OPENAI_BASE_URL` (default: local
     Ollama). A mapping sets `name` (required), `base_url`, `api_key_env` (default
     `OPENAI_API_KEY`), `timeout` (seconds of server silence allowed), `timeout_total`
-    (seconds one model call may take in all) and `temperature`.
+    (seconds one model call may take in all), `temperature`, `tool_choice` and `extra`
+    (more request fields, sent as given).
     Mistakes raise `ConfigError`; `where` (e.g. "agent.yaml:3: model") prefixes their
     key paths. `environ` (default `os.environ`) supplies the base URL and API key.
     """
@@ -104,6 +110,8 @@ def _chat_config(
         timeout=float(settings.get("timeout", DEFAULT_TIMEOUT_S)),
         timeout_total=float(settings.get("timeout_total", DEFAULT_TIMEOUT_TOTAL_S)),
         temperature=None if temperature is None else float(temperature),
+        tool_choice=settings.get("tool_choice"),
+        extra=dict(settings.get("extra") or {}),
     )
 
 
@@ -131,6 +139,10 @@ def model_setting_problem(key: str, value: Any) -> SettingProblem | None:
                 "e.g. base_url: http://localhost:11434/v1",
             )
         return None
+    if key == "tool_choice":
+        return _tool_choice_problem(value)
+    if key == "extra":
+        return _extra_problem(value)
     if key == "temperature" and value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -143,4 +155,35 @@ def model_setting_problem(key: str, value: Any) -> SettingProblem | None:
         return SettingProblem(f"expected seconds > 0, got {number!r}")
     if key == "temperature" and not number >= 0:
         return SettingProblem(f"expected a number >= 0, got {number!r}")
+    return None
+
+
+def _tool_choice_problem(value: Any) -> SettingProblem | None:
+    if value in TOOL_CHOICES:
+        return None
+    function = value.get("function") if isinstance(value, Mapping) else None
+    if (
+        isinstance(value, Mapping) and value.get("type") == "function"
+        and isinstance(function, Mapping) and isinstance(function.get("name"), str)
+    ):  # fmt: skip
+        return None
+    return SettingProblem(
+        f"expected auto, none, required or {{type: function, function: {{name: TOOL}}}}, "
+        f"got {value!r}"
+    )
+
+
+def _extra_problem(value: Any) -> SettingProblem | None:
+    from hookgate.models.openai_chat import RESERVED_FIELDS
+
+    if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
+        return SettingProblem(
+            f"expected a mapping of request fields, got {value!r}", "e.g. extra: {top_k: 20}"
+        )
+    for key in value:
+        if key in RESERVED_FIELDS:
+            return SettingProblem(
+                f"{key!r} is a field hookgate sets itself",
+                "tool_choice and temperature have keys of their own under model:",
+            )
     return None

@@ -120,7 +120,10 @@ class ReplyAssembler:
         if ident := _text(call.get("id"), "a tool call id"):
             partial.id = ident
         function = _object(call.get("function") or {}, "a tool call's function")
-        partial.name += _text(function.get("name"), "a tool name") or ""
+        # The name comes whole, once: OpenAI sends it in the call's first delta only,
+        # llama.cpp's server in every delta; joining the pieces made `shellshell…`.
+        if (name := _text(function.get("name"), "a tool name")) and not partial.name:
+            partial.name = name
         if arguments := _text(function.get("arguments"), "a tool call's arguments"):
             partial.argument_parts.append(arguments)
 

@@ -14,7 +14,8 @@ import contextlib
 import json
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import httpx2
 import openai
@@ -52,6 +53,16 @@ class OpenAIChatConfig:
     timeout: float = DEFAULT_TIMEOUT_S
     timeout_total: float = DEFAULT_TIMEOUT_TOTAL_S
     temperature: float | None = None
+    tool_choice: str | Mapping[str, Any] | None = None
+    """`auto`, `none`, `required` or `{type: function, function: {name}}`; None: the server's."""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """More request fields, sent as given (`top_k`, `chat_template_kwargs`, ...)."""
+
+
+#: Request fields hookgate sets itself, which `extra` may not set.
+RESERVED_FIELDS = frozenset(
+    {"model", "messages", "stream", "stream_options", "tools", "tool_choice", "temperature"}
+)
 
 
 class OpenAIChatModel:
@@ -104,9 +115,10 @@ class OpenAIChatModel:
                 # for its whole history at each step. Ours are wire format already, and
                 # `extra_body` is sent as is, in the placeholder's slot.
                 messages=[],
-                extra_body={"messages": to_chat_messages(messages)},
+                extra_body={**self.config.extra, "messages": to_chat_messages(messages)},
                 stream=True,
                 tools=to_chat_tools(tools) if tools else openai.omit,
+                tool_choice=self._tool_choice(tools),
                 temperature=openai.omit if temperature is None else temperature,
             ) as response:
                 assembler = await self._read_stream(response.iter_bytes(), on_text)
@@ -118,6 +130,11 @@ class OpenAIChatModel:
                 "before the reply was complete"
             )
         return assembler.reply()
+
+    def _tool_choice(self, tools: Sequence[ToolSpec]) -> Any:
+        """The configured choice; left out without tools (servers refuse it then)."""
+        choice = self.config.tool_choice
+        return openai.omit if choice is None or not tools else choice
 
     async def aclose(self) -> None:
         """Close the SDK client and its connection pool."""

@@ -2,7 +2,7 @@
 
 Exit 0 allows; its stdout is a plain message, or a JSON object read as the envelope
 `{"mutated", "message"}`, whose `mutated` must have the shape of `Input` or the hook
-has failed. Exit 2 blocks, the reason from stdout (preferred) or stderr. Any other
+has failed (an unchanged `Input` is no mutation, on any phase). Exit 2 blocks, the reason from stdout (preferred) or stderr. Any other
 exit is a hook error. Default timeout: 30 s.
 """
 
@@ -78,10 +78,17 @@ def phase_input(event: EventSpec, payload: Mapping[str, Any]) -> Any:
 
 
 def _mutation(event: EventSpec, payload: Mapping[str, Any], mutated: Any) -> dict[str, Any]:
+    """The changes `mutated` asks for; echoing `Input` back unchanged asks for none.
+
+    Hooks written for Mecatl often answer with `Input` as they read it, on every phase;
+    refusing that on a phase that cannot be mutated would abort a run over nothing.
+    """
+    original = phase_input(event, payload)
+    if mutated == original:
+        return {}
     target = _MUTATION_TARGET.get(event.mecatl_phase or "")
     if target is None:
         raise BadReply(f"phase {event.mecatl_phase} cannot be mutated; 'mutated' not applied")
-    original = phase_input(event, payload)
     if not _same_shape(original, mutated, loose_keys=target == "arguments"):
         raise BadReply(
             f"'mutated' does not have the shape of {event.mecatl_phase}'s Input "

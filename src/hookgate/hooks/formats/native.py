@@ -25,6 +25,7 @@ from hookgate.hooks.formats.base import (
     read_json_object,
 )
 from hookgate.hooks.process import ProcessResult
+from hookgate.hooks.yamlfile import did_you_mean
 
 ACTIONS = {"allow": False, "block": True, "deny": True, "stop": True}
 _ALWAYS = ("action", "reason", "message")
@@ -72,7 +73,11 @@ def reply_from_json(
             raise BadReply(_refusal(event, str(key), allowed))
     action = reply.get("action", "allow")
     if not isinstance(action, str) or action not in ACTIONS:  # a list is unhashable
-        raise BadReply(f"'action' must be one of {', '.join(ACTIONS)}, got {action!r}")
+        guess = did_you_mean(action, ACTIONS) if isinstance(action, str) else None
+        raise BadReply(
+            f"'action' must be one of {', '.join(ACTIONS)}, got {action!r}"
+            + (f"; {guess}" if guess else "")
+        )
     changes = {
         key: _VALIDATORS[key](reply[key], payload.get(key)) for key in event.mutable if key in reply
     }
@@ -90,7 +95,11 @@ def _refusal(event: EventSpec, key: str, allowed: tuple[str, ...]) -> str:
         return "a hook cannot change which agent is asked"
     if key in event.payload or key in _VALIDATORS or key == "context":
         return f"{event.name} cannot change {key!r}; a reply may set: {', '.join(allowed)}"
-    return f"unknown reply field {key!r}; {event.name} replies may set: {', '.join(allowed)}"
+    guess = did_you_mean(key, allowed)
+    return (
+        f"unknown reply field {key!r}; {guess + ' ' if guess else ''}"
+        f"{event.name} replies may set: {', '.join(allowed)}"
+    )
 
 
 def _text(value: Any, _current: Any) -> str:

@@ -1,0 +1,62 @@
+"""The distribution PyPI would get: it builds, passes `twine check`, carries the LICENSE,
+the example hooks and the schemas, and its description links nowhere relative.
+
+Built once for the module, offline (`--no-isolation`, with the dev extra's setuptools).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import zipfile
+from email.parser import Parser
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Seconds a build may take on a loaded two-core machine.
+BUILD_TIMEOUT = 300
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
+        check=True, capture_output=True, timeout=BUILD_TIMEOUT,
+    )  # fmt: skip
+    return out
+
+
+def test_the_sdist_and_wheel_pass_twine_check(dist: Path) -> None:
+    files = sorted(str(path) for path in dist.iterdir())
+    assert len(files) == 2, files  # one sdist, one wheel
+
+    done = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", *files],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_wheel_carries_license_examples_schemas_and_metadata(dist: Path) -> None:
+    (wheel,) = dist.glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        (metadata_name,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        metadata = Parser().parsestr(archive.read(metadata_name).decode())
+
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
+    assert "hookgate/examples/guard-rm-rf.sh" in names
+    assert "hookgate/examples/audit-log.sh" in names
+    assert "hookgate/hooks/schemas/preToolCall.native.payload.json" in names
+    assert metadata["License-Expression"] == "MIT"
+    assert "Programming Language :: Python :: 3.11" in metadata.get_all("Classifier")
+    urls = dict(entry.split(", ", 1) for entry in metadata.get_all("Project-URL"))
+    assert {"Homepage", "Documentation", "Changelog"} <= set(urls)
+    description = metadata.get_payload()
+    relative = re.findall(r"\]\((?!https?://|#)([^)]+)\)", description)
+    assert relative == [], f"links that break on PyPI: {relative}"
