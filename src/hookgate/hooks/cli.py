@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 import uuid
@@ -280,4 +281,12 @@ def _describe(hook: HookSpec) -> str:
     if hook.matcher is not None:
         parts.append(f"matcher {hook.matcher.pattern!r}")
     parts.append(f"format {hook.format}, timeout {hook.timeout:g}s, onError {hook.on_error.value}")
-    return "; ".join(parts) + f"  [{hook.origin}]"
+    return "; ".join(parts) + f"  [{_shown_origin(hook.origin)}]"
+
+
+def _shown_origin(origin: str) -> str:
+    """`file:line` with the file relative to the working directory when it lies below it."""
+    path = Path(origin.rsplit(":", 1)[0] if origin.rpartition(":")[2].isdigit() else origin)
+    with contextlib.suppress(ValueError):
+        return origin.replace(str(path), str(path.relative_to(Path.cwd())), 1)
+    return origin
