@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from hookgate.agent import SessionStopped
+from hookgate.toolcall import NOT_ASKED_RESULT
 from hookgate.turn import Answered, PromptBlocked, TurnFailed, run_turn
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView
@@ -281,7 +282,7 @@ async def test_ask_without_a_terminal_is_denied_even_under_yolo(
 
     await run_turn(agent, "push", RecordingView())
 
-    assert tool_answers(project) == ["[denied by the user]"]
+    assert tool_answers(project) == [NOT_ASKED_RESULT]  # no one was asked, no one said no
 
 
 async def test_continue_false_on_session_start_stops_the_session(
