@@ -391,3 +391,11 @@ def test_mecatl_unchanged_input_is_no_mutation(
     event: str, payload: dict[str, Any], mutated: bytes
 ) -> None:
     assert mecatl(event, mutated, payload).changes == {}
+
+
+def test_mecatl_input_holds_the_events_fields_not_the_envelope() -> None:
+    """The transcript's path rides in the envelope, never in a Mecatl `Input`."""
+    envelope = {"event": "sessionStart", "session_id": "s", "cwd": "/p",
+                "transcript_path": "/h/transcripts/s.jsonl", "source": "startup"}  # fmt: skip
+    event = json.loads(FORMATS["mecatl"].encode(EVENTS["sessionStart"], envelope))
+    assert event["Input"] == {"source": "startup"}

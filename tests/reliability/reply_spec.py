@@ -136,11 +136,16 @@ def expected_native(
     return native_decision(event, payload, reply)
 
 
+#: The envelope's fields, which a Mecatl `Input` leaves out: it holds the event's own.
+ENVELOPE = ("event", "session_id", "cwd", "asked", "tool", "transcript_path")
+
+
 def mecatl_input(event: str, payload: Mapping[str, Any]) -> Any:
+    """The seed's `Input`: the prompt, the arguments or the result; else the event's fields."""
     target = MECATL_INPUT.get(event)
-    return (
-        {"prompt": payload.get("prompt", "")} if target == "prompt" else payload.get(target or "")
-    )
+    if target is None:
+        return {key: value for key, value in payload.items() if key not in ENVELOPE}
+    return {"prompt": payload.get("prompt", "")} if target == "prompt" else payload.get(target)
 
 
 def expected_mecatl(
@@ -159,6 +164,8 @@ def expected_mecatl(
     if "mutated" not in envelope:
         return Decision(message=message)
     target, mutated = MECATL_INPUT.get(event), envelope["mutated"]
+    if mutated == mecatl_input(event, payload):
+        return Decision(message=message)  # Input echoed back unchanged: no mutation, any phase
     if target is None or not _same_shape(mecatl_input(event, payload), mutated, target):
         return FAILED
     value = mutated["prompt"] if target == "prompt" else mutated

@@ -30,7 +30,7 @@ _MUTATION_TARGET = {
     "PostToolUse": "result",
     "UserPromptSubmit": "prompt",
 }
-_COMMON = ("event", "session_id", "cwd", "asked", "tool")
+_COMMON = ("event", "session_id", "cwd", "asked", "tool", "transcript_path")
 
 
 class MecatlFormat(FormatDefaults):
