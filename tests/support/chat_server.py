@@ -18,14 +18,15 @@ import contextlib
 import itertools
 import json
 import socket
-import sys
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from types import TracebackType
 from typing import Any, Literal
+
+from support.quiet_server import QuietHTTPServer
 
 Fault = Literal[
     "hang", "drop", "stall", "end", "error_event", "garbage", "trickle", "keepalive", "huge_line"
@@ -167,19 +168,12 @@ class ChatServer:
             return f"call_{next(self._call_ids)}"
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
+class _HTTPServer(QuietHTTPServer):
     block_on_close = False  # a stalled or idle handler must not hold up close()
 
     def __init__(self, chat: ChatServer) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.chat = chat
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A client that hangs up mid-request (a killed hookgate, a cut timeout) is what
-        # the tests make happen: not worth a traceback in the test log.
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import json
 import socket
-import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from types import TracebackType
 from typing import Any
+
+from support.quiet_server import QuietHTTPServer
 
 # How often the serving loop checks for close(); close() waits up to this long.
 SHUTDOWN_POLL_S = 0.02
@@ -121,18 +122,10 @@ def refused_url() -> str:
     return f"http://127.0.0.1:{port}/hook"
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-
+class _HTTPServer(QuietHTTPServer):
     def __init__(self, owner: HookServer) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.owner = owner
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A client that hangs up mid-request (a killed hookgate, a cut timeout) is what
-        # the tests make happen: not worth a traceback in the test log.
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
