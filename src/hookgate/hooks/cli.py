@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
+import os
 import sys
 import uuid
 from collections.abc import Callable, Mapping
@@ -286,7 +286,4 @@ def _describe(hook: HookSpec) -> str:
 
 def _shown_origin(origin: str) -> str:
     """`file:line` with the file relative to the working directory when it lies below it."""
-    path = Path(origin.rsplit(":", 1)[0] if origin.rpartition(":")[2].isdigit() else origin)
-    with contextlib.suppress(ValueError):
-        return origin.replace(str(path), str(path.relative_to(Path.cwd())), 1)
-    return origin
+    return origin.removeprefix(os.path.join(os.getcwd(), ""))
