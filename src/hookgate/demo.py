@@ -23,6 +23,7 @@ from hookgate.tools import ToolResult
 from hookgate.trust.record import trust_agent_file
 from hookgate.trust.store import TrustStore
 from hookgate.turn import Answered, PromptBlocked, TurnFailed, run_turn
+from hookgate.view import NoticeKind
 
 API_KEY = "sk-demoA1b2C3d4E5f6G7h8I9j0"
 AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
@@ -73,7 +74,7 @@ class DemoView:
     def answer_text(self, delta: str) -> None:
         pass
 
-    def notice(self, text: str) -> None:
+    def notice(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
         print(f"    notice: {text}")
 
     def tool_started(self, call: ToolCall) -> None:

@@ -23,7 +23,7 @@ from hookgate.messages import ToolCall
 from hookgate.policy import Policy, Verdict, rules_allowing
 from hookgate.tools import ToolContext, ToolRegistry, ToolResult
 from hookgate.tools.paths import leaves_workspace
-from hookgate.view import TurnView
+from hookgate.view import NoticeKind, TurnView
 
 #: What the model, the history and the user get for a result a fail-safe hook failed on.
 WITHHELD_RESULT = "[result withheld: hook {hook!r} failed]"
@@ -138,7 +138,7 @@ async def _guarded_call(
         # Not post.context either: a failure's reason may quote the hook's stderr.
         return withheld, pre.context, post.stop_reason
     if "result" in post.changed:
-        view.notice(f"the result of {call.name} was replaced by a hook")
+        view.notice(f"the result of {call.name} was replaced by a hook", NoticeKind.CHANGED)
     return ToolResult(**post.payload["result"]), pre.context + post.context, post.stop_reason
 
 
@@ -182,7 +182,7 @@ def _denied_by_consent(consent: Consent, call: ToolCall, view: TurnView) -> Tool
         else "no narrow permissions.allow rule covers it; run hookgate on a terminal to approve it"
     )
     view.notice(f"{call.name} call denied: it needs consent and there is no terminal to ask on; "
-                f"{advice}")  # fmt: skip
+                f"{advice}", NoticeKind.DENIED)  # fmt: skip
     return ToolResult(NOT_ASKED_RESULT, is_error=True)
 
 

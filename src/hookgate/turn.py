@@ -27,7 +27,7 @@ from hookgate.toolcall import (
     show_notices,
 )
 from hookgate.tools import ToolResult
-from hookgate.view import TurnView
+from hookgate.view import NoticeKind, TurnView
 
 BLOCKED_MARKER = "[prompt blocked by a hook: {reason}]"
 #: What postGeneration hooks read when the turn ended before preGeneration allowed the
@@ -116,10 +116,12 @@ def _show_failed_guard(pre: Outcome, view: TurnView) -> None:
     learn it is broken, not strict.
     """
     if pre.blocked_by is not None:
-        view.notice(f"the question was blocked by hook {pre.blocked_by!r}: {pre.reason}")
+        view.notice(
+            f"the question was blocked by hook {pre.blocked_by!r}: {pre.reason}", NoticeKind.BLOCKED
+        )
     failed = [failure for failure in pre.errors if failure.on_error is OnError.FAIL]
     for failure in failed:
-        view.notice(f"{failure}; the question was not sent to the model")
+        view.notice(f"{failure}; the question was not sent to the model", NoticeKind.BLOCKED)
 
 
 def _block_question(agent: AgentSession, reason: str, response: str | None) -> PromptBlocked:
@@ -141,7 +143,7 @@ async def _model_loop(
                 agent.model_messages(context), agent.tool_specs(), on_text=view.answer_text
             )
         except ModelError as exc:
-            view.notice(f"model error: {exc}")
+            view.notice(f"model error: {exc}", NoticeKind.ERROR)
             agent.history.event("model_error", {"message": str(exc)})
             return TurnFailed(str(exc))
         if not reply.tool_calls:
@@ -160,7 +162,7 @@ async def _model_loop(
         if stop_reason is not None:
             return TurnFailed(f"stopped by a hook: {stop_reason}")
     message = f"stopped after {agent.config.max_steps} model calls without a final answer"
-    view.notice(message)
+    view.notice(message, NoticeKind.ERROR)
     return TurnFailed(message)
 
 

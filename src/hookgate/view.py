@@ -7,10 +7,26 @@ stderr, ACP turns each call into a session update.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Protocol
 
 from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
+
+
+class NoticeKind(StrEnum):
+    """What a notice reports, so that each front end can show it in its own style."""
+
+    INFO = "info"
+    """A hook's message, or a note from hookgate about the session."""
+    CHANGED = "changed"
+    """A hook rewrote or replaced something: the turn went on, differently."""
+    DENIED = "denied"
+    """A tool call did not run: a hook, a rule or the want of consent stopped it."""
+    BLOCKED = "blocked"
+    """The question never reached the model."""
+    ERROR = "error"
+    """Something failed: the model server, a hook that had to run, the step limit."""
 
 
 class TurnView(Protocol):
@@ -18,7 +34,7 @@ class TurnView(Protocol):
         """A piece of the model's answer, as it streams."""
         ...
 
-    def notice(self, text: str) -> None:
+    def notice(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
         """A line for the user from hookgate or a hook: never part of the answer."""
         ...
 
@@ -32,13 +48,15 @@ class QuietView:
 
     def __init__(self) -> None:
         self.notices: list[str] = []
+        self.kinds: list[NoticeKind] = []
         self.text: list[str] = []
 
     def answer_text(self, delta: str) -> None:
         self.text.append(delta)
 
-    def notice(self, text: str) -> None:
+    def notice(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
         self.notices.append(text)
+        self.kinds.append(kind)
 
     def tool_started(self, call: ToolCall) -> None:
         pass

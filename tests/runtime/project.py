@@ -23,6 +23,7 @@ from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
 from hookgate.trust.record import trust_agent_file
 from hookgate.trust.store import TrustStore
+from hookgate.view import NoticeKind
 
 #: The `hookgate` console script of the environment running the tests.
 HOOKGATE = Path(sys.executable).with_name("hookgate")
@@ -215,14 +216,16 @@ class RecordingView:
     def __init__(self) -> None:
         self.deltas: list[str] = []
         self.notices: list[str] = []
+        self.kinds: list[NoticeKind] = []
         self.started: list[ToolCall] = []
         self.finished: list[tuple[ToolCall, ToolResult]] = []
 
     def answer_text(self, delta: str) -> None:
         self.deltas.append(delta)
 
-    def notice(self, text: str) -> None:
+    def notice(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
         self.notices.append(text)
+        self.kinds.append(kind)
 
     def tool_started(self, call: ToolCall) -> None:
         self.started.append(call)

@@ -16,6 +16,7 @@ import pytest
 
 from hookgate.agent import SessionStopped
 from hookgate.turn import Answered, PromptBlocked, run_turn
+from hookgate.view import NoticeKind
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView, chat_messages, read_log, served_model
 from support.chat_server import ChatServer, ServedReply, ServedToolCall
@@ -49,9 +50,11 @@ async def test_blocked_question_leaves_the_marker_and_the_response_and_never_rea
     )
     agent = await open_project_agent()
 
-    outcome = await run_turn(agent, "my password is hunter2", RecordingView())
+    view = RecordingView()
+    outcome = await run_turn(agent, "my password is hunter2", view)
 
     assert outcome == PromptBlocked("no passwords", "Ask without the password.")
+    assert view.kinds == [NoticeKind.BLOCKED]
     assert chat_server.requests == []
     expected = [
         {"role": "user", "content": "[prompt blocked by a hook: no passwords]"},

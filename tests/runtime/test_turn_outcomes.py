@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from hookgate.turn import Answered, TurnFailed, run_turn
+from hookgate.view import NoticeKind
 from runtime.conftest import OpenAgent
 from runtime.project import (
     Project,
@@ -87,6 +88,7 @@ async def test_model_failure_ends_the_turn_with_a_clear_message(
     assert message in outcome.message
     assert "\n" not in outcome.message
     assert view.notices == [f"model error: {outcome.message}"]
+    assert view.kinds == [NoticeKind.ERROR]  # shown as an error, not a hook's message
     (post,) = read_log(log)
     assert (post["outcome"], post["prompt"], post["answer"]) == ("error", "Please help", None)
     on_disk = project.messages()

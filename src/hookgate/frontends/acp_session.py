@@ -42,6 +42,7 @@ from hookgate.mcp import HttpServer, McpServerConfig, StdioServer
 from hookgate.messages import ToolCall
 from hookgate.policy import MAIN_ARGUMENT
 from hookgate.tools import ToolResult
+from hookgate.view import NoticeKind
 
 #: The ACP tool kind of each built-in tool, for the editor's icons; others are "other".
 TOOL_KINDS: Mapping[str, ToolKind] = {
@@ -83,8 +84,8 @@ class AcpView:
     def answer_text(self, delta: str) -> None:
         self._queue.put_nowait(update_agent_message_text(delta))
 
-    def notice(self, text: str) -> None:
-        notice_line(text)
+    def notice(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
+        notice_line(text, kind=kind)
         self.thought(text)
 
     def thought(self, text: str) -> None:

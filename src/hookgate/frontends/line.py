@@ -42,6 +42,7 @@ from hookgate.trust.check import Untrusted
 from hookgate.trust.command import offer_trust
 from hookgate.trust.store import TrustStore
 from hookgate.turn import PromptBlocked, run_turn
+from hookgate.view import NoticeKind
 
 HELP = """\
 Type a question and press Enter; Esc Enter adds a line.
@@ -141,9 +142,9 @@ class LineView:
         self.streamed = True
         write_text(delta, sys.stdout)
 
-    def notice(self, text: str) -> None:
+    def notice(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
         self._end_line()
-        notice_line(text)
+        notice_line(text, kind=kind)
 
     def tool_started(self, call: ToolCall) -> None:
         self._end_line()

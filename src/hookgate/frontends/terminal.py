@@ -21,8 +21,17 @@ from hookgate.consent import Answer, ConsentRequest, SessionConsent
 from hookgate.frontends.status import STATUS
 from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
+from hookgate.view import NoticeKind
 
 DIM, RESET = "\033[2m", "\033[0m"
+#: How each kind of notice looks on a terminal that takes colour.
+STYLES = {
+    NoticeKind.INFO: DIM,
+    NoticeKind.CHANGED: "\033[36m",  # cyan
+    NoticeKind.DENIED: "\033[33m",  # yellow
+    NoticeKind.BLOCKED: "\033[33m",
+    NoticeKind.ERROR: "\033[31m",  # red
+}
 #: C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides
 #: that make text read differently from what it is ("Trojan Source").
 _CONTROLS = re.compile(r"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -59,10 +68,11 @@ def use_colour(stream: TextIO) -> bool:
     return stream.isatty() and not os.environ.get("NO_COLOR")
 
 
-def notice_line(text: str, stream: TextIO = sys.stderr) -> None:
-    """A notice: one line on stderr, dim where colour is on; never on stdout."""
+def notice_line(text: str, stream: TextIO = sys.stderr, kind: NoticeKind = NoticeKind.INFO) -> None:
+    """A notice: one line on stderr, in its kind's style where colour is on; never on
+    stdout."""
     line = f"hookgate: {visible(text)}"
-    write_out(f"{DIM}{line}{RESET}\n" if use_colour(stream) else f"{line}\n", stream)
+    write_out(f"{STYLES[kind]}{line}{RESET}\n" if use_colour(stream) else f"{line}\n", stream)
 
 
 def write_out(text: str, stream: TextIO) -> None:
@@ -91,8 +101,8 @@ class StderrView:
     def answer_text(self, delta: str) -> None:
         pass  # the final answer is printed alone once the turn is over
 
-    def notice(self, text: str) -> None:
-        notice_line(text)
+    def notice(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
+        notice_line(text, kind=kind)
 
     def tool_started(self, call: ToolCall) -> None:
         if self.verbose:

@@ -34,6 +34,7 @@ from hookgate.interrupts import Interrupts
 from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
 from hookgate.turn import Answered, PromptBlocked, TurnFailed, TurnOutcome, run_turn
+from hookgate.view import NoticeKind
 
 #: Characters of a tool call's arguments shown in its notice.
 ARGUMENTS_EXCERPT = 120
@@ -50,7 +51,7 @@ class StreamView:
     def answer_text(self, delta: str) -> None:
         self.writer.text(delta)
 
-    def notice(self, text: str) -> None:
+    def notice(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
         self.writer.notice(text)
 
     def tool_started(self, call: ToolCall) -> None:
