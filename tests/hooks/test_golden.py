@@ -38,9 +38,14 @@ PROJECT_DIR = "/home/dev/project"
 SAMPLES: dict[str, dict[str, Any]] = {
     "sessionStart": {"source": "startup"},
     "preGeneration": {"prompt": "Summarise README.md — en français, s'il te plaît ✓"},
-    "preToolCall": {"tool": "shell", "arguments": {"command": "rm -rf build", "timeout": 30}},
+    "preToolCall": {
+        "tool": "shell",
+        "call_id": "call_8f3a1c",
+        "arguments": {"command": "rm -rf build", "timeout": 30},
+    },
     "postToolCall": {
         "tool": "shell",
+        "call_id": "call_8f3a1c",
         "arguments": {"command": "cat .env"},
         "result": {"content": "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n", "is_error": False},
     },
@@ -168,15 +173,26 @@ def test_every_golden_has_a_case() -> None:
     assert {path.name for path in GOLDEN.glob("*.json")} == expected
 
 
-def test_the_asked_depth_validates_too(tmp_path: Path, run_hooks: RunHooks) -> None:
+ASKED_GOLDEN = Path(__file__).parent / "golden_asked"
+
+
+@pytest.mark.parametrize("fmt", ["native", "claude"])
+@pytest.mark.parametrize("event", ["preToolCall", "postGeneration"])
+def test_an_asked_agent_under_yolo_says_so_in_every_payload(
+    tmp_path: Path, run_hooks: RunHooks, event: str, fmt: str
+) -> None:
+    """The asked agent's name and depth, and the permission mode (`yolo: true`)."""
     captured = tmp_path / "stdin.json"
-    hook = {"args": ["sh", "-c", f"cat > {captured}"]}
-    config = parse_hooks({"preToolCall": [hook]}, Where("t"), base_dir=tmp_path)
-    engine = HookEngine(config, session_id="s", asked_depth=2)
-    run_hooks(engine, "preToolCall", SAMPLES["preToolCall"])
+    hook = {"args": ["sh", "-c", f"cat > {captured}"], "format": fmt, "cwd": str(tmp_path)}
+    config = parse_hooks({event: [hook]}, Where("t"), base_dir=tmp_path)
+    engine = HookEngine(
+        config, session_id=SESSION_ID, project_dir=PROJECT_DIR, asked_depth=2,
+        asked_agent="reviewer", permission_mode="bypassPermissions",
+    )  # fmt: skip
+    run_hooks(engine, event, SAMPLES[event])
     payload = load(captured)
-    assert payload["asked"] == {"depth": 2}
-    validator = jsonschema.Draft202012Validator(schema_for("preToolCall", "native", "payload"))
+    check_golden(ASKED_GOLDEN / f"{event}.{fmt}.payload.json", payload)
+    validator = jsonschema.Draft202012Validator(schema_for(event, fmt, "payload"))
     validator.validate(payload)
 
 

@@ -293,3 +293,50 @@ async def test_continue_false_on_session_start_stops_the_session(
 
     with pytest.raises(SessionStopped, match="stopped by a sessionStart hook: closed"):
         await open_project_agent()
+
+
+def claude_recorder(project: Project, log: Path) -> dict[str, Any]:
+    return {**project.recorder(log), "format": "claude"}
+
+
+@pytest.mark.parametrize(
+    ("yolo", "consent", "mode"),
+    [
+        (False, RecordingConsent(allow=True), "default"),
+        (False, None, "dontAsk"),  # no one to ask: -p without a terminal
+        (True, RecordingConsent(allow=True), "bypassPermissions"),
+    ],
+)
+async def test_tool_events_carry_the_models_call_id_and_the_permission_mode(
+    project: Project,
+    open_project_agent: OpenAgent,
+    tmp_path: Path,
+    yolo: bool,
+    consent: RecordingConsent | None,
+    mode: str,
+) -> None:
+    log = tmp_path / "events.log"
+    for name in ("a.txt", "b.txt"):
+        (project.dir / name).write_text(name)
+    reads = [{"name": "read_file", "arguments": {"path": name}} for name in ("a.txt", "b.txt")]
+    model = project.script({"tool_calls": reads}, {"text": "Done."})  # no consent needed
+    recorder = claude_recorder(project, log)
+    project.write_agent(
+        model, yolo=yolo, hooks={"PreToolUse": [recorder], "PostToolUse": [recorder]}
+    )
+    agent = await open_project_agent(**({"consent": consent} if consent else {}))
+
+    await run_turn(agent, "read both", RecordingView())
+
+    events = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    (asked,) = [m for m in project.messages() if m.get("tool_calls")]
+    ids = [call["id"] for call in asked["tool_calls"]]
+    assert len(set(ids)) == 2
+    # Each call's id in all its events, as a hook pairing PreToolUse with PostToolUse reads
+    # it (every call is screened before the first runs, and again right before it runs).
+    assert [(e["hook_event_name"], e["tool_use_id"]) for e in events] == [
+        ("PreToolUse", ids[0]), ("PreToolUse", ids[1]), ("PostToolUse", ids[0]),
+        ("PreToolUse", ids[1]), ("PostToolUse", ids[1]),
+    ]  # fmt: skip
+    assert {e["permission_mode"] for e in events} == {mode}
+    assert not any("agent_id" in e for e in events)  # the top-level agent is nobody's asked agent

@@ -88,8 +88,12 @@ async def answer_asked(
     depth: int,
     depth_limit: int | None,
     trusted_digest: str | None = None,
+    asked_as: str | None = None,
 ) -> int:
-    """Run one turn of `agent_file` on `prompt`, writing the hand-off stream to `stream`."""
+    """Run one turn of `agent_file` on `prompt`, writing the hand-off stream to `stream`.
+
+    `asked_as` is the name the asker knows this agent by; its hooks read it.
+    """
     writer = StreamWriter(stream)
     view = StreamView(writer)
     with Interrupts() as interrupts:  # SIGTERM: the asker's timeout or cancellation
@@ -98,6 +102,7 @@ async def answer_asked(
                 open_agent(
                     agent_file, notify=writer.notice, consent=AlwaysDeny(), asked_depth=depth,
                     ask_depth_limit=depth_limit, ask_display=view, trusted_digest=trusted_digest,
+                    asked_as=asked_as,
                 )
             )  # fmt: skip
         except HookgateError as exc:  # its file is wrong, or its sessionStart said no
@@ -129,7 +134,12 @@ def _report(writer: StreamWriter, outcome: TurnOutcome) -> int:
 
 
 def answer_asked_main(
-    agent_file: Path, *, depth: int, depth_limit: int | None, trusted_digest: str | None = None
+    agent_file: Path,
+    *,
+    depth: int,
+    depth_limit: int | None,
+    trusted_digest: str | None = None,
+    asked_as: str | None = None,
 ) -> int:
     """The CLI's `--answer-asked`: the prompt from stdin, the stream on the real stdout."""
     stop_with_asker()
@@ -144,6 +154,7 @@ def answer_asked_main(
                 depth=depth,
                 depth_limit=depth_limit,
                 trusted_digest=trusted_digest,
+                asked_as=asked_as,
             )
         )
 

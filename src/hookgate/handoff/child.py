@@ -53,6 +53,7 @@ def child_argv(
     argv = [
         sys.executable, "-P", "-m", "hookgate.cli", "--agent", str(ref.file), "--answer-asked",
         "--asked-depth", str(depth), "--ask-depth-limit", str(depth_limit),
+        "--asked-as", ref.name,
     ]  # fmt: skip
     if trusted_digest is not None:
         argv += ["--trusted-digest", trusted_digest]
