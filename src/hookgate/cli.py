@@ -134,7 +134,7 @@ def _run_handoff(args: argparse.Namespace) -> int:
 
         return answer_asked_main(
             args.agent, depth=args.asked_depth, depth_limit=args.ask_depth_limit,
-            trusted_digest=args.trusted_digest, asked_as=args.asked_as,
+            trusted_digest=args.trusted_digest, asked_as=args.asked_as, resume=args.resume,
         )  # fmt: skip
     from hookgate.frontends.askmode import ask_mode
 

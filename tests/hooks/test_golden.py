@@ -70,7 +70,12 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "error": None,
     },
     "subagentStart": {"agent": "researcher"},
-    "subagentStop": {"agent": "researcher", "error": "cancelled by the user"},
+    "subagentStop": {
+        "agent": "researcher",
+        "answer": "Found two callers of parse().",
+        "error": None,
+        "continued": False,
+    },
     "teammateIdle": {"agent": "tester"},
     "taskCreated": {"task": {"id": "t-1", "title": "Write the tests"}},
     "taskCompleted": {"task": {"id": "t-1", "title": "Write the tests", "status": "done"}},

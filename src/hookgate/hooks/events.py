@@ -126,7 +126,7 @@ EVENTS: Mapping[str, EventSpec] = {
         ),
         _event(
             "subagentStop", "SubagentStop", "when a child agent's run stops",
-            match_on=MatchOn.AGENT, payload=("agent", "error"),
+            match_on=MatchOn.AGENT, payload=("agent", "answer", "error", "continued"),
         ),
         _event("teammateIdle", "TeammateIdle", "when a team member goes idle",
                payload=("agent",)),
