@@ -340,3 +340,39 @@ async def test_tool_events_carry_the_models_call_id_and_the_permission_mode(
     ]  # fmt: skip
     assert {e["permission_mode"] for e in events} == {mode}
     assert not any("agent_id" in e for e in events)  # the top-level agent is nobody's asked agent
+
+
+async def test_a_hook_that_reads_the_transcript_sees_claudes_tool_calls(
+    project: Project, open_project_agent: OpenAgent
+) -> None:
+    model = project.script(
+        {"tool_calls": [shell("echo git commit -m fix")]},
+        {"tool_calls": [shell("echo pytest -q")]},
+        {"tool_calls": [shell("echo git commit -m fix")]},
+        {"text": "Committed."},
+    )
+    hook = claude("tests-before-commit.py", "Bash")
+    project.write_agent(model, yolo=True, hooks={"PreToolUse": [hook]})
+    agent = await open_project_agent()
+
+    assert await run_turn(agent, "commit the fix", RecordingView()) == Answered("Committed.")
+
+    denied, tested, committed = tool_answers(project)
+    assert denied == "[denied by a hook: run the tests (pytest) before committing]"
+    assert tested.startswith("pytest -q")
+    assert committed.startswith("git commit -m fix")
+
+
+async def test_additional_context_in_json_on_user_prompt_submit_and_session_start(
+    project: Project, open_project_agent: OpenAgent
+) -> None:
+    model = project.script(
+        {"expect": "SessionStart-context: answer in French", "text": "Oui."},
+        {"expect": "UserPromptSubmit-context: answer in French", "text": "Encore oui."},
+    )
+    hook = claude("language-context.sh")
+    project.write_agent(model, hooks={"SessionStart": [hook], "UserPromptSubmit": [hook]})
+    agent = await open_project_agent()
+
+    assert await run_turn(agent, "first", RecordingView()) == Answered("Oui.")
+    assert await run_turn(agent, "second", RecordingView()) == Answered("Encore oui.")
