@@ -181,7 +181,7 @@ def test_every_golden_has_a_case() -> None:
 ASKED_GOLDEN = Path(__file__).parent / "golden_asked"
 
 
-@pytest.mark.parametrize("fmt", ["native", "claude"])
+@pytest.mark.parametrize("fmt", ["native", "claude", "mecatl"])
 @pytest.mark.parametrize("event", ["preToolCall", "postGeneration"])
 def test_an_asked_agent_under_yolo_says_so_in_every_payload(
     tmp_path: Path, run_hooks: RunHooks, event: str, fmt: str
