@@ -77,11 +77,8 @@ def add_parser(
     fire.add_argument("event", help="event name, either spelling")
     _add_file_option(fire, config_help)
     fire.add_argument("--tool", help="tool name, for tool events (matchers test it)")
-    fire.add_argument(
-        "--agent-name",
-        metavar="NAME",
-        help="the asked agent's name, for hand-off events (matchers test it)",
-    )
+    fire.add_argument("--agent-name", metavar="NAME",
+                      help="the asked agent's name, for hand-off events (matchers test it)")  # fmt: skip
     fire.add_argument("--call-id", metavar="ID",
                       help="the tool call's id, for tool events (default: one made from the "
                            "tool and its input, the same on every run)")  # fmt: skip
