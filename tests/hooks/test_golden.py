@@ -4,6 +4,7 @@
 hook (`cat > file`); `golden/EVENT.FORMAT.reply.json` is a representative answer,
 fed back by a real hook (`cat reply.json`), and `golden/EVENT.FORMAT.outcome.json` is
 the Outcome it must give. Every golden validates against its shipped JSON Schema.
+`golden_asked/` holds what an asked agent under `yolo: true` reads, in each format.
 
 After an intended change, rewrite the payload and outcome goldens with
 `HOOKGATE_UPDATE_GOLDEN=1 .venv/bin/pytest tests/hooks/test_golden.py` and review
