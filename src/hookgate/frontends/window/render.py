@@ -1,0 +1,44 @@
+"""Answers as HTML: markdown rendered on the server, code blocks highlighted by Pygments.
+
+Raw HTML in an answer is escaped, never passed through (the model's text is data, not
+markup), and links keep markdown-it's own check (no `javascript:` URLs).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from markdown_it import MarkdownIt
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+#: The CSS class Pygments' token spans are under; the page's stylesheet uses it.
+CODE_CLASS = "code"
+
+
+def render_markdown(text: str) -> str:
+    """The HTML of `text` as markdown; safe to insert into the page as it is."""
+    return str(_markdown().render(text))
+
+
+def code_css() -> str:
+    """The stylesheet of the highlighted code's token classes."""
+    return str(HtmlFormatter(style="default").get_style_defs(f".{CODE_CLASS}"))
+
+
+@cache
+def _markdown() -> MarkdownIt:
+    # "js-default": CommonMark with raw HTML off, plus tables and strikethrough.
+    return MarkdownIt("js-default", {"highlight": _highlight})
+
+
+def _highlight(code: str, language: str, attributes: str) -> str:
+    """A fenced block in Pygments' spans; "" (markdown-it escapes it) for no language."""
+    try:
+        lexer = get_lexer_by_name(language.strip())
+    except ClassNotFound:
+        return ""
+    formatter = HtmlFormatter(cssclass=CODE_CLASS, nowrap=False)
+    return str(highlight(code, lexer, formatter))

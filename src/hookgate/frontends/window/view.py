@@ -1,0 +1,70 @@
+"""A turn as page events: `WindowView` is the `TurnView` (and the marks view) of the window.
+
+Every event is a JSON object with a `type`; the page draws it. An answer streams as
+the whole answer so far, rendered (`answer`): markdown cannot be rendered piecewise,
+and replacing one block costs the page less than patching it. Each event that carries
+a piece of the answer also carries `t`, the server's clock (ms) when the piece arrived,
+which the page keeps to measure how long it took to show.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from hookgate.frontends.window.render import render_markdown
+from hookgate.messages import ToolCall
+from hookgate.tools import ToolResult
+from hookgate.view import NoticeKind, ToolMark
+
+Event = dict[str, Any]
+Emit = Callable[[Event], None]
+
+
+class WindowView:
+    """Turns the turn's calls into events, handed to `emit` in order."""
+
+    def __init__(self, emit: Emit, block_ids: itertools.count[int]) -> None:
+        self._emit = emit
+        self._block_ids = block_ids
+        self._block: int | None = None
+        self._text: list[str] = []
+
+    def answer_text(self, delta: str) -> None:
+        arrived = time.time() * 1000
+        if self._block is None:
+            self._block, self._text = next(self._block_ids), []
+        self._text.append(delta)
+        text = "".join(self._text)
+        self._emit(
+            {"type": "answer", "block": self._block, "html": render_markdown(text), "t": arrived}
+        )
+
+    def notice(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
+        self.end_block()
+        self._emit({"type": "notice", "kind": kind.value, "text": text})
+
+    def tool_started(self, call: ToolCall) -> None:
+        self.end_block()
+        self._emit({"type": "tool", "id": call.id, "name": call.name,
+                    "arguments": pretty(dict(call.arguments))})  # fmt: skip
+
+    def tool_marked(self, call: ToolCall, mark: ToolMark) -> None:
+        self._emit({"type": "mark", "id": call.id, "kind": mark.kind.value, "by": mark.by,
+                    "reason": mark.reason})  # fmt: skip
+
+    def tool_finished(self, call: ToolCall, result: ToolResult) -> None:
+        self._emit({"type": "result", "id": call.id, "content": result.content,
+                    "is_error": result.is_error})  # fmt: skip
+
+    def end_block(self) -> None:
+        """The answer streamed so far is done: text after this opens a new block."""
+        self._block = None
+
+
+def pretty(arguments: dict[str, Any]) -> str:
+    """A call's arguments as the page shows them: indented JSON, every character kept."""
+    return json.dumps(arguments, indent=2, ensure_ascii=False, default=str)
