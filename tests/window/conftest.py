@@ -18,7 +18,9 @@ from urllib.parse import urlsplit
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -133,3 +135,16 @@ def wait_for(driver: WebDriver, condition: Callable[[WebDriver], Any], what: str
     return WebDriverWait(driver, WAIT_S, poll_frequency=0.05).until(
         condition, message=f"the page never showed {what}"
     )
+
+
+def click(driver: WebDriver, xpath: str, what: str) -> None:
+    """Click the element at `xpath` once it is there, even if the page redraws it meanwhile."""
+
+    def clicked(driver: WebDriver) -> bool:
+        try:
+            driver.find_element(By.XPATH, xpath).click()
+        except (StaleElementReferenceException, NoSuchElementException):
+            return False
+        return True
+
+    wait_for(driver, clicked, what)

@@ -147,22 +147,28 @@ async def _events(request: Request) -> Response:
         async for event in session.log.follow(first):
             yield f"id: {event['seq']}\ndata: {json.dumps(event)}\n\n"
 
-    return StreamingResponse(_with_keepalive(stream()), media_type="text/event-stream")
+    closing = _hub(request).closing
+    return StreamingResponse(_with_keepalive(stream(), closing), media_type="text/event-stream")
 
 
-async def _with_keepalive(events: AsyncIterator[str]) -> AsyncIterator[str]:
-    """`events`, with a comment line whenever none came for `KEEPALIVE` seconds."""
+async def _with_keepalive(events: AsyncIterator[str], closing: asyncio.Event) -> AsyncIterator[str]:
+    """`events`, with a comment line whenever none came for `KEEPALIVE` seconds, until
+    the server is `closing` (a stream left open would hold its shutdown up)."""
     pending = asyncio.ensure_future(anext(events))
+    closed = asyncio.ensure_future(closing.wait())
     try:
-        while True:
-            done, _ = await asyncio.wait({pending}, timeout=KEEPALIVE)
-            if not done:
+        while not closing.is_set():
+            done, _ = await asyncio.wait(
+                {pending, closed}, timeout=KEEPALIVE, return_when=asyncio.FIRST_COMPLETED
+            )
+            if pending in done:
+                yield pending.result()
+                pending = asyncio.ensure_future(anext(events))
+            elif not done:
                 yield ": keep-alive\n\n"
-                continue
-            yield pending.result()
-            pending = asyncio.ensure_future(anext(events))
     finally:
         pending.cancel()
+        closed.cancel()
 
 
 async def _hooks(request: Request) -> Response:

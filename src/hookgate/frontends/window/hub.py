@@ -183,6 +183,8 @@ class Hub:
         self.store = store
         self.project_dir = project_dir
         self.sessions: dict[str, WindowSession] = {}
+        self.closing = asyncio.Event()
+        """Set when the server begins to stop: event streams end, so that it can."""
 
     async def open(self, resume: str | None = None) -> WindowSession:
         """A new session, or a saved one resumed; raises `HookgateError` (untrusted

@@ -13,6 +13,7 @@ import sys
 import threading
 import webbrowser
 from pathlib import Path
+from types import FrameType
 
 from hookgate.frontends.terminal import notice_line
 from hookgate.frontends.window.guard import TOKEN_PARAMETER, new_token
@@ -65,7 +66,15 @@ async def _serve(agent_file: Path, listener: socket.socket, token: str, port: in
         build_app(hub, token=token, port=port), log_level="warning", access_log=False,
         lifespan="on", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN, ws="none",
     )  # fmt: skip
-    server = uvicorn.Server(config)
+    loop = asyncio.get_running_loop()
+
+    class WindowServer(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            super().handle_exit(sig, frame)
+            # Called in a signal handler: the loop sets the event at its next turn.
+            loop.call_soon_threadsafe(hub.closing.set)
+
+    server = WindowServer(config)
     await server.serve(sockets=[listener])
     sys.stderr.flush()
     return 0
