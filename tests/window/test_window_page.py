@@ -216,3 +216,36 @@ def test_the_cancel_button_cancels_too(
     turn_ended(page, "cancelled")
     ask(page, "again")
     turn_ended(page, "answered")
+
+
+def test_rewritten_arguments_and_a_replaced_result_are_marked_with_the_hook(
+    project: Project, start_window: Callable[..., Window], page: WebDriver
+) -> None:
+    (project.dir / "public.txt").write_text("public notes\n")
+    (project.dir / "secret.txt").write_text("the secret\n")
+    to_public = project.hook("to-public.sh", """echo '{"arguments": {"path": "public.txt"}}'""")
+    scrub = project.hook("scrub.sh", """echo '{"result": "[scrubbed]"}'""")
+    model = project.script(
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "secret.txt"}}]},
+        {"tool_calls": [{"name": "list_files", "arguments": {}}]},
+        {"text": "done"},
+    )
+    project.write_agent(model, hooks={
+        "preToolCall": [{"name": "to-public", "matcher": "^read_file$", "command": to_public}],
+        "postToolCall": [{"name": "scrub", "matcher": "^list_files$", "command": scrub}],
+    })  # fmt: skip
+    opened(page, start_window())
+
+    ask(page, "Read the secret, then list the files")
+    turn_ended(page, "answered")
+
+    read = tool_row(page, 0)
+    assert read.find_element(By.CSS_SELECTOR, ".mark-rewritten").text == "rewritten by to-public"
+    assert "public notes" in read.find_element(By.CSS_SELECTOR, ".tool-result").get_attribute(
+        "textContent"
+    )
+    listing = tool_row(page, 1)
+    assert listing.find_element(By.CSS_SELECTOR, ".mark-replaced").text == "replaced by scrub"
+    result = listing.find_element(By.CSS_SELECTOR, ".tool-result").get_attribute("textContent")
+    assert result == "[scrubbed]"
+    assert page.find_elements(By.CSS_SELECTOR, ".notice-changed")

@@ -5,13 +5,16 @@ from __future__ import annotations
 import http.server
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from runtime.project import Project
+from runtime.project import Project, read_log
 from window.conftest import Window, click, stop, wait_for
+from window.test_window_guard import ask as ask_over_http
+from window.test_window_guard import client, open_session
 from window.test_window_page import ask, opened, tool_row, turn_ended
 
 
@@ -115,3 +118,25 @@ def test_the_browser_is_refused_without_the_token_and_from_another_site(
     assert outcome == "sent"  # the browser sent it; the window refused it:
     opened(page, window)
     assert len(page.find_elements(By.CSS_SELECTOR, "#open-sessions li")) == 1
+
+
+def test_ctrl_c_cancels_a_running_turn_and_its_post_generation_hooks_run(
+    project: Project, start_window: Callable[..., Window], tmp_path: Path
+) -> None:
+    log = tmp_path / "post.log"
+    project.write_agent(
+        project.script({"delay": 60, "text": "too late"}),
+        hooks={"postGeneration": [project.recorder(log)]},
+    )
+    window = start_window()
+    session_id = open_session(window)
+    with client(window) as http:
+        assert ask_over_http(http, session_id, "slow one").status_code == 202
+        with http.stream("GET", f"/api/sessions/{session_id}/events") as events:
+            next(line for line in events.iter_lines() if '"turn_start"' in line)
+
+        code, err = stop(window)
+
+    assert code == 130
+    assert "Traceback" not in err
+    assert [event["outcome"] for event in read_log(log)] == ["cancelled"]
