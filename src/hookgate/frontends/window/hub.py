@@ -110,6 +110,7 @@ class WindowSession:
         started.set()  # from here on, run_turn's cleanup is armed: cancel may land
         try:
             outcome = await run_turn(self.agent, question, view)
+            view.end_block()
         except asyncio.CancelledError:
             view.notice("turn cancelled")
             self.log.emit({"type": "turn_end", "outcome": "cancelled"})

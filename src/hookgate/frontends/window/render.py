@@ -6,7 +6,7 @@ markup), and links keep markdown-it's own check (no `javascript:` URLs).
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 from markdown_it import MarkdownIt
 from pygments import highlight
@@ -34,6 +34,12 @@ def _markdown() -> MarkdownIt:
     return MarkdownIt("js-default", {"highlight": _highlight})
 
 
+#: Highlighted code blocks kept: a streaming answer is rendered again at each piece, and
+#: its finished blocks are the same each time.
+HIGHLIGHT_CACHE = 256
+
+
+@lru_cache(maxsize=HIGHLIGHT_CACHE)
 def _highlight(code: str, language: str, attributes: str) -> str:
     """A fenced block in Pygments' spans; "" (markdown-it escapes it) for no language."""
     try:

@@ -9,6 +9,7 @@ which the page keeps to measure how long it took to show.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import time
@@ -25,23 +26,35 @@ Emit = Callable[[Event], None]
 
 
 class WindowView:
-    """Turns the turn's calls into events, handed to `emit` in order."""
+    """Turns the turn's calls into events, handed to `emit` in order.
+
+    Answer pieces that arrive together are rendered once: the rendering waits for the
+    event loop's next turn (`flush` forces it), and shows every piece received by then.
+    """
 
     def __init__(self, emit: Emit, block_ids: itertools.count[int]) -> None:
         self._emit = emit
         self._block_ids = block_ids
         self._block: int | None = None
         self._text: list[str] = []
+        self._waiting_since: float | None = None
+        """When the oldest piece not yet shown arrived (ms, the epoch), if one is waiting."""
 
     def answer_text(self, delta: str) -> None:
-        arrived = time.time() * 1000
         if self._block is None:
             self._block, self._text = next(self._block_ids), []
         self._text.append(delta)
-        text = "".join(self._text)
-        self._emit(
-            {"type": "answer", "block": self._block, "html": render_markdown(text), "t": arrived}
-        )
+        if self._waiting_since is None:
+            self._waiting_since = time.time() * 1000
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Show the pieces received so far, if any are waiting."""
+        arrived, self._waiting_since = self._waiting_since, None
+        if arrived is None or self._block is None:
+            return
+        html = render_markdown("".join(self._text))
+        self._emit({"type": "answer", "block": self._block, "html": html, "t": arrived})
 
     def notice(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
         self.end_block()
@@ -62,6 +75,7 @@ class WindowView:
 
     def end_block(self) -> None:
         """The answer streamed so far is done: text after this opens a new block."""
+        self.flush()
         self._block = None
 
 

@@ -3,8 +3,11 @@
 "use strict";
 
 const state = { session: null, source: null, running: false, consentId: null };
-// Each answer piece's delay from its arrival at the server to the frame showing it (ms).
+// For each answer piece, from its arrival at the server (ms): [to its arrival in the page,
+// to the frame that shows it]. bench/window_latency.py reads them.
 window.hookgateChunkDelays = [];
+
+function now() { return performance.timeOrigin + performance.now(); }
 
 function $(selector) { return document.querySelector(selector); }
 
@@ -52,7 +55,7 @@ function brief(text) {
 const draw = {
   turn_start() { setRunning(true); },
   question(event) { $("#conversation").append(element("div", "question", event.text)); },
-  answer(event) {
+  answer(event, received) {
     let block = document.querySelector(`.answer[data-block="${event.block}"]`);
     if (!block) {
       block = element("div", "answer");
@@ -62,7 +65,7 @@ const draw = {
     block.innerHTML = event.html;  // rendered by the server, raw HTML escaped
     if (event.t !== undefined) {
       requestAnimationFrame(() => {
-        window.hookgateChunkDelays.push(performance.timeOrigin + performance.now() - event.t);
+        window.hookgateChunkDelays.push([received - event.t, now() - event.t]);
       });
     }
   },
@@ -131,9 +134,10 @@ function follow(sessionId) {
   setRunning(false);
   const source = new EventSource(`/api/sessions/${encodeURIComponent(sessionId)}/events`);
   source.onmessage = (message) => {
+    const received = now();
     const event = JSON.parse(message.data);
     const handler = draw[event.type];
-    if (handler) handler(event);
+    if (handler) handler(event, received);
     scrollDown();
   };
   state.source = source;
