@@ -81,10 +81,11 @@ def start_window(project: Project) -> Iterator[Callable[..., Window]]:
         stop(window)
 
 
-def stop(window: Window) -> tuple[int, str]:
-    """Ctrl-C the window and wait for it: its exit code and stderr."""
-    if window.process.poll() is None:
-        window.process.send_signal(signal.SIGINT)
+def stop(window: Window, signals: tuple[int, ...] = (signal.SIGINT,)) -> tuple[int, str]:
+    """Ctrl-C the window (or send `signals`) and wait for it: its exit code and stderr."""
+    for number in signals:
+        if window.process.poll() is None:
+            window.process.send_signal(number)
     try:
         _, err = window.process.communicate(timeout=STOP_S)
     except subprocess.TimeoutExpired:

@@ -84,7 +84,7 @@ def test_shift_enter_adds_a_line_and_enter_sends(
 
 
 def test_a_tool_call_opens_on_click_to_show_its_arguments_and_result(
-    project: Project, start_window: Callable[..., Window], page: WebDriver, tmp_path: Path
+    project: Project, start_window: Callable[..., Window], page: WebDriver
 ) -> None:
     (project.dir / "notes.txt").write_text("TODO: water the plants\n")
     model = project.script(
@@ -107,9 +107,6 @@ def test_a_tool_call_opens_on_click_to_show_its_arguments_and_result(
     assert result.is_displayed()
     assert "TODO: water the plants" in result.text
     assert '"path": "notes.txt"' in row.find_element(By.CSS_SELECTOR, ".tool-args").text
-    shot = Path(os.environ.get(SCREENSHOT_ENV) or tmp_path / "window.png")
-    assert page.save_screenshot(str(shot))
-    assert shot.read_bytes().startswith(b"\x89PNG")
 
 
 def test_the_consent_dialog_shows_the_whole_call_and_its_answer_decides(
@@ -146,7 +143,7 @@ def test_the_consent_dialog_shows_the_whole_call_and_its_answer_decides(
 
 
 def test_a_denied_call_and_a_blocked_question_are_marked_with_the_hook_and_reason(
-    project: Project, start_window: Callable[..., Window], page: WebDriver
+    project: Project, start_window: Callable[..., Window], page: WebDriver, tmp_path: Path
 ) -> None:
     deny = project.hook("no-rm.sh", """echo '{"action": "deny", "reason": "rm is not allowed"}'""")
     block = project.hook(
@@ -178,6 +175,10 @@ def test_a_denied_call_and_a_blocked_question_are_marked_with_the_hook_and_reaso
     assert response.find_element(By.TAG_NAME, "strong").text == "password"
     notices = page.find_elements(By.CSS_SELECTOR, ".notice-blocked")
     assert any("no-secrets" in notice.text for notice in notices)
+    tool_row(page).find_element(By.TAG_NAME, "summary").click()
+    shot = Path(os.environ.get(SCREENSHOT_ENV) or tmp_path / "window.png")
+    assert page.save_screenshot(str(shot))  # docs/window.png, with the variable set
+    assert shot.read_bytes().startswith(b"\x89PNG")
 
 
 def test_esc_cancels_a_slow_turn_and_its_post_generation_hooks_still_run(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.server
+import signal
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -120,8 +121,20 @@ def test_the_browser_is_refused_without_the_token_and_from_another_site(
     assert len(page.find_elements(By.CSS_SELECTOR, "#open-sessions li")) == 1
 
 
-def test_ctrl_c_cancels_a_running_turn_and_its_post_generation_hooks_run(
-    project: Project, start_window: Callable[..., Window], tmp_path: Path
+@pytest.mark.parametrize(
+    ("signals", "code"),
+    [
+        ((signal.SIGINT, signal.SIGINT), 130),  # a second Ctrl-C changes nothing
+        ((signal.SIGTERM,), -signal.SIGTERM),
+        ((signal.SIGHUP,), -signal.SIGHUP),  # a closed terminal
+    ],
+)
+def test_a_signal_cancels_a_running_turn_after_its_post_generation_hooks(
+    project: Project,
+    start_window: Callable[..., Window],
+    tmp_path: Path,
+    signals: tuple[int, ...],
+    code: int,
 ) -> None:
     log = tmp_path / "post.log"
     project.write_agent(
@@ -135,8 +148,8 @@ def test_ctrl_c_cancels_a_running_turn_and_its_post_generation_hooks_run(
         with http.stream("GET", f"/api/sessions/{session_id}/events") as events:
             next(line for line in events.iter_lines() if '"turn_start"' in line)
 
-        code, err = stop(window)
+        exit_code, err = stop(window, signals)
 
-    assert code == 130
+    assert exit_code == code
     assert "Traceback" not in err
     assert [event["outcome"] for event in read_log(log)] == ["cancelled"]

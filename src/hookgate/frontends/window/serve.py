@@ -1,17 +1,21 @@
 """`hookgate window`: check the agent file, bind loopback, print the URL, serve until stopped.
 
 The URL (with the token) is the one line on stdout; the browser is opened at it unless
-`--no-browser`. Ctrl-C (or SIGTERM) stops the server: running turns are cancelled,
-their postGeneration hooks run, and every session is closed.
+`--no-browser`. Ctrl-C, SIGTERM or SIGHUP stops the server (a second signal changes
+nothing): running turns are cancelled, their postGeneration hooks run, every session is
+closed, and hookgate exits 130, 143 or 129.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import socket
 import sys
 import threading
 import webbrowser
+from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
@@ -69,8 +73,20 @@ async def _serve(agent_file: Path, listener: socket.socket, token: str, port: in
     loop = asyncio.get_running_loop()
 
     class WindowServer(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            """SIGHUP (a closed terminal) stops the window as SIGTERM does."""
+            with super().capture_signals():
+                previous = signal.signal(signal.SIGHUP, self.handle_exit)
+                try:
+                    yield
+                finally:  # restored first: the signal is raised again once all is closed
+                    signal.signal(signal.SIGHUP, previous)
+
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             super().handle_exit(sig, frame)
+            # A second Ctrl-C must not skip closing the sessions (their postGeneration).
+            self.force_exit = False
             # Called in a signal handler: the loop sets the event at its next turn.
             loop.call_soon_threadsafe(hub.closing.set)
 
