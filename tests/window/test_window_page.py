@@ -62,7 +62,7 @@ def test_a_question_streams_back_as_rendered_markdown_with_highlighted_code(
 
     answer = page.find_element(By.CSS_SELECTOR, ".answer")
     assert answer.find_element(By.TAG_NAME, "strong").text == "world"
-    assert answer.find_elements(By.CSS_SELECTOR, ".code span"), "the code is not highlighted"
+    assert answer.find_elements(By.CSS_SELECTOR, "pre code span.nb"), "the code is not highlighted"
     assert "<b>raw</b>" in answer.text  # the model's HTML is shown, never obeyed
     assert page.find_element(By.CSS_SELECTOR, ".question").text == "Say hello"
     hooks = page.find_element(By.ID, "hooks").text

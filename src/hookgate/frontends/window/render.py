@@ -14,8 +14,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-#: The CSS class Pygments' token spans are under; the page's stylesheet uses it.
-CODE_CLASS = "code"
+#: Where Pygments' token spans are on the page: in markdown-it's `<pre><code>`.
+CODE_SELECTOR = "pre code"
 
 
 def render_markdown(text: str) -> str:
@@ -25,7 +25,7 @@ def render_markdown(text: str) -> str:
 
 def code_css() -> str:
     """The stylesheet of the highlighted code's token classes."""
-    return str(HtmlFormatter(style="default").get_style_defs(f".{CODE_CLASS}"))
+    return str(HtmlFormatter(style="default").get_style_defs(CODE_SELECTOR))
 
 
 @cache
@@ -41,10 +41,10 @@ HIGHLIGHT_CACHE = 256
 
 @lru_cache(maxsize=HIGHLIGHT_CACHE)
 def _highlight(code: str, language: str, attributes: str) -> str:
-    """A fenced block in Pygments' spans; "" (markdown-it escapes it) for no language."""
+    """A fenced block as Pygments' spans, which markdown-it puts in `<pre><code>`; ""
+    (markdown-it escapes the code as it is) for no language or an unknown one."""
     try:
         lexer = get_lexer_by_name(language.strip())
     except ClassNotFound:
         return ""
-    formatter = HtmlFormatter(cssclass=CODE_CLASS, nowrap=False)
-    return str(highlight(code, lexer, formatter))
+    return str(highlight(code, lexer, HtmlFormatter(nowrap=True)))
