@@ -18,7 +18,11 @@ from urllib.parse import urlsplit
 
 import pytest
 from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import (
+    ElementNotInteractableException,
+    NoSuchElementException,
+    StaleElementReferenceException,
+)
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -144,7 +148,11 @@ def click(driver: WebDriver, xpath: str, what: str) -> None:
     def clicked(driver: WebDriver) -> bool:
         try:
             driver.find_element(By.XPATH, xpath).click()
-        except (StaleElementReferenceException, NoSuchElementException):
+        except (
+            StaleElementReferenceException,
+            NoSuchElementException,
+            ElementNotInteractableException,  # there, not shown yet (a closed dialog)
+        ):
             return False
         return True
 

@@ -13,7 +13,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
 
 from runtime.project import Project, read_log
-from window.conftest import Window, wait_for
+from window.conftest import Window, click, wait_for
 
 #: Set it to a path to keep the screenshot the tool-call test makes (docs/window.png).
 SCREENSHOT_ENV = "HOOKGATE_WINDOW_SCREENSHOT"
@@ -140,6 +140,23 @@ def test_the_consent_dialog_shows_the_whole_call_and_its_answer_decides(
     assert not page.find_element(By.ID, "consent").is_displayed()
     mark = tool_row(page, 1).find_element(By.CSS_SELECTOR, ".mark-denied")
     assert mark.text == "denied by user: consent was refused"
+
+
+def test_always_allows_the_same_call_again_without_asking(
+    project: Project, start_window: Callable[..., Window], page: WebDriver
+) -> None:
+    call = {"name": "write_file", "arguments": {"path": "log.txt", "content": "again"}}
+    model = project.script({"tool_calls": [call]}, {"tool_calls": [call]}, {"text": "twice"})
+    project.write_agent(model)
+    opened(page, start_window())
+
+    ask(page, "Write it twice")
+    click(page, "//button[@id='consent-always']", "the consent dialog")
+    turn_ended(page, "answered")  # a second dialog would have held the turn up
+
+    assert (project.dir / "log.txt").read_text() == "again"
+    assert len(page.find_elements(By.CSS_SELECTOR, ".tool")) == 2
+    assert page.find_elements(By.CSS_SELECTOR, ".mark") == []
 
 
 def test_a_denied_call_and_a_blocked_question_are_marked_with_the_hook_and_reason(
