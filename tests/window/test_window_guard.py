@@ -7,13 +7,15 @@ reaches the session file.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
 
-from runtime.project import Project, read_log
+from runtime.project import Project, read_log, served_model
+from support.chat_server import ChatServer, ServedReply
 from window.conftest import Window
 
 EVIL = "http://evil.example"
@@ -185,3 +187,39 @@ def test_an_untrusted_agent_file_is_refused_before_anything_runs(
     assert result.stdout == ""  # no URL: nothing is served
     assert "trust" in result.stderr
     assert read_log(guarded) == []
+
+
+def test_a_page_that_connects_later_gets_each_answer_once_whole(
+    project: Project, chat_server: ChatServer, start_window: Callable[..., Window]
+) -> None:
+    """The pieces arrive one by one, so the answer was updated three times; a late page
+    replays only its last update (memory: the answer's size, not the sum of updates)."""
+    project.write_agent(served_model(chat_server.url), tools=[])
+    chat_server.queue(ServedReply(text="one two three", pieces=3, fault="trickle",
+                                  trickle_s=0.0002))  # fmt: skip
+    window = start_window()
+    session_id = open_session(window)
+
+    with client(window) as http:
+        assert ask(http, session_id, "count").status_code == 202
+        with http.stream("GET", f"/api/sessions/{session_id}/events") as live:
+            live_events = events_until_turn_end(live.iter_lines())
+        with http.stream("GET", f"/api/sessions/{session_id}/events") as late:
+            late_events = events_until_turn_end(late.iter_lines())
+
+    live_answers = [e for e in live_events if e["type"] == "answer"]
+    late_answers = [e for e in late_events if e["type"] == "answer"]
+    assert len(live_answers) > 1  # the page saw it grow
+    assert len(late_answers) == 1
+    assert "one two three" in late_answers[0]["html"]
+    assert late_answers[0] == live_answers[-1]
+
+
+def events_until_turn_end(lines: Iterator[str]) -> list[dict[str, Any]]:
+    events = []
+    for line in lines:
+        if line.startswith("data: "):
+            events.append(json.loads(line.removeprefix("data: ")))
+            if events[-1]["type"] == "turn_end":
+                return events
+    raise AssertionError(f"the stream ended before the turn did: {events}")

@@ -32,26 +32,41 @@ class TurnRunning(Exception):
 
 
 class EventLog:
-    """Events in order, each numbered; readers wait for the ones after theirs."""
+    """Events in order, each numbered; readers wait for the ones after theirs.
+
+    An answer is sent whole at each update, so only its latest update is kept: a page
+    that connects later replays the answer once, and a long answer costs its own size
+    in memory, not the sum of its updates.
+    """
 
     def __init__(self) -> None:
-        self.events: list[Event] = []
+        self.events: list[Event | None] = []
         self._grown = asyncio.Event()
+        self._answers: dict[int, int] = {}
+        """For each answer block, the number of its latest update."""
 
     def emit(self, event: Event) -> None:
         event["seq"] = len(self.events)
+        if event["type"] == "answer":
+            superseded = self._answers.get(event["block"])
+            if superseded is not None:
+                self.events[superseded] = None
+            self._answers[event["block"]] = event["seq"]
         self.events.append(event)
         grown, self._grown = self._grown, asyncio.Event()
         grown.set()
 
     async def follow(self, start: int = 0) -> AsyncIterator[Event]:
-        """Every event from number `start` on, waiting for new ones, forever."""
+        """Every event from number `start` on (but superseded updates), waiting for new
+        ones, forever."""
         index = max(start, 0)
         while True:
             grown = self._grown
             while index < len(self.events):
-                yield self.events[index]
+                event = self.events[index]
                 index += 1
+                if event is not None:
+                    yield event
             await grown.wait()
 
 
