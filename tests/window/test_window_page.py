@@ -192,10 +192,18 @@ def test_a_denied_call_and_a_blocked_question_are_marked_with_the_hook_and_reaso
     assert response.find_element(By.TAG_NAME, "strong").text == "password"
     notices = page.find_elements(By.CSS_SELECTOR, ".notice-blocked")
     assert any("no-secrets" in notice.text for notice in notices)
+    questions = [q.text for q in page.find_elements(By.CSS_SELECTOR, ".question")]
+    assert questions[-1] == "my password is hunter2"  # what was typed, on this page
+
     tool_row(page).find_element(By.TAG_NAME, "summary").click()
     shot = Path(os.environ.get(SCREENSHOT_ENV) or tmp_path / "window.png")
     assert page.save_screenshot(str(shot))  # docs/window.png, with the variable set
     assert shot.read_bytes().startswith(b"\x89PNG")
+
+    page.refresh()  # the session's log kept the marker, as the history does
+    wait_for(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".question")) == 2, "replay")
+    replayed = page.find_elements(By.CSS_SELECTOR, ".question")[-1].text
+    assert replayed == "[prompt blocked by a hook: it holds a password]"
 
 
 def test_esc_cancels_a_slow_turn_and_its_post_generation_hooks_still_run(

@@ -23,7 +23,14 @@ from hookgate.frontends.window.view import Event, WindowView, pretty
 from hookgate.hooks import EVENTS
 from hookgate.messages import Message
 from hookgate.session import SessionStore
-from hookgate.turn import Answered, PromptBlocked, TurnFailed, TurnOutcome, run_turn
+from hookgate.turn import (
+    BLOCKED_MARKER,
+    Answered,
+    PromptBlocked,
+    TurnFailed,
+    TurnOutcome,
+    run_turn,
+)
 from hookgate.view import NoticeKind
 
 
@@ -113,13 +120,13 @@ class WindowSession:
         """Run `question` as this session's turn, in a task the session owns."""
         if self.turn is not None:
             raise TurnRunning
-        self.title = self.title or question
-        self.log.emit({"type": "question", "text": question})
+        asked: Event = {"type": "question", "text": question}
+        self.log.emit(asked)
         self.log.emit({"type": "turn_start"})
         self._started = asyncio.Event()
-        self.turn = asyncio.create_task(self._run(question, self._started))
+        self.turn = asyncio.create_task(self._run(question, asked, self._started))
 
-    async def _run(self, question: str, started: asyncio.Event) -> None:
+    async def _run(self, question: str, asked: Event, started: asyncio.Event) -> None:
         assert self.agent is not None
         view = WindowView(self.log.emit, self._blocks)
         started.set()  # from here on, run_turn's cleanup is armed: cancel may land
@@ -136,8 +143,13 @@ class WindowSession:
         finally:
             self.turn = None
         if isinstance(outcome, PromptBlocked):
+            # Kept as the history keeps it: a page that loads later sees the marker, not
+            # what the hook stopped (a password); the page showing it now keeps it.
+            asked["text"] = BLOCKED_MARKER.format(reason=outcome.reason)
             self.log.emit({"type": "blocked", "reason": outcome.reason,
                            "response": render_markdown(outcome.response)})  # fmt: skip
+        else:  # the session list names a session by its first question the hooks let by
+            self.title = self.title or question
         self.log.emit({"type": "turn_end", "outcome": _outcome_name(outcome)})
 
     async def cancel_turn(self) -> bool:
