@@ -153,3 +153,17 @@ def test_a_signal_cancels_a_running_turn_after_its_post_generation_hooks(
     assert exit_code == code
     assert "Traceback" not in err
     assert [event["outcome"] for event in read_log(log)] == ["cancelled"]
+
+
+def test_a_new_session_on_an_agent_file_changed_since_it_was_trusted_is_refused(
+    project: Project, start_window: Callable[..., Window], page: WebDriver
+) -> None:
+    project.write_agent(project.script({"text": "never"}))
+    opened(page, start_window())
+    project.write_agent(project.script({"text": "never"}), yolo=True)  # not what was trusted
+
+    page.find_element(By.ID, "new-session").click()
+
+    error = wait_for(page, lambda d: d.find_element(By.ID, "error").text, "an error")
+    assert "trust" in error
+    assert len(page.find_elements(By.CSS_SELECTOR, "#open-sessions li")) == 1
