@@ -48,7 +48,6 @@ class TokenGuard:
     def __init__(self, app: App, *, token: str, port: int) -> None:
         self._app = app
         self._token = token.encode()
-        self._port = port
         self._hosts = {f"{name}:{port}" for name in LOOPBACK_NAMES}
         self._origins = {f"http://{host}" for host in self._hosts}
         self._cookie = cookie_name(port)
