@@ -6,14 +6,17 @@ Members' hooks are absolute: they run in the supervisor's project directory.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from handoff.conftest import AgentDir, open_asker
 from runtime.conftest import anyio_backend, project
-from runtime.project import Project
+from runtime.project import HOOKGATE, Project
+from support.acp_client import AcpPeer, RecordingClient, acp_peer
 
 __all__ = ["anyio_backend", "open_asker", "project"]
 
@@ -59,3 +62,17 @@ def calls(*tool_calls: Mapping[str, Any]) -> dict[str, Any]:
 
 
 WAIT: dict[str, Any] = {"name": "wait_for_tasks", "arguments": {}}
+
+
+StartAcp = Callable[[RecordingClient], AbstractAsyncContextManager[AcpPeer]]
+
+
+@pytest.fixture
+def start_acp(project: Project, tmp_path: Path) -> StartAcp:
+    """`async with start_acp(client) as peer`: `hookgate acp` on the trusted supervisor."""
+
+    def start(client: RecordingClient) -> AbstractAsyncContextManager[AcpPeer]:
+        project.trust()
+        return acp_peer(HOOKGATE, project.dir, project.env(), tmp_path / "acp.stderr", client)
+
+    return start

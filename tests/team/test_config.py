@@ -88,3 +88,17 @@ async def test_the_supervisor_tools_exist_only_with_a_team(
     names = {"create_task", "list_tasks", "wait_for_tasks"}
     assert (names <= set(agent.gate.tools.names())) is team
     assert not names & set(agent.gate.tools.names()) or team
+
+
+@pytest.mark.parametrize("team", [True, False])
+def test_hooks_check_warns_of_team_hooks_in_a_file_without_a_team(
+    project: Project, supervisor: AgentDir, reviewer: AgentDir, tester: AgentDir, team: bool
+) -> None:
+    settings: dict[str, Any] = {"team": team_entry(reviewer, tester)} if team else {}
+    supervisor.write({"text": "x"}, hooks={"taskCreated": [{"command": "true"}]}, **settings)
+
+    done = project.hookgate("hooks", "check", "--strict")
+
+    warning = "taskCreated fires only for a team's supervisor and this file declares no 'team:'"
+    assert (warning in done.stderr) is not team
+    assert done.returncode == (0 if team else 1), done.stderr

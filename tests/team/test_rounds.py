@@ -39,9 +39,13 @@ def stamps(log: Path) -> dict[str, float]:
 
 
 def recorders(agent: AgentDir, logs: dict[tuple[str, str], Path]) -> dict[str, list[Any]]:
+    """Hooks logging each payload as one line; one write each, as two tasks' hooks run at
+    once (the handoff recorder's `cat; echo` could interleave)."""
     return {
-        event: [{**agent.recorder(f"{event}-{fmt}", logs[event, fmt]), "format": fmt}
-                for fmt in FORMATS]
+        event: [{**agent.hook(f"{event}-{fmt}", f'printf "%s\\n" "$(cat)" >> "{log}"'),
+                 "format": fmt}
+                for fmt in FORMATS
+                for log in [logs[event, fmt]]]
         for event in TEAM_EVENTS
     }  # fmt: skip
 

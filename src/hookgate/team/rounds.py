@@ -145,6 +145,7 @@ class Team:
         except asyncio.CancelledError:
             task.status, task.error = TaskStatus.FAILED, "cancelled"
             self._busy.discard(member)
+            self.display.notice(f"task {task.id} cancelled ({member})", NoticeKind.ERROR)
             raise
         if isinstance(outcome, Refused):
             task.answer, task.error = "", f"hand-off refused: {outcome.reason}"

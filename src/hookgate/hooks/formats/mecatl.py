@@ -34,7 +34,7 @@ _MUTATION_TARGET = {
 _COMMON = ("event", "session_id", "cwd", "asked", "tool", "transcript_path")
 #: Phases the seed says cannot block: an exit 2 there is a message, whatever hookgate's
 #: own formats let a block do on the same event.
-_ANNOTATE_ONLY = ("TeammateIdle", "TaskCreated", "TaskCompleted")
+ANNOTATE_ONLY = ("TeammateIdle", "TaskCreated", "TaskCompleted")
 
 
 class MecatlFormat(FormatDefaults):
@@ -59,7 +59,7 @@ class MecatlFormat(FormatDefaults):
     ) -> HookReply:
         check_exit(result)
         if result.returncode == EXIT_BLOCK:
-            if event.mecatl_phase in _ANNOTATE_ONLY:
+            if event.mecatl_phase in ANNOTATE_ONLY:
                 return HookReply(message=f"objected: {block_reason(result)}")
             return HookReply(block=True, reason=block_reason(result))
         envelope = read_json_object(result.stdout)
