@@ -4,30 +4,23 @@ Ctrl-C cancels every task, ACP sends the task list as the editor's plan."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from frontends.test_line import PROMPT, Terminal, start
-from handoff.conftest import START_WAIT_S, AgentDir, read_log
+from frontends.test_line import PROMPT, Terminal, start, terminals
+from handoff.conftest import AgentDir, read_log, wait_for_pid_file
 from runtime.project import Project
 from support.acp_client import RecordingClient, check_golden
 from team.conftest import WAIT, StartAcp, calls, create, team_entry
+
+__all__ = ["terminals"]  # the fixture
 
 GOLDEN = Path(__file__).parents[1] / "acp" / "golden"
 #: Seconds from Ctrl-C to the prompt: each member gets its stop and its
 #: postGeneration hooks, then the supervisor's run.
 CANCEL_BOUND_S = 15.0
-
-
-@pytest.fixture
-def terminals() -> Iterator[list[Terminal]]:
-    opened: list[Terminal] = []
-    yield opened
-    for terminal in opened:
-        terminal.close()
 
 
 def two_tasks(
@@ -81,7 +74,7 @@ def test_ctrl_c_mid_team_cancels_every_task_and_runs_every_end_of_turn_hook(
 
     terminal.submit("Review and test the release.")
     terminal.expect("task 1 started: review the diff (reviewer)")
-    children = [_wait_for_pid(path) for path in pids.values()]
+    children = [wait_for_pid_file(path) for path in pids.values()]
     terminal.type("\x03")
     terminal.expect("task 1 cancelled (reviewer)", timeout=CANCEL_BOUND_S)
     terminal.expect("turn cancelled", timeout=CANCEL_BOUND_S)
@@ -120,12 +113,3 @@ async def test_acp_sends_the_task_list_as_the_plan(
         {0: "initialize", 1: "session/new", 2: "session/prompt"},
         session=session,
     )
-
-
-def _wait_for_pid(path: Path) -> int:
-    deadline = time.monotonic() + START_WAIT_S
-    while time.monotonic() < deadline:
-        if path.exists() and path.read_text().endswith("\n"):
-            return int(path.read_text())
-        time.sleep(0.02)
-    pytest.fail(f"nothing wrote a pid to {path}")
