@@ -15,7 +15,7 @@ its postGeneration) before the supervisor's own postGeneration.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -42,7 +42,7 @@ class TeamDisplay(Protocol):
 class NoticeTeamDisplay:
     """A team display for front ends that show notices only."""
 
-    def __init__(self, notify: Any) -> None:
+    def __init__(self, notify: Callable[[str], None]) -> None:
         self._notify = notify
 
     def notice(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
@@ -117,7 +117,9 @@ class Team:
         self._idle.clear()
         async with asyncio.TaskGroup() as group:
             self._start_ready(group)
-        for member in self.config.members:  # a member whose last task was sent back
+        # A member whose queued task another one took never saw its own last run end
+        # with nothing left: it goes idle with the round.
+        for member in self.config.members:
             if member in self._worked and member not in self._idle:
                 await self._went_idle(member)
 
