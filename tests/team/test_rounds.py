@@ -164,3 +164,44 @@ async def test_a_mecatl_hook_only_annotates_a_team_event(
     assert await run_turn(agent, "Queue a review.", view) == Answered("Queued.")
     tool_results = [m.content for m in agent.history.messages if m.role == "tool"]
     assert tool_results[0] == "created task 1 [pending] review (reviewer)"
+
+
+async def test_unassigned_tasks_go_to_the_next_idle_member(
+    supervisor: AgentDir, reviewer: AgentDir, tester: AgentDir, open_asker: OpenAsker
+) -> None:
+    supervisor.write(
+        calls(create("first"), create("second"), WAIT),
+        {"expect": "task 2 [done] second (tester)", "text": "Both taken."},
+        yolo=True,
+        team=team_entry(reviewer, tester),
+    )
+    reviewer.write({"text": "reviewer did it"})
+    tester.write({"text": "tester did it"})
+    agent = await open_asker()
+
+    assert await run_turn(agent, "Two jobs.", RecordingView()) == Answered("Both taken.")
+    waited = [m.content for m in agent.history.messages if m.role == "tool"][-1]
+    assert "task 1 [done] first (reviewer)\nreviewer did it" in waited
+
+
+async def test_a_member_sent_back_every_time_stops_at_max_rounds(
+    supervisor: AgentDir, reviewer: AgentDir, tester: AgentDir, open_asker: OpenAsker,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    runs = tmp_path / "runs.log"
+    never_enough = supervisor.hook(
+        "never-enough", "cat >/dev/null; echo 'not good enough' >&2; exit 2"
+    )
+    supervisor.write(
+        calls(create("polish", "reviewer"), WAIT),
+        {"expect": "not run: the team ran its 2 rounds (max_rounds)", "text": "Gave up."},
+        yolo=True,
+        team=team_entry(reviewer, tester, max_rounds=2),
+        hooks={"taskCompleted": [never_enough]},
+    )
+    reviewer.write({"text": "polished"}, hooks={"preGeneration": [reviewer.recorder("runs", runs)]})
+    tester.write({"text": "unused"})
+    agent = await open_asker()
+
+    assert await run_turn(agent, "Polish it.", RecordingView()) == Answered("Gave up.")
+    assert len(read_log(runs)) == 2  # one run a round, then the bound
