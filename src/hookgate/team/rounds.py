@@ -144,17 +144,18 @@ class Team:
         self._changed()
         try:
             outcome = await delegate(self.handoffs, member, self._prompt(task))
+            if isinstance(outcome, Refused):
+                task.answer, task.error = "", f"hand-off refused: {outcome.reason}"
+            else:
+                task.answer, task.error = outcome.answer, outcome.error
+            await self._completed(task, member)
         except asyncio.CancelledError:
-            task.status, task.error = TaskStatus.FAILED, "cancelled"
-            self._busy.discard(member)
-            self.display.notice(f"task {task.id} cancelled ({member})", NoticeKind.ERROR)
+            if task.status is TaskStatus.RUNNING:  # not if taskCompleted had decided
+                task.status, task.error = TaskStatus.FAILED, "cancelled"
+                self.display.notice(f"task {task.id} cancelled ({member})", NoticeKind.ERROR)
             raise
-        if isinstance(outcome, Refused):
-            task.answer, task.error = "", f"hand-off refused: {outcome.reason}"
-        else:
-            task.answer, task.error = outcome.answer, outcome.error
-        await self._completed(task, member)
-        self._busy.discard(member)
+        finally:
+            self._busy.discard(member)
         self._worked.add(member)
         self._changed()
         self._start_ready(group)
