@@ -5,7 +5,8 @@ other (`max_parallel: 1`), all measured in the same run, rounds interleaved.
 Every task is what a user's is: a separate `hookgate` child process of the member
 (its start-up, its trust check, its session file), whose scripted model takes 1 s to
 answer; with its byte code cached, as an installed package has it. The supervisor's own model answers at once, so the turn's time is the team's.
-The issue's bound: two 1 s tasks under 1.6 s of wall time. Prints a Markdown table.
+A task whose model answers at once shows what the hand-off itself costs. The issue's
+bound: two 1 s tasks under 1.6 s of wall time. Prints a Markdown table.
 
     .venv/bin/python bench/team_parallel.py [--rounds N]
 """
@@ -34,10 +35,12 @@ from hookgate.view import QuietView
 TASK_S = 1.0
 #: The issue's bound on two tasks run at once.
 BOUND_S = 1.6
+#: label: (tasks, max_parallel, seconds each member's model takes)
 CONTENDERS = {
-    "one task alone (baseline)": (1, 2),
-    "two tasks, max_parallel 2": (2, 2),
-    "two tasks, max_parallel 1": (2, 1),
+    "one task alone (baseline)": (1, 2, TASK_S),
+    "two tasks, max_parallel 2": (2, 2, TASK_S),
+    "two tasks, max_parallel 1": (2, 1, TASK_S),
+    "one 0 s task (what a hand-off costs)": (1, 2, 0.0),
 }
 
 
@@ -48,10 +51,11 @@ def write_agent(folder: Path, replies: list[dict[str, Any]], **settings: Any) ->
     return folder / "hookgate.yaml"
 
 
-def make_team(root: Path, tasks: int, max_parallel: int) -> Path:
+def make_team(root: Path, tasks: int, max_parallel: int, delay: float) -> Path:
     members = {}
     for name in ("reviewer", "tester"):
-        file = write_agent(root / name, [{"delay": TASK_S, "text": f"{name}: done"}])
+        folder = root / f"{name}-{delay:g}"
+        file = write_agent(folder, [{"delay": delay, "text": f"{name}: done"}])
         members[name] = {"file": str(file)}
     creates = [
         {"name": "create_task", "arguments": {"subject": f"task {n}", "description": "do it",
@@ -60,7 +64,7 @@ def make_team(root: Path, tasks: int, max_parallel: int) -> Path:
     ]  # fmt: skip
     wait = {"name": "wait_for_tasks", "arguments": {}}
     supervisor = write_agent(
-        root / f"supervisor-{tasks}-{max_parallel}",
+        root / f"supervisor-{tasks}-{max_parallel}-{delay:g}",
         [{"tool_calls": [*creates, wait]}, {"text": "All done."}],
         yolo=True,
         team={"name": "bench", "members": members, "max_parallel": max_parallel},
@@ -99,7 +103,8 @@ async def main(rounds: int) -> None:
         await one_turn(files["one task alone (baseline)"], 1, root / "home", project)
         for index in range(rounds):
             labels = list(CONTENDERS)
-            labels = labels[index % 3 :] + labels[: index % 3]  # rotate the order
+            shift = index % len(labels)
+            labels = labels[shift:] + labels[:shift]  # rotate the order
             for label in labels:
                 tasks = CONTENDERS[label][0]
                 times[label].append(await one_turn(files[label], tasks, root / "home", project))
