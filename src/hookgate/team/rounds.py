@@ -96,7 +96,7 @@ class Team:
             return Refused(member or "", reason, created.response)
         self.board.add(task)
         self.display.notice(f"{task.summary()} created")
-        self.display.tasks_changed(list(self.board.tasks.values()))
+        self._changed()
         return task
 
     async def run_rounds(self) -> None:
