@@ -31,7 +31,9 @@ _MUTATION_TARGET = {
     "PostToolUse": "result",
     "UserPromptSubmit": "prompt",
 }
-_COMMON = ("event", "session_id", "cwd", "asked", "tool", "transcript_path")
+_COMMON = (
+    "event", "session_id", "cwd", "asked", "tool", "transcript_path", "permission_mode",
+)  # fmt: skip
 #: Phases the seed says cannot block: an exit 2 there is a message, whatever hookgate's
 #: own formats let a block do on the same event.
 ANNOTATE_ONLY = ("TeammateIdle", "TaskCreated", "TaskCompleted")
