@@ -217,6 +217,7 @@ def _tool_context(
         hookgate_home=home.resolve(),
         protected_files=protected_files,
         shell_limits=config.shell.limits,
+        web=config.web,
     )
 
 

@@ -24,12 +24,14 @@ from hookgate.hooks.yamlfile import (
 )
 from hookgate.mcp import McpServerConfig, parse_mcp_servers
 from hookgate.models import MODEL_KEYS, model_setting_problem
-from hookgate.tools import BUILTIN_TOOL_NAMES
+from hookgate.tools import BUILTIN_TOOL_NAMES, DEFAULT_TOOL_NAMES
+from hookgate.tools.base import WebLimits
 from hookgate.toolsettings import (
     DEFAULT_MAX_ARGUMENT_BYTES,
     DEFAULT_MAX_TOOL_CALLS,
     ShellSettings,
     parse_shell,
+    parse_web_fetch,
     parse_workspace,
 )
 
@@ -38,7 +40,7 @@ TOP_LEVEL_KEYS = (
     "model", "system", "tools", "permissions", "yolo", "hooks", "claude_settings", "agents",
     "mcp_servers",
     "max_steps", "context_budget", "shell_timeout", "max_ask_depth", "workspace", "shell",
-    "max_tool_calls", "max_argument_bytes",
+    "max_tool_calls", "max_argument_bytes", "web_fetch",
 )  # fmt: skip
 AGENT_KEYS = ("file", "description", "timeout")
 _AGENT_NAME = re.compile(r"[A-Za-z0-9_.-]+\Z")
@@ -77,7 +79,7 @@ class AgentConfig:
     path: Path
     model: str | Mapping[str, Any]
     system: str = DEFAULT_SYSTEM
-    tools: tuple[str, ...] = BUILTIN_TOOL_NAMES
+    tools: tuple[str, ...] = DEFAULT_TOOL_NAMES
     permissions: Permissions = field(default_factory=Permissions)
     yolo: bool = False
     hooks: HooksConfig = field(default_factory=HooksConfig)
@@ -96,6 +98,8 @@ class AgentConfig:
     """Tool calls one model reply may make; those past it fail with a message."""
     max_argument_bytes: int = DEFAULT_MAX_ARGUMENT_BYTES
     """Bytes of JSON arguments one tool call may carry."""
+    web: WebLimits = field(default_factory=WebLimits)
+    """What `web_fetch` may reach and read."""
 
     @property
     def base_dir(self) -> Path:
@@ -148,6 +152,7 @@ def load_agent_file(
         max_ask_depth=_positive(document, where, "max_ask_depth", DEFAULT_MAX_ASK_DEPTH),
         workspace_dirs=parse_workspace(document, where, path.parent),
         shell=parse_shell(document, where),
+        web=parse_web_fetch(document, where),
         max_tool_calls=_positive(document, where, "max_tool_calls", DEFAULT_MAX_TOOL_CALLS),
         max_argument_bytes=_positive(
             document, where, "max_argument_bytes", DEFAULT_MAX_ARGUMENT_BYTES
@@ -219,7 +224,7 @@ def _string_list(document: Mapping[Any, Any], where: Where, key: str) -> tuple[s
 
 def _tools(document: Mapping[Any, Any], where: Where) -> tuple[str, ...]:
     if "tools" not in document:
-        return BUILTIN_TOOL_NAMES
+        return DEFAULT_TOOL_NAMES
     names = _string_list(document, where, "tools")
     for index, name in enumerate(names):
         if name not in BUILTIN_TOOL_NAMES:
@@ -304,7 +309,7 @@ def offered_tool_names(path: Path) -> tuple[str, ...] | None:
         return None
     if document.get("mcp_servers"):
         return None  # their tools are known only once the servers run
-    tools = document.get("tools", list(BUILTIN_TOOL_NAMES))
+    tools = document.get("tools", list(DEFAULT_TOOL_NAMES))
     if not isinstance(tools, list) or not all(isinstance(name, str) for name in tools):
         return None
     return (*tools, "ask_agent") if document.get("agents") else tuple(tools)
