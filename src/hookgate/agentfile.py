@@ -14,6 +14,7 @@ from typing import Any
 
 from hookgate.hooks import HookgateError, HooksConfig
 from hookgate.hooks.config import hooks_of_document, load_hooks_file, parse_duration
+from hookgate.hooks.guardrails import with_guardrails
 from hookgate.hooks.yamlfile import (
     Where,
     check_keys,
@@ -40,7 +41,7 @@ TOP_LEVEL_KEYS = (
     "model", "system", "tools", "permissions", "yolo", "hooks", "claude_settings", "agents",
     "mcp_servers",
     "max_steps", "context_budget", "shell_timeout", "max_ask_depth", "workspace", "shell",
-    "max_tool_calls", "max_argument_bytes", "web_fetch",
+    "max_tool_calls", "max_argument_bytes", "web_fetch", "guardrails",
 )  # fmt: skip
 AGENT_KEYS = ("file", "description", "timeout")
 _AGENT_NAME = re.compile(r"[A-Za-z0-9_.-]+\Z")
@@ -141,7 +142,12 @@ def load_agent_file(
         tools=_tools(document, where),
         permissions=_permissions(document, where),
         yolo=_bool(document, where, "yolo"),
-        hooks=hooks_of_document(document, where, path.parent, import_python=import_hooks),
+        hooks=with_guardrails(
+            hooks_of_document(document, where, path.parent, import_python=import_hooks),
+            document,
+            where,
+            path.parent,
+        ),
         agents=_agents(document, where, path.parent),
         mcp_servers=parse_mcp_servers(
             document.get("mcp_servers"), where.key(document, "mcp_servers"), path.parent
