@@ -66,12 +66,14 @@ class Approvals:
         self._blocks[short] = block
         return block
 
-    def approve(self, block_id: str, how: str) -> GuardrailBlock | None:
-        """Let the next call identical to block `block_id` past its guardrail, once."""
+    def approve(self, block_id: str, how: str, *, now: bool = False) -> GuardrailBlock | None:
+        """Let the next call identical to block `block_id` past its guardrail, once
+        (`now`: the blocked call itself, asked about at once, is that call)."""
         block = self._blocks.pop(block_id.strip(), None)
         if block is None:
             return None
-        self._approved[_key(block.tool, block.arguments)] = block.hook
+        if not now:
+            self._approved[_key(block.tool, block.arguments)] = block.hook
         self.record("guardrail_approved", {"id": block.id, "tool": block.tool,
                                            "arguments": dict(block.arguments), "rule": block.rule,
                                            "reason": block.reason, "via": how})  # fmt: skip

@@ -109,7 +109,7 @@ async def _approved_at_once(gate: ToolGate, block: GuardrailBlock, view: TurnVie
     approvals = gate.approvals
     if approvals.mode is ApproveMode.ASK and approvals.ask is not None:
         if await approvals.ask(block):
-            approvals.approve(block.id, "permission request")
+            approvals.approve(block.id, "permission request", now=True)
             return True
         view.notice(said, NoticeKind.DENIED)
     elif approvals.mode is ApproveMode.COMMAND:

@@ -181,3 +181,18 @@ def test_hooks_check_lists_the_guardrails(project: Project) -> None:
     assert result.returncode == 0, result.stderr
     assert "'guardrail shell': guardrail 'shell', checker scripted:" in result.stdout
     assert "onError fail" in result.stdout
+
+
+def test_print_mode_says_there_is_no_way_around_a_block(project: Project) -> None:
+    call = {"name": "shell", "arguments": {"command": "touch ran"}}
+    model = project.script({"tool_calls": [call]}, {"text": "Blocked."})
+    (project.dir / "v.yaml").write_text(json.dumps([{"decision": "block", "reason": "no"}]))
+    project.write_agent(model, yolo=True, guardrails={"model": "scripted:v.yaml"})
+    result = project.hookgate("-p", "touch it")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "Blocked."
+    assert (
+        "guardrail 'shell' blocked the shell call: no (no way around it in print mode"
+        in result.stderr
+    )
+    assert not (project.dir / "ran").exists()
