@@ -7,8 +7,9 @@ answers the model as text and the turn goes on; a hook's replaced arguments run 
 are not written back into the history, except on a call the hook also denied: that
 is a redaction, and the hook's arguments replace the model's wherever the call is
 shown or recorded. A replaced result is what the model and the user both see; a
-result a fail-safe postToolCall hook failed on is withheld from both. A file tool
-call past the workspace needs consent like a call that changes things.
+result a fail-safe postToolCall hook failed on is withheld from both, as is one a
+guardrail blocked. A call a guardrail blocked may pass it once (`approvals.py`). A
+file tool call past the workspace needs consent like a call that changes things.
 """
 
 from __future__ import annotations
@@ -74,15 +75,16 @@ async def screen_call(
     (this once); a call a guardrail blocks now may be approved at once where the front
     end asks (ACP), else it gets an id to approve later, or none (`-p`).
     """
+    announce = skip is None  # a rescreen does not say the approval again
     if skip is None:
         skip = gate.approvals.take(gate.engine, call.name, call.arguments)
-    pre = await _pre_tool_call(gate, call, skip, view)
+    pre = await _pre_tool_call(gate, call, skip, view, announce=announce)
     guard = blocking_guardrail(gate.engine, "preToolCall", pre.blocked_by) if pre.blocked else None
     if guard is not None:
         block = gate.approvals.blocked(call.name, call.arguments, guard, pre.reason or "")
         if await _approved_at_once(gate, block, view):
             skip = (*skip, guard)
-            pre = await _pre_tool_call(gate, call, skip, view)
+            pre = await _pre_tool_call(gate, call, skip, view, announce=True)
     recorded = call
     if pre.blocked and "arguments" in pre.changed:
         recorded = ToolCall(call.id, call.name, pre.payload["arguments"])
@@ -90,12 +92,12 @@ async def screen_call(
 
 
 async def _pre_tool_call(
-    gate: ToolGate, call: ToolCall, skip: tuple[HookSpec, ...], view: TurnView
+    gate: ToolGate, call: ToolCall, skip: tuple[HookSpec, ...], view: TurnView, *, announce: bool
 ) -> Outcome:
     pre = await gate.engine.run(
         "preToolCall", {"tool": call.name, "arguments": dict(call.arguments)}, skip=skip
     )
-    for hook in skip:
+    for hook in skip if announce else ():
         view.notice(f"{call.name} call passes guardrail {hook.name.removeprefix(GUARDRAIL_PREFIX)!r} "
                     "this once: you approved it; every other hook and rule still applies",
                     NoticeKind.CHANGED)  # fmt: skip
@@ -116,8 +118,8 @@ async def _approved_at_once(gate: ToolGate, block: GuardrailBlock, view: TurnVie
         view.notice(f"{said} (/approve {block.id} lets this exact call through once)",
                     NoticeKind.DENIED)  # fmt: skip
     else:
-        view.notice(f"{said} (no way around it in print mode; approve it once in line mode or "
-                    "an editor, or change the guardrails' rules)", NoticeKind.DENIED)  # fmt: skip
+        view.notice(f"{said} (no way around it here, as in -p: line mode and editors can "
+                    "approve it once; or change the guardrails' rules)", NoticeKind.DENIED)  # fmt: skip
     return False
 
 

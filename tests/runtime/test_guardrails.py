@@ -107,7 +107,7 @@ async def test_a_shell_call_the_checker_blocks_is_denied_with_its_reason(
         "[denied by guardrail 'shell': it sends a private key to another host]"
     )
     assert NoticeKind.DENIED in view.kinds
-    assert any("print mode" in n for n in view.notices)  # no way around it without a person
+    assert any("no way around it here, as in -p" in n for n in view.notices)
 
 
 @pytest.mark.parametrize("answer", ["garbage", "timeout"])
@@ -192,7 +192,7 @@ def test_print_mode_says_there_is_no_way_around_a_block(project: Project) -> Non
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "Blocked."
     assert (
-        "guardrail 'shell' blocked the shell call: no (no way around it in print mode"
+        "guardrail 'shell' blocked the shell call: no (no way around it here, as in -p"
         in result.stderr
     )
     assert not (project.dir / "ran").exists()
