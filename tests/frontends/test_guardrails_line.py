@@ -33,6 +33,9 @@ def test_approve_once_lets_exactly_one_identical_call_through(
         guardrails={"model": "scripted:verdicts.yaml"},
     )
     terminal = start(terminals, project)
+    terminal.submit("/hooks")
+    terminal.expect("preToolCall 4. guardrail shell matcher '^shell$' (onError fail)")
+    terminal.expect(PROMPT)
 
     terminal.submit("make the file")
     shown = terminal.expect("It was blocked.")
