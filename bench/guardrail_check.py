@@ -9,6 +9,8 @@ the served case, one bare `openai` chat-completions call to the same server. Eve
 call but the cached one has its own arguments, so no verdict is reused.
 
     .venv/bin/python bench/guardrail_check.py [--rounds N]
+    .venv/bin/python bench/guardrail_check.py --checker-url http://localhost:11434/v1 \
+        --checker-model llama3.2:1b --rounds 20      # a real checker in place of the loopback one
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def engine(hooks: dict[str, Any], base_dir: Path) -> HookEngine:
     return HookEngine(config, session_id="bench", project_dir=str(base_dir))
 
 
-async def measure(url: str, base_dir: Path, rounds: int) -> dict[str, list[float]]:
+async def measure(url: str, model: str, base_dir: Path, rounds: int) -> dict[str, list[float]]:
     import openai
 
     (base_dir / "verdicts.yaml").write_text(json.dumps([{"decision": "allow"}] * (rounds + WARMUP)))
@@ -62,7 +64,7 @@ async def measure(url: str, base_dir: Path, rounds: int) -> dict[str, list[float
         "no hook matches (baseline)": engine({"preToolCall": [{"matcher": "^none$", "command": "true"}]}, base_dir),
         'a `command: "true"` hook': engine({"preToolCall": [{"command": "true"}]}, base_dir),
         "model hook, scripted checker": engine({"preToolCall": [{**model_hook, "model": "scripted:verdicts.yaml"}]}, base_dir),
-        "model hook, openai client → loopback server": engine({"preToolCall": [{**model_hook, "model": {"name": "bench", "base_url": url}}]}, base_dir),
+        "model hook, openai client → loopback server": engine({"preToolCall": [{**model_hook, "model": {"name": model, "base_url": url}}]}, base_dir),
     }  # fmt: skip
     cached = engine({"preToolCall": [{**model_hook, "model": "scripted:verdicts.yaml"}]}, base_dir)
     client = openai.AsyncOpenAI(base_url=url, api_key="none", max_retries=0)
@@ -82,7 +84,7 @@ async def measure(url: str, base_dir: Path, rounds: int) -> dict[str, list[float
         await timed("model hook, cached verdict", index,
                     cached.run("preToolCall", {"tool": "shell", "arguments": {"command": "ls"}}))  # fmt: skip
         await timed("bare openai call (floor of the served case)", index, client.chat.completions.create(
-            model="bench", messages=[{"role": "user", "content": f"ls {index}"}],
+            model=model, messages=[{"role": "user", "content": f"ls {index}"}],
             response_format={"type": "json_object"}))  # fmt: skip
     for each in [*engines.values(), cached]:
         await each.aclose()
@@ -90,20 +92,23 @@ async def measure(url: str, base_dir: Path, rounds: int) -> dict[str, list[float
     return times
 
 
-def main(rounds: int) -> None:
+def main(rounds: int, checker_url: str | None, checker_model: str) -> None:
     adopt_orphans()
-    # The served case and the floor each take one reply a round; the floor's are extra.
-    child = subprocess.Popen([sys.executable, __file__, "--serve", str(2 * (rounds + WARMUP))],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
-    assert child.stdout is not None
-    assert child.stdin is not None
-    url = child.stdout.readline().strip()
+    child = None
+    if checker_url is None:
+        # The served case and the floor each take one reply a round.
+        child = subprocess.Popen([sys.executable, __file__, "--serve", str(2 * (rounds + WARMUP))],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
+        assert child.stdout is not None
+        checker_url = child.stdout.readline().strip()
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            times = asyncio.run(measure(url, Path(tmp).resolve(), rounds))
+            times = asyncio.run(measure(checker_url, checker_model, Path(tmp).resolve(), rounds))
     finally:
-        child.stdin.close()
-        child.wait(timeout=SERVER_EXIT_S)
+        if child is not None:
+            assert child.stdin is not None
+            child.stdin.close()
+            child.wait(timeout=SERVER_EXIT_S)
     base = statistics.median(times["no hook matches (baseline)"])
     print(f"{rounds} rounds, medians\n")
     print("| preToolCall with | per call (median) | p95 | vs baseline |")
@@ -117,9 +122,11 @@ def main(rounds: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=300)
+    parser.add_argument("--checker-url", help="an OpenAI-compatible server to time instead")
+    parser.add_argument("--checker-model", default="bench", help="its model name")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.serve is not None:
         serve(arguments.serve)
     else:
-        main(arguments.rounds)
+        main(arguments.rounds, arguments.checker_url, arguments.checker_model)
