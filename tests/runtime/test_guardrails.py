@@ -16,6 +16,7 @@ from hookgate.view import NoticeKind
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView
 from support.chat_server import ChatServer, ServedReply
+from support.hook_server import refused_url
 from support.web_server import Page, WebServer
 
 pytestmark = pytest.mark.anyio
@@ -110,7 +111,7 @@ async def test_a_shell_call_the_checker_blocks_is_denied_with_its_reason(
     assert any("no way around it here, as in -p" in n for n in view.notices)
 
 
-@pytest.mark.parametrize("answer", ["garbage", "timeout"])
+@pytest.mark.parametrize("answer", ["garbage", "timeout", "unreachable"])
 async def test_a_checker_with_no_usable_verdict_blocks_the_call(
     project: Project, open_project_agent: OpenAgent, checker_server: ChatServer, answer: str
 ) -> None:
@@ -118,15 +119,22 @@ async def test_a_checker_with_no_usable_verdict_blocks_the_call(
         {"tool_calls": [{"name": "shell", "arguments": {"command": "touch ran"}}]},
         {"expect": "failed", "text": "Blocked."},
     )
-    checker_server.queue(ServedReply(text="I think it is fine")
-                         if answer == "garbage" else ServedReply(fault="hang", stall_s=3))  # fmt: skip
-    guardrails = {"model": {"name": "c", "base_url": checker_server.url}, "timeout": "500ms"}
+    url = checker_server.url
+    if answer == "garbage":
+        checker_server.queue(ServedReply(text="I think it is fine"))
+    elif answer == "timeout":
+        checker_server.queue(ServedReply(fault="hang", stall_s=3))
+    else:
+        url = refused_url().removesuffix("/hook")
+    guardrails = {"model": {"name": "c", "base_url": url}, "timeout": "500ms"}
     project.write_agent(model, guardrails=guardrails, yolo=True)
     agent = await open_project_agent()
-    await run_turn(agent, "touch it", RecordingView())
+    view = RecordingView()
+    await run_turn(agent, "touch it", view)
     assert not (project.dir / "ran").exists()
     (tool_message,) = [m for m in project.messages() if m["role"] == "tool"]
     assert "hook 'guardrail shell' failed" in tool_message["content"]
+    assert NoticeKind.DENIED in view.kinds
 
 
 async def test_guardrails_run_after_the_files_own_hooks_and_only_when_a_checker_is_set(
