@@ -236,3 +236,23 @@ def test_the_checker_request_and_its_verdicts_match_the_golden_files(
     else:
         assert outcome.payload["result"]["content"].endswith(verdicts["block"]["reason"] + "]")
     assert parse_verdict(json.dumps(verdicts["allow"]), event).block is False
+
+
+def test_the_checker_ignores_the_environments_proxies(
+    chat: ChatServer, make_engine: MakeEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(name, refused_url())
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    chat.queue(ServedReply(text='{"decision": "allow"}'))
+    engine = make_engine({"preToolCall": [model_hook(served(chat))]})
+
+    async def run_and_close() -> Outcome:
+        try:
+            return await engine.run("preToolCall", SHELL_CALL)
+        finally:
+            await engine.aclose()
+
+    assert asyncio.run(run_and_close()).allowed
+    assert len(chat.requests) == 1

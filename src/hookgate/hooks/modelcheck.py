@@ -100,9 +100,13 @@ class ModelChecks:
         return completion.choices[0].message.content or ""
 
     def _client(self, checker: Checker, timeout: float) -> openai.AsyncOpenAI:
+        import httpx2
         import openai
 
         loop = asyncio.get_running_loop()
+        # A client's connections belong to the loop that opened them; one whose loop is
+        # gone (an embedder's `asyncio.run` per event) cannot be closed, only dropped.
+        self._clients = {key: c for key, c in self._clients.items() if not key[0].is_closed()}
         client = self._clients.get((loop, checker))
         if client is None:
             client = self._clients[(loop, checker)] = openai.AsyncOpenAI(
@@ -110,6 +114,10 @@ class ModelChecks:
                 api_key=self._environ.get(checker.api_key_env) or "none",
                 max_retries=0,  # the hook's timeout bounds the whole verdict: no retries
                 timeout=timeout,
+                # Our own client, as http hooks have: no proxies or .netrc credentials
+                # follow the agent file's URL, and nothing is scheduled on a later loop
+                # when an unclosed client is collected.
+                http_client=httpx2.AsyncClient(trust_env=False, timeout=timeout),
             )
         return client
 
