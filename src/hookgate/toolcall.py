@@ -27,7 +27,7 @@ from hookgate.messages import ToolCall
 from hookgate.policy import Policy, Verdict, rules_allowing
 from hookgate.tools import ToolContext, ToolRegistry, ToolResult
 from hookgate.tools.paths import leaves_workspace
-from hookgate.view import NoticeKind, TurnView
+from hookgate.view import MarkKind, MarksToolCalls, NoticeKind, ToolMark, TurnView
 
 #: What the model, the history and the user get for a result a fail-safe hook failed on.
 WITHHELD_RESULT = "[result withheld: hook {hook!r} failed]"
@@ -95,7 +95,9 @@ async def _pre_tool_call(
     gate: ToolGate, call: ToolCall, skip: tuple[HookSpec, ...], view: TurnView, *, announce: bool
 ) -> Outcome:
     pre = await gate.engine.run(
-        "preToolCall", {"tool": call.name, "arguments": dict(call.arguments)}, skip=skip
+        "preToolCall",
+        {"tool": call.name, "call_id": call.id, "arguments": dict(call.arguments)},
+        skip=skip,
     )
     for hook in skip if announce else ():
         view.notice(f"{call.name} call passes guardrail {hook.name.removeprefix(GUARDRAIL_PREFIX)!r} "
@@ -182,18 +184,24 @@ async def _guarded_call(
     tool = gate.tools.get(call.name)
     assert tool is not None  # `_refusal` answers a call to an unknown tool
     arguments = pre.payload["arguments"]
+    if "arguments" in pre.changed:
+        _mark(view, screened, MarkKind.REWRITTEN, pre.changed_by.get("arguments", "a hook"), "")
     result = await tool.run(arguments, gate.context)
     post = await gate.engine.run(
-        "postToolCall", {"tool": call.name, "arguments": arguments, "result": result.to_json()}
+        "postToolCall",
+        {"tool": call.name, "call_id": call.id, "arguments": arguments, "result": result.to_json()},
     )
     show_notices(post, view)
     if (withheld := _withheld(post)) is not None:
         # Not post.context either: a failure's reason may quote the hook's stderr.
         return withheld, pre.context, post.stop_reason
     if _withheld_by_guardrails(post):  # its own notice said so; its reason is in the result
+        by = post.changed_by.get("result", "a guardrail")
+        _mark(view, screened, MarkKind.REPLACED, by, post.payload["result"]["content"])
         return ToolResult(**post.payload["result"]), pre.context, post.stop_reason
     if "result" in post.changed:
         view.notice(f"the result of {call.name} was replaced by a hook", NoticeKind.CHANGED)
+        _mark(view, screened, MarkKind.REPLACED, post.changed_by.get("result", "a hook"), "")
     return ToolResult(**post.payload["result"]), pre.context + post.context, post.stop_reason
 
 
@@ -202,8 +210,10 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> To
     call, pre = screened.asked, screened.pre
     if pre.blocked and blocking_guardrail(gate.engine, "preToolCall", pre.blocked_by):
         rule = (pre.blocked_by or "").removeprefix(GUARDRAIL_PREFIX)
+        _mark(view, screened, MarkKind.DENIED, pre.blocked_by or "a guardrail", pre.reason or "")
         return ToolResult(f"[denied by guardrail {rule!r}: {pre.reason}]", is_error=True)
     if pre.blocked:
+        _mark(view, screened, MarkKind.DENIED, pre.blocked_by or "a hook", pre.reason or "")
         return ToolResult(f"[denied by a hook: {pre.reason}]", is_error=True)
     tool = gate.tools.get(call.name)
     if tool is None:
@@ -215,6 +225,7 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> To
     needs_consent = tool.needs_consent or leaves_workspace(call.name, arguments, gate.context)
     decision = gate.policy.judge(call.name, call.arguments, needs_consent=needs_consent)
     if decision.verdict is Verdict.DENY:
+        _mark(view, screened, MarkKind.DENIED, "permission rule", str(decision.rule))
         return ToolResult(f"[denied by the permission rule {decision.rule!r}]", is_error=True)
     # A hook's `ask` asks the user even under yolo; its `allow` skips only the prompt.
     consent = gate.consent
@@ -224,8 +235,14 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> To
         return None
     request = ConsentRequest(call.name, arguments, rewritten="arguments" in pre.changed)
     if not await consent.ask(request):
+        _mark(view, screened, MarkKind.DENIED, "user", "consent was refused")
         return _denied_by_consent(consent, call, view)
     return None
+
+
+def _mark(view: TurnView, screened: ScreenedCall, kind: MarkKind, by: str, reason: str) -> None:
+    if isinstance(view, MarksToolCalls):
+        view.tool_marked(screened.recorded, ToolMark(kind, by, reason))
 
 
 def _denied_by_consent(consent: Consent, call: ToolCall, view: TurnView) -> ToolResult:
