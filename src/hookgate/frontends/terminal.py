@@ -13,15 +13,16 @@ import contextlib
 import os
 import re
 import sys
-from typing import TextIO
-
-from prompt_toolkit import PromptSession
+from typing import TYPE_CHECKING, TextIO
 
 from hookgate.consent import Answer, ConsentRequest, SessionConsent
 from hookgate.frontends.status import STATUS
 from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
 from hookgate.view import NoticeKind
+
+if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
 
 DIM, RESET = "\033[2m", "\033[0m"
 #: How each kind of notice looks on a terminal that takes colour.
@@ -119,7 +120,9 @@ class TerminalConsent:
     QUESTION = "allow it? [y] once, [a] always (this exact call, this session), [N] no: "
 
     def __init__(self) -> None:
-        self._session: PromptSession[str] = PromptSession()
+        # Made at the first question: prompt_toolkit costs ~0.1 s to import, and most
+        # sessions never ask (`-p` on a terminal with every call allowed or denied).
+        self._session: PromptSession[str] | None = None
         self._consent = SessionConsent(self._answer)
 
     async def ask(self, request: ConsentRequest) -> bool:
@@ -129,6 +132,10 @@ class TerminalConsent:
         # The call goes to the terminal as plain lines, which it wraps itself: nothing
         # is cut, and a command hidden past a screenful of spaces still shows.
         notice_line(f"the model asks to run:\n{request.details()}")
+        if self._session is None:
+            from prompt_toolkit import PromptSession
+
+            self._session = PromptSession()
         try:
             answer = await self._session.prompt_async(self.QUESTION)
         except (EOFError, KeyboardInterrupt):

@@ -10,11 +10,9 @@ Schemas of an event. An application that embeds the engine passes its own
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
-import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -110,7 +108,7 @@ def run_check(args: argparse.Namespace) -> int:
         if not hooks:
             continue
         print(f"\n{event.name}  ({event.fires})")
-        found = asyncio.run(lint_hooks(hooks, project_dir))
+        found = lint_hooks(hooks, project_dir)
         for index, (hook, hook_warnings) in enumerate(zip(hooks, found, strict=True), 1):
             print(f"  {index}. {_describe(hook)}")
             matcher_warnings = _matcher_warnings(hook, args.offered_tools(args.config))
@@ -149,7 +147,7 @@ def run_fire(args: argparse.Namespace) -> int:
     adopt_orphans()
     engine = HookEngine(
         config,
-        session_id=f"fire-{uuid.uuid4().hex[:12]}",
+        session_id=f"fire-{os.urandom(6).hex()}",  # uuid costs ~5 ms to import
         project_dir=str(args.config.resolve().parent),
     )
     try:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import secrets
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -46,7 +45,7 @@ def guard_token() -> str:
     """Our token, the guardian started on first use (and again in a forked child)."""
     global _guardian, _token, _guarded_pid
     if _guarded_pid != os.getpid():
-        _token = f"{os.getpid()}-{secrets.token_hex(8)}"
+        _token = f"{os.getpid()}-{os.urandom(8).hex()}"  # what secrets.token_hex does
         _guarded_pid = os.getpid()
         _guardian = _start_guardian(_token)
     return _token
