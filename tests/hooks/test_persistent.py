@@ -41,6 +41,13 @@ def test_the_documented_examples_deny_rm_rf_and_allow_the_rest(
     assert not any(outcome.errors for outcome in ran)
 
 
+@pytest.mark.parametrize("script", ["persistent_guard.py", "persistent-guard.sh"])
+def test_the_reference_shows_each_example_whole(script: str) -> None:
+    """docs/hooks.md holds the shipped example verbatim: the test above runs what it shows."""
+    reference = (EXAMPLES.parent / "docs" / "hooks.md").read_text()
+    assert (EXAMPLES / script).read_text() in reference
+
+
 def test_a_reply_line_carries_exit_and_stderr_like_a_process_hook(
     make_engine: Callable[..., HookEngine], tmp_path: Path
 ) -> None:

@@ -127,13 +127,17 @@ class PersistentHooks:
         started = time.monotonic()
         deadline = started + hook.timeout
         slot = self._slots.setdefault(id(hook), _Slot())
-        lock = slot.loop_locks.setdefault(asyncio.get_running_loop(), asyncio.Lock())
-        async with asyncio.timeout(hook.timeout):  # its turn, and a start if it needs one
-            await lock.acquire()
+        loop = asyncio.get_running_loop()
+        lock = slot.loop_locks.get(loop) or slot.loop_locks.setdefault(loop, asyncio.Lock())
+        if lock.locked():  # another event has its turn: wait for it, within our timeout
+            async with asyncio.timeout(hook.timeout):
+                await lock.acquire()
+        else:
+            await lock.acquire()  # at once: nothing to bound
         try:
-            async with asyncio.timeout(max(deadline - time.monotonic(), 0)):
-                resident = slot.usable()
-                if resident is None:
+            resident = slot.usable()
+            if resident is None:
+                async with asyncio.timeout(max(deadline - time.monotonic(), 0)):
                     if slot.resident is not None:
                         await slot.resident.stop()
                     await asyncio.sleep(slot.restart_delay(deadline))

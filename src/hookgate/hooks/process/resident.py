@@ -181,9 +181,7 @@ class Resident:
 
     def _attach(self) -> None:
         """Have the running loop watch stdout, stderr and the exit, from now on."""
-        import asyncio
-
-        loop = asyncio.get_running_loop()
+        loop = _running_loop()
         if self._loop is loop:
             return
         self._detach()
@@ -302,6 +300,12 @@ class Resident:
         self.stopped = True
         self.process.reap()
         self.process.release()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop:
+    import asyncio
+
+    return asyncio.get_running_loop()
 
 
 def _settle(future: asyncio.Future[None]) -> None:
