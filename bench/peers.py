@@ -109,7 +109,8 @@ class PingPong:
     def __init__(self) -> None:
         self.child = subprocess.Popen([sys.executable, str(CHILD)], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, env=ENV)  # fmt: skip
-        assert self.child.stdin is not None and self.child.stdout is not None
+        assert self.child.stdin is not None
+        assert self.child.stdout is not None
         self.stdin: IO[bytes] = self.child.stdin
         self.stdout: IO[bytes] = self.child.stdout
         self.number = 0
