@@ -220,3 +220,37 @@ def test_a_persistent_hook_that_keeps_failing_backs_off(
     assert all(outcome.blocked for outcome in outcomes)
     assert "restarting after" in (outcomes[-1].reason or ""), outcomes[-1].reason
     assert len(starts(tmp_path)) < 6
+
+
+@pytest.mark.reliability("hooks")
+def test_a_cancelled_event_stops_its_persistent_hook(tmp_path: Path, mark: str) -> None:
+    """Cancelling the caller mid-event kills the hook at once; the next event starts anew."""
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    entry = {"name": "resident", "args": [sys.executable, str(script), str(tmp_path / "pids")],
+             "persistent": True, "timeout": 30}  # fmt: skip
+    config = parse_hooks({"preToolCall": [entry]}, Where("test.yaml"), base_dir=tmp_path)
+    engine = HookEngine(config, session_id="s", project_dir=str(tmp_path))
+    payload = {"tool": "shell", "arguments": {"command": "hang"}}
+
+    async def cancel_then_ask() -> Outcome:
+        asking = asyncio.ensure_future(engine.run("preToolCall", payload))
+        for _ in range(500):  # the child writes its pid once it runs: at most 5 s
+            if starts(tmp_path):
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)  # it has the event now, and sleeps on it
+        asking.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asking
+        try:
+            return await engine.run("preToolCall", {**payload, "arguments": {"command": "ls"}})
+        finally:
+            await engine.aclose()
+
+    with bounded(TURN_MARGIN_S):
+        outcome = asyncio.run(cancel_then_ask())
+    assert_allowed(outcome)
+    assert len(starts(tmp_path)) == 2
+    assert_nothing_left(mark)
+    assert zombies() == []
