@@ -7,7 +7,8 @@ the same run, call by call in a rotating order:
 - hookgate: one `command: "true"` hook through `HookEngine.run_sync` and `await run`;
 - Python: `subprocess.run` (input, captured output), asyncio's `create_subprocess_exec`;
 - Node (if `node` is on PATH): `spawnSync` and the async `spawn`, in a Node process of
-  their own, a batch per round (Node's start-up not counted);
+  their own that times each call itself, asked in turn with the others (Node's
+  start-up and the asking not counted);
 - persistent hooks: hookgate's `persistent: true` hook, both drivers, against a bare
   JSON-lines ping-pong with the same child program (`examples/persistent_guard.py`):
   the parent writes a line, reads one back.
@@ -31,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import IO
@@ -45,7 +47,8 @@ ENV = dict(os.environ)  # built once, like each hook's environment in the engine
 CHILD = Path(__file__).resolve().parents[1] / "examples" / "persistent_guard.py"
 NODE_SCRIPT = """
 const {spawn, spawnSync} = require('child_process');
-const n = +process.argv[1], input = process.argv[2];
+const readline = require('readline');
+const input = process.argv[1];
 const opts = {input, stdio: ['pipe', 'pipe', 'pipe']};
 function once() {
   return new Promise((resolve) => {
@@ -57,20 +60,15 @@ function once() {
     child.stdin.end(input);
   });
 }
-function median(a) { a.sort((x, y) => x - y); return a[a.length >> 1]; }
-(async () => {
-  spawnSync('/bin/sh', ['-c', 'true'], opts); await once();
-  const sync = [], async_ = [];
-  for (let i = 0; i < n; i++) {
-    let t = process.hrtime.bigint();
-    spawnSync('/bin/sh', ['-c', 'true'], opts);
-    sync.push(Number(process.hrtime.bigint() - t) / 1e9);
-    t = process.hrtime.bigint();
-    await once();
-    async_.push(Number(process.hrtime.bigint() - t) / 1e9);
-  }
-  console.log(JSON.stringify({sync: median(sync), async: median(async_)}));
-})();
+// One line in, one call of each kind, their seconds as one JSON line out.
+readline.createInterface({input: process.stdin}).on('line', async () => {
+  let t = process.hrtime.bigint();
+  spawnSync('/bin/sh', ['-c', 'true'], opts);
+  const sync = Number(process.hrtime.bigint() - t) / 1e9;
+  t = process.hrtime.bigint();
+  await once();
+  console.log(JSON.stringify({sync, async: Number(process.hrtime.bigint() - t) / 1e9}));
+});
 """
 
 
@@ -132,14 +130,30 @@ def engine(hook: dict[str, object]) -> HookEngine:
     return HookEngine(config, session_id="bench")
 
 
-def node_round(calls: int) -> dict[str, float] | None:
-    node = shutil.which("node")
-    if node is None:
-        return None
-    out = subprocess.run([node, "-e", NODE_SCRIPT, str(calls), EVENT.decode()],
-                         capture_output=True, text=True, check=True)  # fmt: skip
-    result: dict[str, float] = json.loads(out.stdout)
-    return result
+class Node:
+    """A Node process that spawns on request, timing itself: its start-up is not counted."""
+
+    def __init__(self) -> None:
+        node = shutil.which("node")
+        self.child = None if node is None else subprocess.Popen(
+            [node, "-e", NODE_SCRIPT, EVENT.decode()], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+
+    def call(self) -> dict[str, float]:
+        """One `spawnSync` and one awaited `spawn`: seconds each."""
+        assert self.child is not None
+        assert self.child.stdin is not None
+        assert self.child.stdout is not None
+        self.child.stdin.write("go\n")
+        self.child.stdin.flush()
+        result: dict[str, float] = json.loads(self.child.stdout.readline())
+        return result
+
+    def close(self) -> None:
+        if self.child is not None and self.child.stdin is not None:
+            self.child.stdin.close()
+            self.child.wait()
 
 
 def measure(rounds: int, calls: int) -> list[dict[str, float]]:
@@ -147,18 +161,19 @@ def measure(rounds: int, calls: int) -> list[dict[str, float]]:
     one_hook = engine({"command": "true"})
     resident = {"args": [sys.executable, str(CHILD)], "persistent": True}
     persistent_sync, persistent_async = engine(resident), engine(resident)
-    ping_pong = PingPong()
+    ping_pong, node = PingPong(), Node()
     try:
         return asyncio.run(_rounds(rounds, calls, one_hook, persistent_sync, persistent_async,
-                                   ping_pong))  # fmt: skip
+                                   ping_pong, node))  # fmt: skip
     finally:
         persistent_sync.close()
         ping_pong.close()
+        node.close()
 
 
 async def _rounds(
     rounds: int, calls: int, one_hook: HookEngine, persistent_sync: HookEngine,
-    persistent_async: HookEngine, ping_pong: PingPong,
+    persistent_async: HookEngine, ping_pong: PingPong, node: Node,
 ) -> list[dict[str, float]]:  # fmt: skip
     """The rounds, on one running event loop, as an agent's runtime has (the blocking
     contenders block it while they run: nothing else runs here)."""
@@ -179,24 +194,25 @@ async def _rounds(
         "persistent run_sync": blocking(lambda: persistent_sync.run_sync("preToolCall", PAYLOAD)),
         "persistent await run": lambda: persistent_async.run("preToolCall", PAYLOAD),
     }
-    names = list(contenders)
+    names = list(contenders) + (["node"] if node.child is not None else [])
     results = []
     try:
-        for name in names:  # warm up: imports, the guardian, the persistent children
+        for name in contenders:  # warm up: imports, the guardian, the persistent children
             await contenders[name]()
         for index in range(rounds):
-            samples: dict[str, list[float]] = {name: [] for name in names}
+            samples: dict[str, list[float]] = defaultdict(list)
             for call in range(calls):
                 shift = (index + call) % len(names)
                 for name in names[shift:] + names[:shift]:
+                    if name == "node":  # Node times itself, call by call, in turn too
+                        timed = node.call()
+                        samples["node spawnSync"].append(timed["sync"])
+                        samples["node spawn"].append(timed["async"])
+                        continue
                     started = time.perf_counter()
                     await contenders[name]()
                     samples[name].append(time.perf_counter() - started)
-            medians = {name: statistics.median(times) for name, times in samples.items()}
-            node = node_round(calls)
-            if node is not None:
-                medians["node spawnSync"], medians["node spawn"] = node["sync"], node["async"]
-            results.append(medians)
+            results.append({name: statistics.median(times) for name, times in samples.items()})
     finally:
         await persistent_async.aclose()
         await one_hook.aclose()

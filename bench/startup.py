@@ -7,9 +7,12 @@ Each round runs, in a rotating order, each as a child process of this one:
 - `python -c "import acp, acp.schema"` (what the ACP SDK costs by itself);
 - `hookgate acp`, timed to its answer to `initialize` (then its stdin is closed).
 A scratch project (agent file trusted, `$HOOKGATE_HOME` of its own) is made once.
-Prints a Markdown table of medians, ratios and their spread over the rounds.
+Prints a Markdown table of medians, ratios and their spread over the rounds, in wall
+clock and in CPU time of the child. `--baseline-src DIR` runs the three hookgate
+commands a second time on another source tree (`PYTHONPATH=DIR`), in the same rounds:
+before and after a change.
 
-    .venv/bin/python bench/startup.py [--rounds N]
+    .venv/bin/python bench/startup.py [--rounds N] [--baseline-src ../main/src]
 """
 
 from __future__ import annotations
@@ -85,27 +88,45 @@ def _reaped(child: subprocess.Popen[bytes], started: float) -> Sample:
     return elapsed, usage.ru_utime + usage.ru_stime
 
 
-def contenders(root: Path, env: dict[str, str]) -> dict[str, Callable[[], Sample]]:
-    fire = [HOOKGATE, "hooks", "fire", "preToolCall", "--tool", "shell"]
-    return {
+def contenders(
+    root: Path, env: dict[str, str], baseline: Path | None
+) -> dict[str, Callable[[], Sample]]:
+    runs: dict[str, Callable[[], Sample]] = {
         "python -c pass": lambda: timed_run([PYTHON, "-c", "pass"], root, env),
-        "hooks fire (one command hook)": lambda: timed_run(fire, root, env, b"{}"),
-        "-p hi (scripted model)": lambda: timed_run([HOOKGATE, "-p", "hi"], root, env),
         "python -c 'import acp, acp.schema'": lambda: timed_run(
             [PYTHON, "-c", "import acp, acp.schema"], root, env
         ),
-        "acp, to its answer to initialize": lambda: acp_initialize(root, env),
+    }
+    versions = {"": env}
+    if baseline is not None:  # the same commands on another source tree, e.g. main's
+        versions[" [baseline]"] = {**env, "PYTHONPATH": str(baseline)}
+    for suffix, used in versions.items():
+        runs |= hookgate_commands(root, used, suffix)
+    return runs
+
+
+def hookgate_commands(
+    root: Path, env: dict[str, str], suffix: str
+) -> dict[str, Callable[[], Sample]]:
+    fire = [HOOKGATE, "hooks", "fire", "preToolCall", "--tool", "shell"]
+    return {
+        f"hooks fire (one command hook){suffix}": lambda: timed_run(fire, root, env, b"{}"),
+        f"-p hi (scripted model){suffix}": lambda: timed_run([HOOKGATE, "-p", "hi"], root, env),
+        f"acp, to its answer to initialize{suffix}": lambda: acp_initialize(root, env),
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
-    rounds = parser.parse_args().rounds
+    parser.add_argument("--baseline-src", type=Path, metavar="DIR",
+                        help="also run the hookgate commands on this source tree (PYTHONPATH)")  # fmt: skip
+    args = parser.parse_args()
+    rounds = args.rounds
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
         env = make_project(root)
-        runs = contenders(root, env)
+        runs = contenders(root, env, args.baseline_src)
         for run in runs.values():  # warm the byte-code caches and the page cache
             run()
         times: dict[str, list[Sample]] = {name: [] for name in runs}
@@ -130,12 +151,13 @@ def report(times: dict[str, list[Sample]], rounds: int) -> None:
             spread = f"{_pct(ratios, 10):.2f}–{_pct(ratios, 90):.2f}"
             print(f"| {name} | {statistics.median(values) * 1000:.1f} ms | "
                   f"{statistics.median(ratios):.2f}× ({spread}) |")  # fmt: skip
-        acp = times["acp, to its answer to initialize"]
-        acp_import = times["python -c 'import acp, acp.schema'"]
-        own = sorted(a[which] - i[which] for a, i in zip(acp, acp_import, strict=True))
-        print(f"\nhookgate's own part of `acp` (minus `import acp` in the same round): "
-              f"median {statistics.median(own) * 1000:.1f} ms "
-              f"(p10–p90 {_pct(own, 10) * 1000:.1f}–{_pct(own, 90) * 1000:.1f} ms)")  # fmt: skip
+        acp_import = [sample[which] for sample in times["python -c 'import acp, acp.schema'"]]
+        for name in [name for name in times if name.startswith("acp, ")]:
+            acp = [sample[which] for sample in times[name]]
+            own = sorted(a - i for a, i in zip(acp, acp_import, strict=True))
+            print(f"\nhookgate's own part of `{name}` (minus `import acp` in the same "
+                  f"round): median {statistics.median(own) * 1000:.1f} ms "
+                  f"(p10–p90 {_pct(own, 10) * 1000:.1f}–{_pct(own, 90) * 1000:.1f} ms)")  # fmt: skip
 
 
 def _pct(values: list[float], percent: int) -> float:
