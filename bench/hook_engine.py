@@ -42,9 +42,7 @@ ENV = dict(os.environ)
 
 def bare_spawn() -> None:
     read_end, write_end = os.pipe()
-    pid = os.posix_spawn(
-        SHELL[0], SHELL, ENV, file_actions=[(os.POSIX_SPAWN_DUP2, read_end, 0)]
-    )
+    pid = os.posix_spawn(SHELL[0], SHELL, ENV, file_actions=[(os.POSIX_SPAWN_DUP2, read_end, 0)])
     os.close(read_end)
     with contextlib.suppress(BrokenPipeError):
         os.write(write_end, ENCODED)

@@ -24,10 +24,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import fcntl
 import json
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -37,13 +39,18 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import IO
 
-from hookgate.hooks import HookEngine, adopt_orphans, parse_hooks
+from hookgate.hooks import HookEngine, adopt_orphans, parse_hooks, run_process_sync
+from hookgate.hooks.process import guarded
+from hookgate.hooks.process.core import PIPE_SIZE
 from hookgate.hooks.yamlfile import Where
 
 PAYLOAD = {"tool": "shell", "arguments": {"command": "ls -la", "timeout": 30}}
 EVENT = json.dumps({"event": "preToolCall", "session_id": "bench", **PAYLOAD}).encode()
 SHELL = ["/bin/sh", "-c", "true"]
 ENV = dict(os.environ)  # built once, like each hook's environment in the engine
+GUARDED_ENV = guarded(ENV)
+F_SETPIPE_SZ = 1031
+RESET_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
 CHILD = Path(__file__).resolve().parents[1] / "examples" / "persistent_guard.py"
 NODE_SCRIPT = """
 const {spawn, spawnSync} = require('child_process');
@@ -87,6 +94,33 @@ def spawn_floor() -> None:
         pass
     os.close(stdout_r)
     os.waitpid(pid, 0)
+
+
+def spawn_guarded() -> None:
+    """The floor plus what the engine's start adds in the kernel: a new session, two
+    signals reset, a stderr pipe, a 1 MiB stdout pipe; no Python beyond the calls."""
+    pipes = [os.pipe() for _ in range(3)]
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(pipes[1][0], F_SETPIPE_SZ, PIPE_SIZE)
+    pid = os.posix_spawn(SHELL[0], SHELL, ENV, setsid=True, setsigdef=RESET_SIGNALS,
+                         file_actions=[(os.POSIX_SPAWN_DUP2, pipes[0][0], 0),
+                                       (os.POSIX_SPAWN_DUP2, pipes[1][1], 1),
+                                       (os.POSIX_SPAWN_DUP2, pipes[2][1], 2)])  # fmt: skip
+    for fd in (pipes[0][0], pipes[1][1], pipes[2][1]):
+        os.close(fd)
+    with contextlib.suppress(BrokenPipeError):
+        os.write(pipes[0][1], EVENT)
+    os.close(pipes[0][1])
+    for read_end in (pipes[1][0], pipes[2][0]):
+        while os.read(read_end, 65536):
+            pass
+        os.close(read_end)
+    os.waitpid(pid, 0)
+
+
+def process_layer() -> None:
+    """`run_process_sync` alone: every process guarantee, no hook engine around it."""
+    run_process_sync(SHELL, stdin=EVENT, env=GUARDED_ENV, timeout=10)
 
 
 def subprocess_run() -> None:
@@ -186,6 +220,8 @@ async def _rounds(
 
     contenders: dict[str, Callable[[], Awaitable[object]]] = {
         "floor": blocking(spawn_floor),
+        "spawn guarded": blocking(spawn_guarded),
+        "process layer": blocking(process_layer),
         "run_sync": blocking(lambda: one_hook.run_sync("preToolCall", PAYLOAD)),
         "await run": lambda: one_hook.run("preToolCall", PAYLOAD),
         "subprocess.run": blocking(subprocess_run),
@@ -221,6 +257,8 @@ async def _rounds(
 
 ROWS = (
     ("floor", "floor: `posix_spawn`, stdin and stdout pipes, `waitpid` (baseline)", "1.00×"),
+    ("spawn guarded", "the floor + new session, signals reset, stderr pipe, 1 MiB stdout", ""),
+    ("process layer", "hookgate `run_process_sync` alone (no engine)", ""),
     ("run_sync", 'hookgate `HookEngine.run_sync`, one `command: "true"` hook', ""),
     ("await run", "hookgate `await HookEngine.run`, the same hook", "≤ 1.2×"),
     ("subprocess.run", "Python `subprocess.run` (input, captured output)", ""),
