@@ -276,6 +276,8 @@ def _describe(hook: HookSpec) -> str:
     else:
         what = f"{hook.shell} -c {json.dumps(hook.command)}"
     parts = [f"{hook.name!r}: {what}"]
+    if hook.persistent:
+        parts.append("persistent (one process for the session)")
     if hook.matcher is not None:
         parts.append(f"matcher {hook.matcher.pattern!r}")
     parts.append(f"format {hook.format}, timeout {hook.timeout:g}s, onError {hook.on_error.value}")
