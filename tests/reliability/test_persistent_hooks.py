@@ -223,6 +223,16 @@ def test_a_persistent_hook_that_keeps_failing_backs_off(
 
 
 @pytest.mark.reliability("hooks")
+def test_a_good_reply_ends_the_backoff(drive: Callable[..., Driver], tmp_path: Path) -> None:
+    """After a good reply the next failure waits the first backoff again, not a longer one."""
+    driver = drive(timeout=0.3)  # the fourth doubling (0.4 s) would pass it
+    for _ in range(4):
+        assert driver.fire("crash").blocked
+        assert_allowed(driver.fire("ls"))
+    assert len(starts(tmp_path)) == 5
+
+
+@pytest.mark.reliability("hooks")
 def test_a_cancelled_event_stops_its_persistent_hook(tmp_path: Path, mark: str) -> None:
     """Cancelling the caller mid-event kills the hook at once; the next event starts anew."""
     script = tmp_path / "child.py"

@@ -106,7 +106,7 @@ class PersistentHooks:
                 slot.resident = resident = Resident.start(hook.argv(), env=env, cwd=cwd)
             number, line = slot.event_line(event)
             try:
-                return _result(resident.ask_sync(line, deadline), number, started)
+                result = _result(resident.ask_sync(line, deadline), number, started)
             except (TimeoutError, ResidentFailure):
                 slot.failed()
                 resident.stop_sync()
@@ -115,6 +115,8 @@ class PersistentHooks:
                 slot.failed()
                 resident.kill()
                 raise
+            slot.failures = 0  # "in a row": a good reply ends the series
+            return result
         finally:
             slot.lock.release()
 
@@ -144,7 +146,7 @@ class PersistentHooks:
                     slot.resident = resident = Resident.start(hook.argv(), env=env, cwd=cwd)
             number, line = slot.event_line(event)
             try:
-                return _result(await resident.ask(line, deadline), number, started)
+                result = _result(await resident.ask(line, deadline), number, started)
             except (TimeoutError, ResidentFailure):
                 slot.failed()
                 await resident.stop()
@@ -153,6 +155,8 @@ class PersistentHooks:
                 slot.failed()
                 resident.kill()
                 raise
+            slot.failures = 0  # "in a row": a good reply ends the series
+            return result
         finally:
             lock.release()
 
