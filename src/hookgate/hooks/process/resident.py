@@ -41,6 +41,8 @@ LINE_CAP = OUTPUT_CAP
 STDERR_KEEP = 2048
 #: Seconds a resident process has to exit by itself once its stdin is closed.
 STOP_GRACE = 0.2
+#: Seconds waited for the exit of a process whose stdout closed before its reply.
+_EXIT_AFTER_EOF = 0.05
 #: Seconds between exit checks where there is no pidfd to wait on (Linux < 5.3).
 _NO_PIDFD_TICK = 0.001
 
@@ -270,7 +272,12 @@ class Resident:
         return None
 
     def _ended(self) -> str:
-        if not self.process.exited:
+        process = self.process
+        if not self.has_exited() and process.pidfd is not None:
+            # A dying process's pipes close before its exit shows: a moment's wait lets
+            # the message say how it ended rather than that its stdout closed.
+            select.select([process.pidfd], [], [], _EXIT_AFTER_EOF)
+        if not self.has_exited():
             return "closed its stdout"
         self._read_stderr()
         self.process.reap()
