@@ -35,13 +35,14 @@ from hookgate.hooks.yamlfile import Where
 PAYLOAD = {"tool": "shell", "arguments": {"command": "ls -la", "timeout": 30}}
 ENCODED = json.dumps({"event": "preToolCall", "session_id": "bench", **PAYLOAD}).encode()
 SHELL = ["/bin/sh", "-c", "true"]
+#: The baselines' environment, built once as the engine builds each hook's: copying
+#: os.environ on every call would charge the baseline for work the engine does not do.
+ENV = dict(os.environ)
 
 
 def bare_spawn() -> None:
     read_end, write_end = os.pipe()
-    pid = os.posix_spawn(
-        SHELL[0], SHELL, dict(os.environ), file_actions=[(os.POSIX_SPAWN_DUP2, read_end, 0)]
-    )
+    pid = os.posix_spawn(SHELL[0], SHELL, ENV, file_actions=[(os.POSIX_SPAWN_DUP2, read_end, 0)])
     os.close(read_end)
     with contextlib.suppress(BrokenPipeError):
         os.write(write_end, ENCODED)
@@ -57,7 +58,7 @@ async def asyncio_floor() -> None:
     loop = asyncio.get_running_loop()
     pipes = [os.pipe() for _ in range(3)]
     pid = os.posix_spawn(
-        SHELL[0], SHELL, dict(os.environ), setsid=True,
+        SHELL[0], SHELL, ENV, setsid=True,
         file_actions=[(os.POSIX_SPAWN_DUP2, pipes[0][0], 0),
                       (os.POSIX_SPAWN_DUP2, pipes[1][1], 1),
                       (os.POSIX_SPAWN_DUP2, pipes[2][1], 2)],

@@ -41,6 +41,8 @@ from hookgate.hooks import adopt_orphans
 from hookgate.messages import ToolSpec
 from hookgate.session import SessionStore
 from hookgate.tools import ToolContext, ToolResult
+from hookgate.trust.record import trust_agent_file
+from hookgate.trust.store import TrustStore
 from hookgate.turn import Answered, run_turn
 from hookgate.view import QuietView
 
@@ -268,6 +270,7 @@ class Hookgate:
 
     @classmethod
     async def open(cls, name: str, agent_file: Path, store: SessionStore, tally: Tally) -> Hookgate:
+        trust_agent_file(agent_file, store=TrustStore(store.home))  # as `hookgate trust` does
         agent = await open_agent(
             agent_file,
             notify=_refuse_notice,

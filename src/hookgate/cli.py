@@ -8,12 +8,12 @@ reader that stops early (`| head`) ends it quietly, with the exit code of SIGPIP
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from hookgate.hooks import HookgateError, HooksConfig, adopt_orphans
 from hookgate.hooks import cli as hooks_cli
@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hookgate",
         description="An AI agent with hooks: your rules around it, outside its code.",
     )
-    parser.add_argument("--version", action="version", version=f"hookgate {_version()}")
+    parser.add_argument("--version", action=_Version, help="show the version and exit")
     parser.add_argument("--agent", "--config", dest="agent", type=Path, metavar="FILE",
                         default=DEFAULT_AGENT_FILE,
                         help="the agent file (default: ./hookgate.yaml)")  # fmt: skip
@@ -97,12 +97,16 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.ask is not None or args.answer_asked:
             return _run_handoff(args)
         if args.question is not None:
+            import asyncio
+
             from hookgate.frontends.printmode import print_mode
 
             return asyncio.run(
                 print_mode(args.agent, args.question, resume=args.resume,
                            continue_last=args.continue_last, verbose=args.verbose)
             )  # fmt: skip
+        import asyncio
+
         from hookgate.frontends.line import line_mode
 
         return asyncio.run(
@@ -145,6 +149,8 @@ def _run_handoff(args: argparse.Namespace) -> int:
             args.agent, depth=args.asked_depth, depth_limit=args.ask_depth_limit,
             trusted_digest=args.trusted_digest, asked_as=args.asked_as, resume=args.resume,
         )  # fmt: skip
+    import asyncio
+
     from hookgate.frontends.askmode import ask_mode
 
     name, question = args.ask
@@ -174,6 +180,8 @@ def _run_demo(args: argparse.Namespace) -> int:
 
 
 def _run_acp(args: argparse.Namespace) -> int:
+    import asyncio
+
     from hookgate.frontends.acp import acp_mode
 
     return asyncio.run(acp_mode(args.agent))
@@ -190,6 +198,18 @@ def _run_sessions(args: argparse.Namespace) -> int:
     from hookgate.session import SessionStore
 
     return print_sessions(SessionStore())
+
+
+class _Version(argparse.Action):
+    """`--version`, reading the installed version only when asked: importlib.metadata
+    costs more than the rest of a `hooks fire` start-up."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        print(f"hookgate {_version()}")
+        parser.exit()
 
 
 def _version() -> str:

@@ -14,11 +14,11 @@ import itertools
 import re
 import threading
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import tree_sitter_bash
-from tree_sitter import Language, Node, Parser
+if TYPE_CHECKING:  # loaded at the first line parsed: a session that judges no shell
+    from tree_sitter import Node, Parser  # call (and every `hooks` command) skips it
 
-_BASH = Language(tree_sitter_bash.language())
 _PARSERS = threading.local()  # a tree-sitter parser is not safe to share between threads
 
 #: Commands that run the command after them, each with its options that take a value
@@ -136,7 +136,10 @@ def _walk_line(line: str, walk: _Walk) -> None:
 
 def _parser() -> Parser:
     if not hasattr(_PARSERS, "parser"):
-        _PARSERS.parser = Parser(_BASH)
+        import tree_sitter_bash
+        from tree_sitter import Language, Parser
+
+        _PARSERS.parser = Parser(Language(tree_sitter_bash.language()))
     parser: Parser = _PARSERS.parser
     return parser
 

@@ -69,6 +69,15 @@ def test_check_lists_each_events_hooks_in_order(guarded: Path) -> None:
     assert "warning" not in done.stderr
 
 
+def test_check_says_which_hooks_are_persistent(tmp_path: Path) -> None:
+    write(tmp_path / "hookgate.yaml", "hooks:\n  preToolCall:\n"
+          "    - {name: resident, args: [./guard.py], persistent: true}\n")  # fmt: skip
+    done = hookgate("hooks", "check", cwd=tmp_path)
+    assert "'resident': args [\"./guard.py\"]; persistent (one process for the session)" in (
+        done.stdout
+    )
+
+
 def test_check_reports_a_config_error_with_file_line_and_key_path(tmp_path: Path) -> None:
     write(
         tmp_path / "hookgate.yaml",

@@ -8,6 +8,7 @@ file, and once the engine has answered, nothing of that group may be left.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 import stat
@@ -184,6 +185,9 @@ def test_cancelling_the_caller_stops_the_group(
 def _open_fds() -> set[str]:
     """Our open fds, once the guardian (started at the first spawn, kept for the life of
     the process, its pipe open) is up: a test that spawns first must not count its pipe."""
+    # Garbage of earlier tests (an unclosed loop in a reference cycle) could otherwise
+    # close its fds between the two looks, and pass for a change made here.
+    gc.collect()
     guard_token()
     return set(os.listdir("/proc/self/fd"))
 

@@ -13,7 +13,7 @@ from hookgate.errors import ModelError
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models.chat_stream import MAX_LINE_BYTES
 from hookgate.models.openai_chat import OpenAIChatConfig, OpenAIChatModel
-from support.chat_server import ChatServer, Fault, ServedReply, ServedToolCall
+from support.chat_server import AFTER_DONE, ChatServer, Fault, ServedReply, ServedToolCall
 
 pytestmark = pytest.mark.anyio
 
@@ -285,6 +285,28 @@ async def test_bad_tool_arguments_are_a_model_error_naming_the_tool(
     with pytest.raises(ModelError, match=expected) as caught:
         await ask(model)
     assert repr(arguments) in str(caught.value)
+
+
+async def test_streamed_calls_share_one_connection(
+    chat_server: ChatServer, model: OpenAIChatModel
+) -> None:
+    """The body is read to its end after [DONE]: the connection serves the next call."""
+    chat_server.queue(ServedReply(text="one"), ServedReply(text="two"), ServedReply(text="3"))
+    assert [(await ask(model)).text for _ in range(3)] == ["one", "two", "3"]
+    assert len({request.client_port for request in chat_server.requests}) == 1
+
+
+async def test_a_body_never_ended_after_done_does_not_hold_the_call(
+    chat_server: ChatServer, model: OpenAIChatModel
+) -> None:
+    """[DONE] answers the call; a server that then keeps the body open is not waited for."""
+    chat_server.queue(
+        ServedReply(text="done", fault="stall", fault_after=AFTER_DONE), ServedReply(text="next")
+    )
+    started = time.monotonic()
+    assert (await ask(model)).text == "done"
+    assert time.monotonic() - started < TIMEOUT_S  # the silence timeout never came into it
+    assert (await ask(model)).text == "next"
 
 
 async def test_cancelled_call_leaves_the_client_usable(chat_server: ChatServer) -> None:

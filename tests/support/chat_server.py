@@ -46,6 +46,8 @@ IDLE_CONNECTION_S = 10.0
 SHUTDOWN_POLL_S = 0.02
 # A stalled stream stays silent this long unless the server closes first.
 DEFAULT_STALL_S = 30.0
+# `fault_after` for a fault that strikes once every event, `[DONE]` too, is sent.
+AFTER_DONE = -1
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ class ServedReply:
     status: int = 200
     error_body: str = ""  # the body sent with a non-200 status, or the error_event message
     fault: Fault | None = None
-    fault_after: int = 1  # SSE events sent before the fault strikes
+    fault_after: int = 1  # SSE events sent before the fault strikes; AFTER_DONE: all
     stall_s: float = DEFAULT_STALL_S  # how long "hang" and "stall" stay silent
     pieces: int = 3  # the text and each call's arguments are streamed in this many deltas
     raw_events: Sequence[bytes] = ()  # sent verbatim as the stream's events, if any
@@ -89,6 +91,8 @@ class RecordedRequest:
     path: str
     headers: Mapping[str, str]
     body: Mapping[str, Any]
+    client_port: int = 0
+    """The client's end of the connection: one port for requests on one connection."""
 
 
 class ChatServer:
@@ -197,7 +201,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(body, dict):
             body = {}
         chat = self.server.chat
-        reply = chat.take(RecordedRequest(self.path, _lower_keys(self.headers.items()), body))
+        headers = _lower_keys(self.headers.items())
+        reply = chat.take(RecordedRequest(self.path, headers, body, self.client_address[1]))
         if self.path != CHAT_PATH:
             self._send_body(404, json.dumps({"error": {"message": f"no route {self.path}"}}))
         elif reply is None:
@@ -261,6 +266,9 @@ class _Handler(BaseHTTPRequestHandler):
                 if reply.fault == "trickle" and self.server.chat.closing.wait(reply.trickle_s):
                     return
                 self._write_chunk(data)
+            if reply.fault is not None and reply.fault_after == AFTER_DONE:
+                self._strike(reply)  # [DONE] was sent, the body is never ended
+                return
             self._write_chunk(b"")
 
     def _strike(self, reply: ServedReply) -> None:

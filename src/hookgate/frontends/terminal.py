@@ -14,9 +14,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import TextIO
-
-from prompt_toolkit import PromptSession
+from typing import TYPE_CHECKING, TextIO
 
 from hookgate.consent import Answer, ConsentRequest, SessionConsent
 from hookgate.frontends.status import STATUS
@@ -24,6 +22,9 @@ from hookgate.messages import ToolCall
 from hookgate.team import Task
 from hookgate.tools import ToolResult
 from hookgate.view import NoticeKind
+
+if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
 
 DIM, RESET = "\033[2m", "\033[0m"
 #: How each kind of notice looks on a terminal that takes colour.
@@ -131,7 +132,9 @@ class TerminalConsent:
     QUESTION = "allow it? [y] once, [a] always (this exact call, this session), [N] no: "
 
     def __init__(self) -> None:
-        self._session: PromptSession[str] = PromptSession()
+        # Made at the first question: prompt_toolkit costs ~0.1 s to import, and most
+        # sessions never ask (`-p` on a terminal with every call allowed or denied).
+        self._session: PromptSession[str] | None = None
         self._consent = SessionConsent(self._answer)
 
     async def ask(self, request: ConsentRequest) -> bool:
@@ -141,6 +144,10 @@ class TerminalConsent:
         # The call goes to the terminal as plain lines, which it wraps itself: nothing
         # is cut, and a command hidden past a screenful of spaces still shows.
         notice_line(f"the model asks to run:\n{request.details()}")
+        if self._session is None:
+            from prompt_toolkit import PromptSession
+
+            self._session = PromptSession()
         try:
             answer = await self._session.prompt_async(self.QUESTION)
         except (EOFError, KeyboardInterrupt):

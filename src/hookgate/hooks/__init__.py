@@ -12,19 +12,27 @@ A library of its own: it knows nothing of models, tools or front ends. Embed it 
 start-up where PID 1 may not reap.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from hookgate.hooks.config import HooksConfig, HookSpec, callable_hook, load_hooks_file, parse_hooks
 from hookgate.hooks.errors import ConfigError, HookgateError
 from hookgate.hooks.events import EVENTS, EventSpec, OnError, canonical_event
 from hookgate.hooks.formats import FORMATS, BadReply, HookReply
 from hookgate.hooks.outcome import MAX_CONTINUES
-from hookgate.hooks.process import (
-    ProcessResult,
-    SpawnError,
-    adopt_orphans,
-    run_process,
-    run_process_sync,
-)
+from hookgate.hooks.process import ProcessResult, SpawnError, adopt_orphans, run_process_sync
 from hookgate.hooks.runner import HookEngine, HookFailure, Outcome
+
+if TYPE_CHECKING:
+    from hookgate.hooks.process import run_process
+
+
+def __getattr__(name: str) -> Any:
+    if name == "run_process":  # asyncio on first use only (`hookgate.hooks.process`)
+        from hookgate.hooks import process
+
+        return process.run_process
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "EVENTS",

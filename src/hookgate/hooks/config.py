@@ -39,13 +39,13 @@ DEFAULT_SHELL = "/bin/sh"
 MAX_TIMEOUT = 3600.0
 HOOK_KEYS = (
     "name", "command", "args", "python", "http", "shell", "matcher", "timeout",
-    "onError", "format", "env", "cwd", "model", "instructions", "input_budget",
+    "onError", "format", "env", "cwd", "persistent", "model", "instructions", "input_budget",
 )  # fmt: skip
 KINDS = ("command", "args", "python", "http", "model")
 #: Keys that only mean something to a model hook.
 _MODEL_ONLY = ("instructions", "input_budget")
 #: Keys that only mean something to a process the hook starts.
-_PROCESS_ONLY = ("shell", "env", "cwd")
+_PROCESS_ONLY = ("shell", "env", "cwd", "persistent")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, None: 1.0}
 
@@ -80,6 +80,8 @@ class HookSpec:
     cwd: str | None = None
     origin: str = ""
     """Where the hook was defined, `file:line`, for messages."""
+    persistent: bool = False
+    """Started once per session and asked event after event (`hooks.persistent`)."""
 
     def argv(self) -> tuple[str, ...]:
         """The command line the hook runs as (empty for a Python callable or an http hook)."""
@@ -227,6 +229,7 @@ def parse_hook(
         env=_env(node, where),
         cwd=_cwd(node, where, base_dir),
         origin=f"{where.file}:{where.line}" if where.line else where.file,
+        persistent=_persistent(node, where, kind),
     )
 
 
@@ -367,6 +370,20 @@ def _env(node: Mapping[Any, Any], where: Where) -> dict[str, str]:
             raise at.key(value, key).error(f"expected a string value, got {describe(item)}")
         env[key] = str(item)
     return env
+
+
+def _persistent(node: Mapping[Any, Any], where: Where, kind: str) -> bool:
+    value = node.get("persistent", False)
+    if not isinstance(value, bool):
+        raise where.key(node, "persistent").error(
+            f"expected true or false, got {describe(value)}", hint="persistent: true"
+        )
+    if value and kind == "python":
+        raise where.key(node, "persistent").error(
+            "a python hook already stays loaded: persistent applies to command and args hooks",
+            hint="remove it",
+        )
+    return value
 
 
 def _cwd(node: Mapping[Any, Any], where: Where, base_dir: Path) -> str | None:

@@ -9,7 +9,6 @@ reads it unchanged. Any other status, a connection error or a body past `OUTPUT_
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import threading
 import time
@@ -21,6 +20,8 @@ from hookgate.hooks.httptarget import HttpHookError
 from hookgate.hooks.process import OUTPUT_CAP, ProcessResult
 
 if TYPE_CHECKING:  # httpx2 costs ~0.1 s to import: only engines with http hooks pay it
+    import asyncio  # and asyncio ~25 ms: a synchronous `hooks fire` need not
+
     import httpx2
 
 #: Bytes of a refusing response's body quoted in the failure.
@@ -46,6 +47,8 @@ class HttpPool:
 
     def async_client(self) -> httpx2.AsyncClient:
         """The client of the running event loop."""
+        import asyncio
+
         import httpx2
 
         loop = asyncio.get_running_loop()
@@ -56,6 +59,7 @@ class HttpPool:
 
     def post_sync(self, request: HttpRequest) -> ProcessResult:
         """`post_event` for a caller without an event loop; its thread waits."""
+        import asyncio
 
         async def post() -> ProcessResult:
             return await post_event(self.async_client(), request)
@@ -69,6 +73,8 @@ class HttpPool:
 
     async def aclose(self) -> None:
         """Close the running loop's client, and the background loop's (`close`)."""
+        import asyncio
+
         client = self._clients.pop(asyncio.get_running_loop(), None)
         try:
             if client is not None:
@@ -82,6 +88,8 @@ class HttpPool:
             background, self._background = self._background, None
         if background is None:
             return
+        import asyncio
+
         loop, thread = background
         client = self._clients.pop(loop, None)
         if client is not None:
@@ -91,6 +99,8 @@ class HttpPool:
         loop.close()
 
     def _background_loop(self) -> asyncio.AbstractEventLoop:
+        import asyncio
+
         with self._lock:
             if self._background is None:
                 loop = asyncio.new_event_loop()
@@ -115,6 +125,8 @@ class HttpRequest:
 
 async def post_event(client: httpx2.AsyncClient, request: HttpRequest) -> ProcessResult:
     """POST the event and read the answer, all within the request's timeout."""
+    import asyncio
+
     started = time.monotonic()
     received = bytearray()
     with _translated(request.url):

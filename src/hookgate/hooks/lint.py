@@ -13,17 +13,16 @@ value or a `#!` line, in an environment of its own (no `BASH_ENV` from the hook)
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.httptarget import HttpTarget
 from hookgate.hooks.pins import command_words
-from hookgate.hooks.process import SpawnError, resolve_program, run_process
+from hookgate.hooks.process import SpawnError, resolve_program, run_process_sync
 from hookgate.hooks.pyimport import local_module_files, split_reference
 
 #: Shells whose `-n` flag parses a script without running it, at the only paths the
@@ -74,25 +73,32 @@ _BUILTINS = frozenset(
 )
 
 
-async def lint_hooks(hooks: Sequence[HookSpec], project_dir: Path) -> list[list[str]]:
-    """`lint_hook` for each of `hooks`, all at once; the warnings in the hooks' order."""
-    return list(await asyncio.gather(*(lint_hook(hook, project_dir) for hook in hooks)))
+def lint_hooks(hooks: Sequence[HookSpec], project_dir: Path) -> list[list[str]]:
+    """`lint_hook` for each of `hooks`; the warnings in the hooks' order.
+
+    Synchronous, one hook at a time (a syntax check takes about a millisecond):
+    `hooks check` needs no event loop, and sessions that start side by side (hand-offs,
+    ACP) do not multiply the open files with a process per hook at once.
+    """
+    return [lint_hook(hook, project_dir) for hook in hooks]
 
 
 async def lint_config(config: HooksConfig, project_dir: Path) -> list[str]:
     """Every warning about `config`, each naming its hook and event: a session's notices.
 
-    One hook at a time: sessions start side by side (hand-offs, ACP), and each syntax
-    check is a process with its pipes; at once they would multiply the open files.
+    Checked in a worker thread, so that the event loop serves other sessions meanwhile.
     """
+    import asyncio
+
+    found = await asyncio.to_thread(lint_hooks, tuple(config), project_dir)
     return [
         f"hook {hook.name!r} ({hook.event.name}): {warning}"
-        for hook in config
-        for warning in await lint_hook(hook, project_dir)
+        for hook, warnings in zip(config, found, strict=True)
+        for warning in warnings
     ]
 
 
-async def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:
+def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:
     """Warnings about `hook`: missing or non-executable program, shell syntax errors,
     an event sent unencrypted off this machine."""
     if hook.http is not None:
@@ -105,12 +111,12 @@ async def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:
     env = {**os.environ, **hook.env}
     warnings: list[str] = []
     if hook.command is not None and (shell := _system_shell(hook.shell)) is not None:
-        problem = await _shell_syntax(shell, ["-n", "-c", hook.command], cwd)
+        problem = _shell_syntax(shell, ["-n", "-c", hook.command], cwd)
         if problem:
             warnings.append(f"{hook.shell} cannot parse the command: {problem}")
     program = _program_of(hook)
     if program is not None and program not in _BUILTINS:
-        warnings.extend([w async for w in _check_program(program, env, cwd)])
+        warnings.extend(_check_program(program, env, cwd))
     return warnings
 
 
@@ -147,7 +153,7 @@ def _program_of(hook: HookSpec) -> str | None:
     return words[0] if words else None
 
 
-async def _check_program(program: str, env: dict[str, str], cwd: Path) -> AsyncIterator[str]:
+def _check_program(program: str, env: dict[str, str], cwd: Path) -> Iterator[str]:
     if os.sep in program:
         path = (cwd / program) if not os.path.isabs(program) else Path(program)
         if not path.exists():
@@ -165,7 +171,7 @@ async def _check_program(program: str, env: dict[str, str], cwd: Path) -> AsyncI
     interpreter = _interpreter(path)
     shell = _system_shell(interpreter) if interpreter else None
     if shell is not None:
-        problem = await _shell_syntax(shell, ["-n", str(path)], cwd)
+        problem = _shell_syntax(shell, ["-n", str(path)], cwd)
         if problem:
             yield (
                 f"{program}: its shell {interpreter} rejects it: {problem} — at run time "
@@ -196,10 +202,10 @@ def _system_shell(named: str) -> str | None:
     return path if path is not None and os.access(path, os.X_OK) else None
 
 
-async def _shell_syntax(shell: str, args: list[str], cwd: Path) -> str | None:
+def _shell_syntax(shell: str, args: list[str], cwd: Path) -> str | None:
     """None if the system shell `shell` parses it, else what the shell said."""
     try:
-        result = await run_process(
+        result = run_process_sync(
             [shell, *args], env=_CHECK_ENV, cwd=str(cwd), timeout=_CHECK_TIMEOUT, output_cap=4096
         )
     except SpawnError as exc:

@@ -10,7 +10,9 @@ engine stays free of the agent runtime, and a session without model hooks never 
 
 from __future__ import annotations
 
-import asyncio
+# asyncio is imported where a verdict is awaited, on a running loop that already has it
+# loaded: `hooks fire` and other synchronous paths import this module and must not pay
+# for it (tests/frontends/test_startup_imports.py).
 import hashlib
 import json
 from collections.abc import Mapping
@@ -22,6 +24,8 @@ from hookgate.hooks.modeltarget import Checker, ModelTarget
 from hookgate.hooks.scriptedchecker import ScriptedChecker
 
 if TYPE_CHECKING:
+    import asyncio
+
     import openai
 
 #: What the model, the history and the screen get in place of a result a checker blocked.
@@ -64,6 +68,8 @@ class ModelChecks:
         if (cached := self._cache.get(key)) is not None:
             return cached
         system = _PREAMBLE.format(instructions=target.instructions)
+        import asyncio
+
         async with asyncio.timeout(timeout):
             self.calls += 1
             answer = await self._ask(target.checker, system, question, timeout)
@@ -100,6 +106,8 @@ class ModelChecks:
         return completion.choices[0].message.content or ""
 
     def _client(self, checker: Checker, timeout: float) -> openai.AsyncOpenAI:
+        import asyncio
+
         import httpx2
         import openai
 
@@ -132,6 +140,8 @@ class ModelChecks:
 
     async def aclose(self) -> None:
         """Close the clients of the running event loop."""
+        import asyncio
+
         loop = asyncio.get_running_loop()
         for owner, checker in [key for key in self._clients if key[0] is loop]:
             await self._clients.pop((owner, checker)).close()

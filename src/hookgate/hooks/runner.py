@@ -7,7 +7,6 @@ raises out of here: its `onError` decides what the failure means.
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import inspect
 import os
@@ -32,8 +31,9 @@ from hookgate.hooks.http import HttpPool, HttpRequest, post_event
 from hookgate.hooks.httptarget import HttpHookError
 from hookgate.hooks.modelcheck import CheckerError, ModelChecks
 from hookgate.hooks.outcome import HookFailure, Outcome
+from hookgate.hooks.persistent import PersistentHooks, ResidentFailure
 from hookgate.hooks.pins import FilePins, UnpinnedFile, hook_files
-from hookgate.hooks.process import ProcessResult, SpawnError, run_process, run_process_sync
+from hookgate.hooks.process import ProcessResult, SpawnError, run_process_sync
 from hookgate.hooks.scriptedchecker import ScriptError
 from hookgate.hooks.yamlfile import did_you_mean
 
@@ -139,17 +139,25 @@ class HookEngine:
         self._http = HttpPool()
         self.checks = ModelChecks(base_env)
         """The model hooks' checker clients and verdict cache (`checks.calls` counts calls)."""
+        self._persistent = PersistentHooks()
 
     async def aclose(self) -> None:
-        """Close the http hooks' and the checkers' connections."""
+        """Stop the persistent hooks' processes; close the http hooks' and the checkers'
+        connections."""
         try:
-            await self.checks.aclose()
+            await self._persistent.aclose()
         finally:
-            await self._http.aclose()
+            try:
+                await self.checks.aclose()
+            finally:
+                await self._http.aclose()
 
     def close(self) -> None:
-        """Close the connections `run_sync` opened, and its thread (`aclose` does too)."""
-        self._http.close()
+        """`aclose` for `run_sync` callers: processes, connections and the http thread."""
+        try:
+            self._persistent.close()
+        finally:
+            self._http.close()
 
     def __iter__(self) -> Any:
         for event in EVENTS:
@@ -223,6 +231,12 @@ class HookEngine:
     async def _ask(self, hook: HookSpec, chain: _Chain) -> HookReply:
         chain.hooks_run += 1
         envelope = self._envelope(chain)
+        # asyncio is imported here, on the path that runs on an event loop, already loaded
+        # there; a synchronous embedder (`run_sync`, `hooks fire`) never imports it.
+        import asyncio
+
+        from hookgate.hooks.process.aio import run_process
+
         if hook.function is not None:
             answer = _call(hook, envelope)
             if inspect.isawaitable(answer):
@@ -235,6 +249,11 @@ class HookEngine:
         if hook.http is not None:
             result = await post_event(
                 self._http.async_client(), self._http_request(hook, fmt, chain, envelope)
+            )
+        elif hook.persistent:
+            self._check_pins(hook)
+            result = await self._persistent.ask(
+                hook, fmt.encode(chain.spec, envelope), **self._resident_options(hook)
             )
         else:
             self._check_pins(hook)
@@ -259,6 +278,11 @@ class HookEngine:
         fmt = FORMATS[hook.format]
         if hook.http is not None:
             result = self._http.post_sync(self._http_request(hook, fmt, chain, envelope))
+        elif hook.persistent:
+            self._check_pins(hook)
+            result = self._persistent.ask_sync(
+                hook, fmt.encode(chain.spec, envelope), **self._resident_options(hook)
+            )
         else:
             self._check_pins(hook)
             result = run_process_sync(
@@ -281,6 +305,9 @@ class HookEngine:
             "cwd": hook.cwd or self.project_dir,
             "timeout": hook.timeout,
         }
+
+    def _resident_options(self, hook: HookSpec) -> dict[str, Any]:
+        return {"env": self._env[id(hook)], "cwd": hook.cwd or self.project_dir}
 
     def _http_request(
         self, hook: HookSpec, fmt: ReplyFormat, chain: _Chain, envelope: dict[str, Any]
@@ -343,6 +370,8 @@ def _call(hook: HookSpec, envelope: dict[str, Any]) -> Any:
 
 def _await_alone(answer: Awaitable[Any], timeout: float) -> Any:
     """An async Python hook's answer, awaited on an event loop of its own."""
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -378,13 +407,17 @@ def _process_reply(
     return fmt.decode(spec, envelope, result)
 
 
+#: Failures whose message is the whole story: no exception type to name.
+_SAYS_WHAT_WENT_WRONG = (
+    BadReply, SpawnError, UnpinnedFile, HttpHookError, CheckerError, ScriptError, ResidentFailure,
+)  # fmt: skip
+
+
 def _failure(hook: HookSpec, exc: Exception) -> str:
     """What a hook's failure says, in its notice or its block reason."""
     if isinstance(exc, TimeoutError):
         return f"timed out after {hook.timeout:g}s"
-    if isinstance(
-        exc, BadReply | SpawnError | UnpinnedFile | HttpHookError | CheckerError | ScriptError
-    ):
+    if isinstance(exc, _SAYS_WHAT_WENT_WRONG):
         return str(exc)
     return f"raised {type(exc).__name__}: {exc}"  # a Python hook's own bug: its failure
 

@@ -16,7 +16,6 @@ without it by the next call in order. A call with no answer left is a failure.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -63,6 +62,8 @@ class ScriptedChecker:
         else:
             raise ScriptError("the scripted checker has no answer left for this call")
         if answer.delay:
+            import asyncio  # here, on the loop: `hooks fire` reads checker scripts too
+
             await asyncio.sleep(answer.delay)
         if answer.error is not None:
             raise ScriptError(answer.error)

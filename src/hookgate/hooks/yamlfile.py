@@ -7,7 +7,6 @@ exactly that, with a hint. Shared by the hook config and the agent file.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,6 +94,8 @@ def _line_of(node: Any, key: Any, *, item: bool) -> int | None:
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     """A hint naming the closest choice to `word`, if one is close."""
+    import difflib  # only a mistake pays for it: every start-up reads a config
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     if not close and isinstance(word, str):
         lowered = {choice.lower(): choice for choice in choices}

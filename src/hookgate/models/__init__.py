@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 from hookgate.errors import ConfigError
 from hookgate.hooks.yamlfile import did_you_mean
 from hookgate.models.base import ModelClient, TextSink
-from hookgate.models.scripted import ScriptedModel
 
 if TYPE_CHECKING:
     from hookgate.models.openai_chat import OpenAIChatConfig
+    from hookgate.models.scripted import ScriptedModel
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -41,6 +41,14 @@ MODEL_KEYS = (
 #: The `tool_choice` values the chat-completions API names; a mapping names one function.
 TOOL_CHOICES = ("auto", "none", "required")
 _EXAMPLE = "model: {name: llama3.2, base_url: http://localhost:11434/v1}"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ScriptedModel":  # reading an agent file (`hooks fire`) does not need it
+        from hookgate.models.scripted import ScriptedModel
+
+        return ScriptedModel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def make_model(
@@ -66,6 +74,8 @@ def make_model(
         script = spec.removeprefix(SCRIPTED_PREFIX).strip()
         if not script:
             raise ConfigError(f"{where}: {spec!r} names no script", hint="write scripted:PATH")
+        from hookgate.models.scripted import ScriptedModel  # asyncio: only a session needs it
+
         return ScriptedModel.from_file(base_dir / Path(script).expanduser())
     if isinstance(spec, str):
         settings: dict[str, Any] = {"name": spec}

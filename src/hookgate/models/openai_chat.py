@@ -41,6 +41,13 @@ DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_TIMEOUT_TOTAL_S = 300.0
 # Retrying is the runtime's decision; the SDK's own back-off would delay every failure.
 MAX_RETRIES = 0
+# Seconds, and bytes, the rest of a response is read after its `[DONE]` (the end of
+# the chunked body, as a rule a few bytes away), so that its connection goes back to
+# the pool: otherwise it is closed, and the next call opens a new one while the tools
+# and their hooks run. Past either bound it is closed: a server that says `[DONE]`
+# and never ends the body cannot hold the turn.
+DRAIN_GRACE_S = 0.1
+DRAIN_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -152,6 +159,8 @@ class OpenAIChatModel:
                     assembler.add(payload, on_text)
                     if assembler.done:
                         break
+            if assembler.done:
+                await _drain(chunks)
         except StreamFault as exc:
             raise ModelError(f"{where} {exc}") from exc
         except httpx2.TimeoutException as exc:
@@ -264,3 +273,14 @@ def _cause(exc: BaseException) -> str:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+async def _drain(chunks: AsyncIterator[bytes]) -> None:
+    """Read what follows `[DONE]`, within `DRAIN_GRACE_S` and `DRAIN_BYTES`."""
+    read = 0
+    with contextlib.suppress(TimeoutError, httpx2.HTTPError):
+        async with asyncio.timeout(DRAIN_GRACE_S):
+            async for rest in chunks:
+                read += len(rest)
+                if read > DRAIN_BYTES:
+                    return

@@ -8,10 +8,6 @@ Built in: `shell` (bash in the project directory), `read_file`, `write_file`,
 from __future__ import annotations
 
 from hookgate.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
-from hookgate.tools.files import EditFileTool, ReadFileTool, WriteFileTool
-from hookgate.tools.search import GrepTool, ListFilesTool
-from hookgate.tools.shell import ShellTool
-from hookgate.tools.webfetch import WebFetchTool
 
 __all__ = [
     "BUILTIN_TOOL_NAMES",
@@ -26,6 +22,13 @@ __all__ = [
 
 def builtin_tools() -> list[Tool]:
     """A fresh instance of every built-in tool, in the order they are offered to the model."""
+    # Imported here: the tools import asyncio, regex and the http client, which reading
+    # an agent file (`hooks fire`, `hooks check`) does not need.
+    from hookgate.tools.files import EditFileTool, ReadFileTool, WriteFileTool
+    from hookgate.tools.search import GrepTool, ListFilesTool
+    from hookgate.tools.shell import ShellTool
+    from hookgate.tools.webfetch import WebFetchTool
+
     return [
         ShellTool(),
         ReadFileTool(),
@@ -37,7 +40,10 @@ def builtin_tools() -> list[Tool]:
     ]
 
 
-#: The names of the built-in tools, as the agent file's `tools:` list spells them.
-BUILTIN_TOOL_NAMES: tuple[str, ...] = tuple(tool.spec.name for tool in builtin_tools())
+#: The names of the built-in tools, as the agent file's `tools:` list spells them, in
+#: `builtin_tools` order (tests/tools/test_files.py holds the two together).
+BUILTIN_TOOL_NAMES: tuple[str, ...] = (
+    "shell", "read_file", "write_file", "edit_file", "list_files", "grep", "web_fetch",
+)  # fmt: skip
 #: The tools offered when the agent file has no `tools:`: all but those that reach the web.
 DEFAULT_TOOL_NAMES: tuple[str, ...] = tuple(n for n in BUILTIN_TOOL_NAMES if n != "web_fetch")

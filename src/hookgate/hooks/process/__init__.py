@@ -9,10 +9,12 @@ Every child is marked for `guard`'s guardian, which stops them all if we die fir
 
 `run_process_sync` gives a caller without an event loop the same guarantees, waiting
 in poll(2). Both drive one `core.Process`; `aio` and `blocking` only decide when to
-wait and for what.
+wait and for what. `aio`, and with it asyncio, is imported on first use of its two
+functions: a synchronous caller (`hooks fire`, a `run_sync` embedder) never pays for it.
 """
 
-from hookgate.hooks.process.aio import run_process, stream_process
+from typing import TYPE_CHECKING, Any
+
 from hookgate.hooks.process.blocking import run_process_sync
 from hookgate.hooks.process.core import (
     EOF_GRACE,
@@ -26,6 +28,18 @@ from hookgate.hooks.process.core import (
 )
 from hookgate.hooks.process.guard import GUARD_VAR, guarded, reap_orphans
 from hookgate.hooks.process.subreaper import adopt_orphans
+
+if TYPE_CHECKING:
+    from hookgate.hooks.process.aio import run_process, stream_process
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("run_process", "stream_process"):
+        from hookgate.hooks.process import aio
+
+        return getattr(aio, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "EOF_GRACE",

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Self
 
 from hookgate.hooks.errors import HookgateError
-from hookgate.hooks.process.guard import guarded, reaped, track
+from hookgate.hooks.process.guard import guarded, reaped, starting, track
 
 #: Bytes kept of stdout and of stderr each; the rest is read and dropped, so a flood
 #: can neither block the process on a full pipe nor fill our memory.
@@ -157,7 +157,6 @@ class Process:
         self.stdout = self.output_type(stdout_fd, cap, on_stdout)
         self.stderr = self.output_type(stderr_fd, cap)
         self.pidfd = _open_pidfd(pid)
-        track(pid)
         self.started()
 
     def started(self) -> None:
@@ -181,7 +180,9 @@ class Process:
         stdout_r, stdout_w = os.pipe()
         stderr_r, stderr_w = os.pipe()
         try:
-            pid = _start(program, argv, env, cwd, stdin_r, stdout_w, stderr_w)
+            with starting():  # tracked before any other thread may take it for an orphan
+                pid = _start(program, argv, env, cwd, stdin_r, stdout_w, stderr_w)
+                track(pid)
         except BaseException:
             for fd in (stdin_w, stdout_r, stderr_r):
                 os.close(fd)

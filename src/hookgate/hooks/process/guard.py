@@ -19,9 +19,9 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import secrets
 import subprocess
 import sys
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -46,7 +46,7 @@ def guard_token() -> str:
     """Our token, the guardian started on first use (and again in a forked child)."""
     global _guardian, _token, _guarded_pid
     if _guarded_pid != os.getpid():
-        _token = f"{os.getpid()}-{secrets.token_hex(8)}"
+        _token = f"{os.getpid()}-{os.urandom(8).hex()}"  # what secrets.token_hex does
         _guarded_pid = os.getpid()
         _guardian = _start_guardian(_token)
     return _token
@@ -91,6 +91,15 @@ def _dismiss(guardian: subprocess.Popen[bytes]) -> None:
 #: The children this process started and waits for itself; every other exited child
 #: of ours is an adopted orphan, for `reap_orphans`.
 _own: set[int] = set()
+#: Held from a child's start until it is in `_own` (`starting`): a `reap_orphans` in
+#: another thread (the SIGCHLD handler of `hookgate acp`, while a worker thread runs a
+#: process) would otherwise take a child that exits at once for an orphan, and reap it.
+_starting = threading.Lock()
+
+
+def starting() -> threading.Lock:
+    """Hold this while starting a child and `track`ing it."""
+    return _starting
 
 
 def track(pid: int) -> None:
@@ -117,10 +126,11 @@ def reap_orphans() -> None:
     except ChildProcessError:
         return
     guardian = _guardian.pid if _guardian is not None else 0
-    for pid in _children():
-        if pid not in _own and pid != guardian and _is_zombie(pid):
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, os.WNOHANG)
+    with _starting:
+        for pid in _children():
+            if pid not in _own and pid != guardian and _is_zombie(pid):
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, os.WNOHANG)
 
 
 def _children() -> set[int]:

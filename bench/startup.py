@@ -1,0 +1,168 @@
+"""What hookgate's start-up costs, as ratios to `python -c pass` measured in the same run.
+
+Each round runs, in a rotating order, each as a child process of this one:
+- `python -c pass` (the baseline: the interpreter alone);
+- `hookgate hooks fire preToolCall` with one `command: "true"` hook;
+- `hookgate -p hi` with a scripted model (one text reply);
+- `python -c "import acp, acp.schema"` (what the ACP SDK costs by itself);
+- `hookgate acp`, timed to its answer to `initialize` (then its stdin is closed).
+A scratch project (agent file trusted, `$HOOKGATE_HOME` of its own) is made once.
+Prints a Markdown table of medians, ratios and their spread over the rounds, in wall
+clock and in CPU time of the child. `--baseline-src DIR` runs the three hookgate
+commands a second time on another source tree (`PYTHONPATH=DIR`), in the same rounds:
+before and after a change.
+
+    .venv/bin/python bench/startup.py [--rounds N] [--baseline-src ../main/src]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+PYTHON = sys.executable
+HOOKGATE = str(Path(sys.executable).with_name("hookgate"))
+INITIALIZE = json.dumps(
+    {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}
+)
+
+
+def make_project(root: Path) -> dict[str, str]:
+    """A trusted agent file with one process hook and a scripted model; its environment."""
+    (root / "replies.yaml").write_text("- text: hello\n" * 1)
+    (root / "hookgate.yaml").write_text(
+        "model: scripted:replies.yaml\nhooks:\n  preToolCall:\n    - command: 'true'\n"
+    )
+    env = {**os.environ, "HOOKGATE_HOME": str(root / "home"), "NO_COLOR": "1"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its .pyc files
+    subprocess.run([HOOKGATE, "trust", "--yes"], cwd=root, env=env, check=True,
+                   capture_output=True)  # fmt: skip
+    return env
+
+
+#: A measurement: (wall-clock seconds, CPU seconds of the child, user + system).
+Sample = tuple[float, float]
+
+
+def timed_run(argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes = b"") -> Sample:
+    started = time.perf_counter()
+    child = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    assert child.stdin is not None
+    child.stdin.write(stdin)
+    child.stdin.close()
+    return _reaped(child, started)
+
+
+def acp_initialize(cwd: Path, env: dict[str, str]) -> Sample:
+    """Seconds from starting `hookgate acp` to its answer to `initialize`; its CPU time
+    to its exit once stdin is closed after that answer."""
+    started = time.perf_counter()
+    child = subprocess.Popen([HOOKGATE, "acp"], cwd=cwd, env=env, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
+    assert child.stdin is not None
+    assert child.stdout is not None
+    child.stdin.write(INITIALIZE.encode() + b"\n")
+    child.stdin.flush()
+    answer = json.loads(child.stdout.readline())
+    elapsed = time.perf_counter() - started
+    assert answer.get("id") == 0, answer
+    assert "result" in answer, answer
+    child.stdin.close()
+    return elapsed, _reaped(child, started)[1]
+
+
+def _reaped(child: subprocess.Popen[bytes], started: float) -> Sample:
+    _, status, usage = os.wait4(child.pid, 0)
+    elapsed = time.perf_counter() - started
+    child.returncode = os.waitstatus_to_exitcode(status)
+    assert child.returncode == 0, child.args
+    return elapsed, usage.ru_utime + usage.ru_stime
+
+
+def contenders(
+    root: Path, env: dict[str, str], baseline: Path | None
+) -> dict[str, Callable[[], Sample]]:
+    runs: dict[str, Callable[[], Sample]] = {
+        "python -c pass": lambda: timed_run([PYTHON, "-c", "pass"], root, env),
+        "python -c 'import acp, acp.schema'": lambda: timed_run(
+            [PYTHON, "-c", "import acp, acp.schema"], root, env
+        ),
+    }
+    versions = {"": env}
+    if baseline is not None:  # the same commands on another source tree, e.g. main's
+        versions[" [baseline]"] = {**env, "PYTHONPATH": str(baseline)}
+    for suffix, used in versions.items():
+        runs |= hookgate_commands(root, used, suffix)
+    return runs
+
+
+def hookgate_commands(
+    root: Path, env: dict[str, str], suffix: str
+) -> dict[str, Callable[[], Sample]]:
+    fire = [HOOKGATE, "hooks", "fire", "preToolCall", "--tool", "shell"]
+    return {
+        f"hooks fire (one command hook){suffix}": lambda: timed_run(fire, root, env, b"{}"),
+        f"-p hi (scripted model){suffix}": lambda: timed_run([HOOKGATE, "-p", "hi"], root, env),
+        f"acp, to its answer to initialize{suffix}": lambda: acp_initialize(root, env),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--baseline-src", type=Path, metavar="DIR",
+                        help="also run the hookgate commands on this source tree (PYTHONPATH)")  # fmt: skip
+    args = parser.parse_args()
+    rounds = args.rounds
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        env = make_project(root)
+        runs = contenders(root, env, args.baseline_src)
+        for run in runs.values():  # warm the byte-code caches and the page cache
+            run()
+        times: dict[str, list[Sample]] = {name: [] for name in runs}
+        names = list(runs)
+        for index in range(rounds):
+            order = names[index % len(names) :] + names[: index % len(names)]
+            for name in order:
+                times[name].append(runs[name]())
+    report(times, rounds)
+
+
+def report(times: dict[str, list[Sample]], rounds: int) -> None:
+    print(f"rounds: {rounds}; load average: {os.getloadavg()[0]:.2f}")
+    for label, which in (("wall clock", 0), ("CPU time of the child (user + system)", 1)):
+        print(f"\n{label}:\n")
+        print("| what | median | vs `python -c pass` (median of the rounds' ratios, p10–p90) |")
+        print("| --- | ---: | ---: |")
+        base = [sample[which] for sample in times["python -c pass"]]
+        for name, samples in times.items():
+            values = [sample[which] for sample in samples]
+            ratios = sorted(v / b for v, b in zip(values, base, strict=True))
+            spread = f"{_pct(ratios, 10):.2f}–{_pct(ratios, 90):.2f}"
+            print(f"| {name} | {statistics.median(values) * 1000:.1f} ms | "
+                  f"{statistics.median(ratios):.2f}× ({spread}) |")  # fmt: skip
+        acp_import = [sample[which] for sample in times["python -c 'import acp, acp.schema'"]]
+        for name in [name for name in times if name.startswith("acp, ")]:
+            acp = [sample[which] for sample in times[name]]
+            own = sorted(a - i for a, i in zip(acp, acp_import, strict=True))
+            print(f"\nhookgate's own part of `{name}` (minus `import acp` in the same "
+                  f"round): median {statistics.median(own) * 1000:.1f} ms "
+                  f"(p10–p90 {_pct(own, 10) * 1000:.1f}–{_pct(own, 90) * 1000:.1f} ms)")  # fmt: skip
+
+
+def _pct(values: list[float], percent: int) -> float:
+    return values[min(len(values) - 1, len(values) * percent // 100)]
+
+
+if __name__ == "__main__":
+    main()

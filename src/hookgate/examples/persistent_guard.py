@@ -1,0 +1,14 @@
+#!/usr/bin/env python3
+"""A persistent preToolCall hook: one process for the whole session, one line per event."""
+
+import json
+import sys
+
+for line in sys.stdin:  # {"id": N, "event": {...}}: the event a process hook reads
+    message = json.loads(line)
+    command = str(message["event"].get("arguments", {}).get("command", ""))
+    reply: dict[str, str] | None = None  # None: no objection, the call goes on
+    if "rm -rf /" in command:
+        reply = {"action": "deny", "reason": "rm -rf / is never run here"}
+    # Exactly one line per event, with its id, flushed at once: hookgate is waiting.
+    print(json.dumps({"id": message["id"], "reply": reply}), flush=True)

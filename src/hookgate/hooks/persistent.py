@@ -1,0 +1,215 @@
+"""Persistent hooks: one process per hook and session, asked event after event.
+
+A `persistent: true` hook starts at its first event and stays. Each event is one line
+on its stdin, `{"id": N, "event": EVENT}` (EVENT: what its format writes to a process
+hook's stdin), and it answers with one line on stdout, `{"id": N, "reply": REPLY}`,
+with `"exit"` and `"stderr"` when it means what a process hook's exit status and stderr
+would; REPLY is what such a hook would print (an object, a string, or null). The
+reply goes through the hook's format like a process hook's output. A reply that is
+late, malformed, for another id or too long, or a process that dies, fails that
+event (its `onError` decides) and the process is stopped; the next event starts a new
+one after a backoff that doubles with each failure in a row (`RESTART_BACKOFF`).
+`PersistentHooks.close` (or `aclose`) stops them all with the session.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hookgate.hooks.config import HookSpec
+from hookgate.hooks.process import ProcessResult
+from hookgate.hooks.process.resident import Resident, ResidentFailure
+
+if TYPE_CHECKING:
+    import asyncio
+
+#: Seconds before the first restart after a failure; each failure in a row doubles it.
+RESTART_BACKOFF = 0.05
+#: The longest wait between two starts of a hook that keeps failing.
+RESTART_BACKOFF_MAX = 10.0
+
+
+@dataclass
+class _Slot:
+    """One persistent hook's process, the next event id, and its failures in a row."""
+
+    resident: Resident | None = None
+    next_id: int = 1
+    failures: int = 0
+    retry_at: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    loop_locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = field(default_factory=dict)
+
+    def failed(self) -> None:
+        self.failures += 1
+        delay = min(RESTART_BACKOFF * 2 ** (self.failures - 1), RESTART_BACKOFF_MAX)
+        self.retry_at = time.monotonic() + delay
+
+    def usable(self) -> Resident | None:
+        """The running process; one that ended between events counts as a failure (for
+        the backoff), but the event itself only waits for the restart."""
+        resident = self.resident
+        if resident is None or resident.stopped:
+            return None
+        if resident.has_exited():
+            self.failed()
+            return None
+        return resident
+
+    def restart_delay(self, deadline: float) -> float:
+        """Seconds to wait before the process may start again; raises if past `deadline`."""
+        wait = self.retry_at - time.monotonic()
+        if wait > 0 and self.retry_at >= deadline:
+            raise ResidentFailure(
+                f"restarting after {self.failures} failure{'s' if self.failures > 1 else ''} "
+                f"in a row; the next start is in {wait:.2f}s"
+            )
+        return max(wait, 0.0)
+
+    def event_line(self, event: bytes) -> tuple[int, bytes]:
+        if b"\n" in event:  # a format that indents its JSON: one line on the wire
+            event = json.dumps(json.loads(event), ensure_ascii=False).encode()
+        number, self.next_id = self.next_id, self.next_id + 1
+        return number, b'{"id":%d,"event":%s}\n' % (number, event)
+
+
+class PersistentHooks:
+    """The persistent hooks of one engine: each one's process, started at its first event.
+
+    A hook answers one event at a time: `ask` and `ask_sync` wait for its turn (from
+    one thread, or one event loop, at a time).
+    """
+
+    def __init__(self) -> None:
+        self._slots: dict[int, _Slot] = {}
+
+    def ask_sync(
+        self, hook: HookSpec, event: bytes, *, env: Mapping[str, str], cwd: str | None
+    ) -> ProcessResult:
+        """The hook's reply to `event`, as the `ProcessResult` a process hook would leave."""
+        started = time.monotonic()
+        deadline = started + hook.timeout
+        slot = self._slots.setdefault(id(hook), _Slot())
+        if not slot.lock.acquire(timeout=hook.timeout):
+            raise TimeoutError
+        try:
+            resident = slot.usable()
+            if resident is None:
+                if slot.resident is not None:
+                    slot.resident.stop_sync()
+                time.sleep(slot.restart_delay(deadline))
+                slot.resident = resident = Resident.start(hook.argv(), env=env, cwd=cwd)
+            number, line = slot.event_line(event)
+            try:
+                result = _result(resident.ask_sync(line, deadline), number, started)
+            except (TimeoutError, ResidentFailure):
+                slot.failed()
+                resident.stop_sync()
+                raise
+            except BaseException:  # KeyboardInterrupt: its reply would answer the next event
+                slot.failed()
+                resident.kill()
+                raise
+            slot.failures = 0  # "in a row": a good reply ends the series
+            return result
+        finally:
+            slot.lock.release()
+
+    async def ask(
+        self, hook: HookSpec, event: bytes, *, env: Mapping[str, str], cwd: str | None
+    ) -> ProcessResult:
+        """`ask_sync` on the event loop: the loop serves others while the hook works."""
+        import asyncio
+
+        started = time.monotonic()
+        deadline = started + hook.timeout
+        slot = self._slots.setdefault(id(hook), _Slot())
+        loop = asyncio.get_running_loop()
+        lock = slot.loop_locks.get(loop) or slot.loop_locks.setdefault(loop, asyncio.Lock())
+        if lock.locked():  # another event has its turn: wait for it, within our timeout
+            async with asyncio.timeout(hook.timeout):
+                await lock.acquire()
+        else:
+            await lock.acquire()  # at once: nothing to bound
+        try:
+            resident = slot.usable()
+            if resident is None:
+                async with asyncio.timeout(max(deadline - time.monotonic(), 0)):
+                    if slot.resident is not None:
+                        await slot.resident.stop()
+                    await asyncio.sleep(slot.restart_delay(deadline))
+                    slot.resident = resident = Resident.start(hook.argv(), env=env, cwd=cwd)
+            number, line = slot.event_line(event)
+            try:
+                result = _result(await resident.ask(line, deadline), number, started)
+            except (TimeoutError, ResidentFailure):
+                slot.failed()
+                await resident.stop()
+                raise
+            except BaseException:  # cancelled: its reply would answer the next event
+                slot.failed()
+                resident.kill()
+                raise
+            slot.failures = 0  # "in a row": a good reply ends the series
+            return result
+        finally:
+            lock.release()
+
+    def close(self) -> None:
+        """Stop every process (without an event loop: from `run_sync`'s side)."""
+        slots, self._slots = list(self._slots.values()), {}
+        for slot in slots:
+            if slot.resident is not None:
+                slot.resident.stop_sync()
+
+    async def aclose(self) -> None:
+        """Stop every process, on the event loop."""
+        slots, self._slots = list(self._slots.values()), {}
+        for slot in slots:
+            if slot.resident is not None:
+                await slot.resident.stop()
+
+
+def _result(line: bytes, number: int, started: float) -> ProcessResult:
+    """A reply line as the `ProcessResult` a process hook would have left."""
+    try:
+        reply = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        raise ResidentFailure(f"replied with a line that is not JSON: {_excerpt(line)}") from exc
+    if not isinstance(reply, dict) or reply.get("id") != number:
+        raise ResidentFailure(
+            f'replied {_excerpt(line)} to event {number}: expected {{"id": {number}, ...}}'
+        )
+    unknown = set(reply) - {"id", "reply", "exit", "stderr"}
+    code, stderr = reply.get("exit", 0), reply.get("stderr", "")
+    if unknown or type(code) is not int or not isinstance(stderr, str):
+        raise ResidentFailure(
+            f"replied {_excerpt(line)}: a reply has id, reply, an integer exit and a string "
+            "stderr, nothing else"
+        )
+    return ProcessResult(
+        returncode=code, stdout=_stdout_of(reply.get("reply")),
+        stderr=stderr.encode("utf-8", "surrogateescape"), stdout_truncated=False,
+        stderr_truncated=False, timed_out=False, duration=time.monotonic() - started,
+    )  # fmt: skip
+
+
+def _stdout_of(reply: Any) -> bytes:
+    if reply is None:
+        return b""
+    if isinstance(reply, str):
+        return reply.encode("utf-8", "surrogateescape")
+    return json.dumps(reply, ensure_ascii=False).encode("utf-8", "surrogateescape")
+
+
+def _excerpt(line: bytes, limit: int = 120) -> str:
+    text = line.decode("utf-8", "replace")
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+__all__ = ["PersistentHooks", "ResidentFailure"]

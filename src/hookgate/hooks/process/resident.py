@@ -1,0 +1,320 @@
+"""A resident process: started once, then asked one line at a time (persistent hooks).
+
+It is started like every other process (`core.Process`: own session, guarded
+environment, explicit env) and kept: each `ask` writes one line to its stdin and
+waits for one line on its stdout, bounded by the caller's deadline. A reply line
+longer than `LINE_CAP`, an exit or end of file before the reply, is a
+`ResidentFailure`; the deadline passing is `TimeoutError`. After either, the caller
+stops it (`stop`): stdin closed, `STOP_GRACE`, SIGTERM to the group, `KILL_GRACE`,
+SIGKILL, the leader reaped, every fd closed. stderr is drained all along and its last
+`STDERR_KEEP` bytes kept for failure messages. `ask_sync` waits in poll(2); `ask` lets
+the event loop wake it, its fds watched by that loop until another one (or
+`ask_sync`) asks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import select
+import signal
+import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Self
+
+from hookgate.hooks.errors import HookgateError
+from hookgate.hooks.process.core import (
+    KILL_GRACE,
+    OUTPUT_CAP,
+    READ_CHUNK,
+    Process,
+    exited_unreaped,
+)
+
+if TYPE_CHECKING:
+    import asyncio  # imported by `ask` alone: `ask_sync` needs no event loop
+
+#: Bytes a reply line may have; a longer one is a flood: the process is stopped.
+LINE_CAP = OUTPUT_CAP
+#: Bytes of stderr kept (the latest), quoted when the process fails.
+STDERR_KEEP = 2048
+#: Seconds a resident process has to exit by itself once its stdin is closed.
+STOP_GRACE = 0.2
+#: Seconds waited for the exit of a process whose stdout closed before its reply.
+_EXIT_AFTER_EOF = 0.05
+#: Seconds between exit checks where there is no pidfd to wait on (Linux < 5.3).
+_NO_PIDFD_TICK = 0.001
+
+
+class ResidentFailure(HookgateError):
+    """The resident process died, flooded or broke the protocol before it replied."""
+
+
+class Resident:
+    """A started resident process, asked by either driver, one line at a time."""
+
+    def __init__(self, process: Process) -> None:
+        self.process = process
+        self._buffer = bytearray()
+        self._stdout_eof = False
+        self._stderr = bytearray()
+        self.stopped = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        self._poll = select.poll()
+        for fd in (process.stdout.fd, process.stderr.fd, process.pidfd):
+            if fd is not None:
+                self._poll.register(fd, select.POLLIN)
+        assert process.stdin_fd is not None
+        os.set_blocking(process.stdin_fd, False)
+
+    @classmethod
+    def start(cls, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None) -> Self:
+        """Start `argv`; raises `SpawnError` when it cannot be."""
+        return cls(Process.spawn(argv, env=env, cwd=cwd, output_cap=LINE_CAP))
+
+    def has_exited(self) -> bool:
+        """Whether the process has ended (it stays unreaped until `stop`)."""
+        if not self.process.exited and exited_unreaped(self.process.pid, block=False):
+            self.process.exited = True
+        return self.process.exited
+
+    # Without an event loop.
+
+    def ask_sync(self, line: bytes, deadline: float) -> bytes:
+        """Write `line`, wait for one line back until `deadline` (monotonic seconds)."""
+        self._detach()
+        pending = self._write(memoryview(line))
+        while True:
+            if not pending and (reply := self._reply()) is not None:
+                return reply
+            self._wait_sync(deadline, write=bool(pending))
+            self._read_stdout()
+            if pending:
+                pending = self._write(pending)
+
+    def _wait_sync(self, deadline: float, *, write: bool = False) -> None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        process = self.process
+        if process.pidfd is None:
+            remaining = min(remaining, _NO_PIDFD_TICK)
+        stdin = process.stdin_fd if write else None
+        if stdin is not None:
+            self._poll.register(stdin, select.POLLOUT)
+        try:
+            ready = {fd for fd, _ in self._poll.poll(math.ceil(remaining * 1000))}
+        finally:
+            if stdin is not None:
+                self._poll.unregister(stdin)
+        if process.stderr.fd in ready:
+            self._read_stderr()
+        if process.pidfd in ready or process.pidfd is None:
+            self.has_exited()
+
+    def stop_sync(self) -> None:
+        """End it: stdin closed, then SIGTERM, then SIGKILL, each after its grace."""
+        if self.stopped:
+            return
+        self._detach()
+        process = self.process
+        try:
+            process.close_input()
+            for grace, then in ((STOP_GRACE, signal.SIGTERM), (KILL_GRACE, signal.SIGKILL)):
+                deadline = time.monotonic() + grace
+                with contextlib.suppress(TimeoutError):
+                    while not process.exited:
+                        self._wait_sync(deadline)
+                        self._buffer.clear()
+                        self._read_stdout()  # what it still writes is dropped
+                if process.exited:
+                    break
+                process.signal_group(then)
+        finally:
+            self._finish()
+
+    def kill(self) -> None:
+        """End it at once (the caller is interrupted): SIGKILL to the group, reaped."""
+        if not self.stopped:
+            self._detach()
+            self._finish()
+
+    # On an event loop.
+
+    async def ask(self, line: bytes, deadline: float) -> bytes:
+        """`ask_sync` on the running event loop, which serves others meanwhile."""
+        self._attach()
+        pending = self._write(memoryview(line))
+        while True:
+            if not pending and (reply := self._reply()) is not None:
+                return reply
+            await self._wait(deadline, write=bool(pending))
+            if pending:
+                pending = self._write(pending)
+
+    async def _wait(self, deadline: float, *, write: bool = False) -> None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        loop = self._loop
+        assert loop is not None
+        self._waiter = waiter = loop.create_future()
+        timer = loop.call_later(remaining, _settle, waiter)
+        stdin = self.process.stdin_fd if write else None
+        if stdin is not None:
+            loop.add_writer(stdin, _settle, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            self._waiter = None
+            if stdin is not None:
+                loop.remove_writer(stdin)
+
+    async def stop(self) -> None:
+        """`stop_sync` in a worker thread: the loop serves others during the graces."""
+        import asyncio
+
+        if not self.stopped:
+            self._detach()  # here, on the loop's own thread
+            await asyncio.to_thread(self.stop_sync)
+
+    def _attach(self) -> None:
+        """Have the running loop watch stdout, stderr and the exit, from now on."""
+        loop = _running_loop()
+        if self._loop is loop:
+            return
+        self._detach()
+        self._loop = loop
+        process = self.process
+        if not (self._stdout_eof or len(self._buffer) > LINE_CAP):
+            loop.add_reader(process.stdout.fd, self._on_stdout)
+        loop.add_reader(process.stderr.fd, self._read_stderr)
+        if process.pidfd is not None:
+            loop.add_reader(process.pidfd, self._on_exit)
+        else:  # no pidfd: a thread waits for the exit
+            pid = process.pid
+            waiter = loop.run_in_executor(None, lambda: exited_unreaped(pid, block=True))
+            waiter.add_done_callback(lambda _: self._on_exit())
+
+    def _detach(self) -> None:
+        """Stop the loop watching our fds (a closed loop watches nothing any more)."""
+        loop, self._loop = self._loop, None
+        if loop is None or loop.is_closed():
+            return
+        for fd in (self.process.stdout.fd, self.process.stderr.fd, self.process.pidfd):
+            if fd is not None:
+                loop.remove_reader(fd)
+
+    def _on_stdout(self) -> None:
+        if not self._read_stdout():
+            return
+        if self._loop is not None and (self._stdout_eof or len(self._buffer) > LINE_CAP):
+            self._loop.remove_reader(self.process.stdout.fd)
+        if self._waiter is not None:
+            _settle(self._waiter)
+
+    def _on_exit(self) -> None:
+        self.process.exited = True
+        if self._loop is not None and self.process.pidfd is not None:
+            self._loop.remove_reader(self.process.pidfd)
+        if self._waiter is not None:
+            _settle(self._waiter)
+
+    # What both share.
+
+    def _read_stdout(self) -> bool:
+        """Read what stdout holds, up to a line's end; whether a reply can be taken now
+        (a whole line, end of file, or more than a line may hold)."""
+        while not self._stdout_eof and len(self._buffer) <= LINE_CAP:
+            try:
+                chunk = os.read(self.process.stdout.fd, READ_CHUNK)
+            except BlockingIOError:
+                return False
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._stdout_eof = True
+            self._buffer += chunk
+            if b"\n" in chunk:
+                return True
+        return True
+
+    def _read_stderr(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.process.stderr.fd, READ_CHUNK)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                if self._loop is not None:  # at end of file it would be ready forever
+                    self._loop.remove_reader(self.process.stderr.fd)
+                with contextlib.suppress(KeyError):
+                    self._poll.unregister(self.process.stderr.fd)
+                return
+            self._stderr = (self._stderr + chunk)[-STDERR_KEEP:]
+
+    def _reply(self) -> bytes | None:
+        """The next complete line; raises `ResidentFailure` if none can come any more."""
+        end = self._buffer.find(b"\n")
+        if 0 <= end <= LINE_CAP:
+            line = bytes(self._buffer[:end])
+            del self._buffer[: end + 1]
+            return line
+        if len(self._buffer) > LINE_CAP:
+            raise ResidentFailure(f"a reply line passed {LINE_CAP:,} bytes{self._tail()}")
+        if self._stdout_eof or self.process.exited:
+            raise ResidentFailure(f"{self._ended()} before it replied{self._tail()}")
+        return None
+
+    def _ended(self) -> str:
+        process = self.process
+        if not self.has_exited() and process.pidfd is not None:
+            # A dying process's pipes close before its exit shows: a moment's wait lets
+            # the message say how it ended rather than that its stdout closed.
+            select.select([process.pidfd], [], [], _EXIT_AFTER_EOF)
+        if not self.has_exited():
+            return "closed its stdout"
+        self._read_stderr()
+        self.process.reap()
+        code = self.process.returncode
+        return f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
+
+    def _tail(self) -> str:
+        text = self._stderr.decode("utf-8", "replace").strip()
+        return f": {text[-300:]}" if text else ""
+
+    def _write(self, pending: memoryview) -> memoryview:
+        fd = self.process.stdin_fd
+        if fd is None:
+            raise ResidentFailure(f"{self._ended()} before it read the event{self._tail()}")
+        try:
+            while pending:
+                pending = pending[os.write(fd, pending) :]
+        except BlockingIOError:
+            pass
+        except OSError as exc:  # EPIPE: it closed its stdin, or is gone
+            raise ResidentFailure(
+                f"does not read its stdin ({exc.strerror}){self._tail()}"
+            ) from exc
+        return pending
+
+    def _finish(self) -> None:
+        self.stopped = True
+        self.process.reap()
+        self.process.release()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop:
+    import asyncio
+
+    return asyncio.get_running_loop()
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

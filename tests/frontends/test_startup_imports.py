@@ -1,0 +1,101 @@
+"""Each entry point imports only what its path uses: start-up is paid on every command.
+
+The real `hookgate` console script runs under `python -X importtime`, which names every
+module the process imported; the test fails when a path pulls in a heavy dependency it
+does not use (asyncio on a synchronous path, prompt_toolkit without a prompt, the ACP
+SDK outside `hookgate acp`, the openai SDK without a real model).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from runtime.project import HOOKGATE, RUN_TIMEOUT, Project
+
+#: Never imported by a command that does not run a session with a real model or editor.
+SESSION_ONLY = ("prompt_toolkit", "acp", "openai", "httpx2", "mcp", "importlib.metadata")
+#: Also absent from the synchronous commands: no event loop runs there.
+EVENT_LOOP = ("asyncio", "concurrent.futures", "ssl")
+
+
+def imported(project: Project, argv: list[str], stdin: str = "", expect_rc: int = 0) -> set[str]:
+    """The top-level and dotted names of every module `argv` imported, run for real."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", *argv], input=stdin, capture_output=True,
+        text=True, env=project.env(), timeout=RUN_TIMEOUT, cwd=project.dir,
+    )  # fmt: skip
+    assert done.returncode == expect_rc, done.stderr[-2000:]
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+
+
+def assert_none_of(modules: set[str], forbidden: tuple[str, ...]) -> None:
+    found = sorted(name for name in forbidden if name in modules)
+    assert not found, f"imported though unused: {found}"
+
+
+@pytest.fixture
+def hooked(project: Project) -> Project:
+    """A trusted agent file with a scripted model and one command hook."""
+    project.write_agent(
+        project.script({"text": "hello"}),
+        hooks={"preToolCall": [{"command": "true"}], "preGeneration": [{"command": "true"}]},
+    )
+    project.trust()
+    return project
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["hooks", "fire", "preToolCall", "--tool", "shell"],
+        ["hooks", "check"],
+        ["hooks", "schema", "preToolCall"],
+    ],
+    ids=["fire", "check", "schema"],
+)
+def test_hooks_commands_import_no_event_loop_and_no_session(
+    hooked: Project, args: list[str]
+) -> None:
+    modules = imported(hooked, [str(HOOKGATE), *args], stdin="{}")
+    assert "hookgate.hooks.runner" in modules or args[1] != "fire"
+    assert_none_of(modules, EVENT_LOOP + SESSION_ONLY)
+
+
+def test_print_mode_with_a_scripted_model_imports_no_prompt_editor_sdk_or_acp(
+    hooked: Project,
+) -> None:
+    modules = imported(hooked, [str(HOOKGATE), "-p", "hi"])
+    assert "hookgate.models.scripted" in modules
+    assert_none_of(modules, SESSION_ONLY)
+
+
+def test_acp_imports_no_prompt_editor(hooked: Project) -> None:
+    modules = imported(hooked, [str(HOOKGATE), "acp"])  # stdin at end of file: it ends
+    assert "acp" in modules
+    assert_none_of(modules, ("prompt_toolkit", "openai"))
+
+
+def test_run_sync_embedder_imports_no_event_loop(hooked: Project, tmp_path: Path) -> None:
+    embedder = tmp_path / "embed.py"
+    embedder.write_text(
+        textwrap.dedent("""
+        from pathlib import Path
+        from hookgate.hooks import HookEngine, load_hooks_file
+
+        engine = HookEngine(load_hooks_file(Path("hookgate.yaml")), session_id="s")
+        outcome = engine.run_sync("preToolCall", {"tool": "shell", "arguments": {}})
+        engine.close()
+        assert outcome.hooks_run == 1 and not outcome.blocked, outcome
+    """)
+    )
+    modules = imported(hooked, [str(embedder)])
+    assert_none_of(modules, EVENT_LOOP + SESSION_ONLY)

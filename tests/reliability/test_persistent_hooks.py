@@ -1,0 +1,266 @@
+"""Persistent hooks that crash, hang, flood, answer garbage or kill their own group.
+
+Under both drivers (`await engine.run` on one event loop, `engine.run_sync`): the event
+the fault hits follows the hook's `onError`, in bounded time; the next event is
+answered by a new process; closing the engine leaves no process, zombie or fd behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookgate.hooks import HookEngine, Outcome, parse_hooks
+from hookgate.hooks.process.guard import guard_token
+from hookgate.hooks.process.resident import LINE_CAP
+from hookgate.hooks.yamlfile import Where
+from reliability.faultkit import HANG_TIMEOUT_S, TURN_MARGIN_S, assert_nothing_left, bounded
+
+#: The child: one JSON line in, one out; the event's command says how to misbehave.
+CHILD = textwrap.dedent("""
+    import json, os, signal, subprocess, sys, time
+    with open(sys.argv[1], "a") as pids:
+        print(os.getpid(), file=pids)
+    for line in sys.stdin:
+        message = json.loads(line)
+        what = message["event"]["arguments"]["command"]
+        if what == "crash":
+            subprocess.Popen(["sleep", "60"])  # holds stdout: not waited for
+            sys.exit(1)
+        if what == "hang":
+            time.sleep(60)
+        if what == "flood":
+            sys.stdout.write("x" * (LINE_LIMIT + 4096))
+            sys.stdout.flush()
+            time.sleep(60)
+        if what == "garbage":
+            print("\\x00\\xff not json", flush=True)
+        if what == "wrong id":
+            print(json.dumps({"id": message["id"] + 1}), flush=True)
+        if what == "kill group":
+            subprocess.Popen(["sleep", "60"])
+            os.killpg(0, signal.SIGKILL)
+        reply = {"action": "deny", "reason": "no"} if what == "deny" else None
+        print(json.dumps({"id": message["id"], "reply": reply}), flush=True)
+""").replace("LINE_LIMIT", str(LINE_CAP))
+#: Each fault and what the failure says.
+FAULTS = {
+    "crash": "exited with status 1 before it replied",
+    "hang": f"timed out after {HANG_TIMEOUT_S:g}s",
+    "flood": f"a reply line passed {LINE_CAP:,} bytes",
+    "garbage": "replied with a line that is not JSON",
+    "wrong id": "replied '{\"id\": 3}' to event 2",
+    "kill group": "was killed by signal 9 before it replied",
+}
+
+
+class Driver:
+    """One engine driven event after event: on one event loop, or with `run_sync`."""
+
+    def __init__(self, kind: str, engine: HookEngine) -> None:
+        self.kind = kind
+        self.engine = engine
+        self._runner = asyncio.Runner() if kind == "async" else None
+        self.closed = False
+
+    def fire(self, command: str) -> Outcome:
+        payload = {"tool": "shell", "arguments": {"command": command}}
+        if self._runner is None:
+            return self.engine.run_sync("preToolCall", payload)
+        return self._runner.run(self.engine.run("preToolCall", payload))
+
+    def close(self) -> None:
+        if self._runner is None:
+            self.engine.close()
+        elif not self.closed:
+            self._runner.run(self.engine.aclose())
+            self._runner.close()
+        self.closed = True
+
+
+@pytest.fixture(params=["async", "sync"])
+def drive(
+    request: pytest.FixtureRequest, tmp_path: Path, mark: str
+) -> Iterator[Callable[..., Driver]]:
+    """`drive(**hook_entry_options)`: a `Driver` of an engine with the persistent child."""
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    drivers: list[Driver] = []
+
+    def make(**options: Any) -> Driver:
+        entry = {"name": "resident", "args": [sys.executable, str(script), str(tmp_path / "pids")],
+                 "persistent": True, "onError": "fail", "timeout": 10, **options}  # fmt: skip
+        config = parse_hooks({"preToolCall": [entry]}, Where("test.yaml"), base_dir=tmp_path)
+        driver = Driver(
+            request.param, HookEngine(config, session_id="s", project_dir=str(tmp_path))
+        )
+        drivers.append(driver)
+        return driver
+
+    yield make
+    for driver in drivers:
+        driver.close()
+
+
+def starts(tmp_path: Path) -> list[int]:
+    """The pid of each process the hook started, in order."""
+    path = tmp_path / "pids"
+    return [int(line) for line in path.read_text().split()] if path.exists() else []
+
+
+def zombies() -> list[int]:
+    """Our children that have exited but were never reaped."""
+    found = []
+    for listing in Path("/proc/self/task").glob("*/children"):
+        for pid in listing.read_text().split():
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text()
+            except OSError:
+                continue
+            if stat[stat.rindex(")") + 2] == "Z":
+                found.append(int(pid))
+    return found
+
+
+def open_fds() -> set[str]:
+    guard_token()  # the guardian's pipe, open for the life of the process: not the hook's
+    return set(os.listdir("/proc/self/fd"))
+
+
+def assert_allowed(outcome: Outcome) -> None:
+    assert not outcome.blocked, outcome
+    assert not outcome.errors, outcome
+
+
+@pytest.mark.reliability("hooks")
+def test_a_persistent_hook_answers_every_event_from_one_process(
+    drive: Callable[..., Driver], tmp_path: Path, mark: str
+) -> None:
+    """A persistent hook starts once, at its first event, and answers each in order."""
+    fds = open_fds()
+    driver = drive()
+    assert starts(tmp_path) == []  # nothing runs before the first event
+    for _ in range(3):
+        assert_allowed(driver.fire("ls"))
+    denied = driver.fire("deny")
+    assert denied.blocked
+    assert denied.reason == "no"
+    assert_allowed(driver.fire("ls"))
+    assert len(starts(tmp_path)) == 1
+    driver.close()
+    assert_nothing_left(mark)
+    assert zombies() == []
+    assert open_fds() <= fds
+
+
+@pytest.mark.reliability("hooks")
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_faulty_persistent_hook_fails_its_event_and_is_restarted(
+    drive: Callable[..., Driver], tmp_path: Path, mark: str, fault: str
+) -> None:
+    """A persistent hook's fault fails that event under onError; a new process answers the next."""
+    fds = open_fds()
+    driver = drive(timeout=HANG_TIMEOUT_S) if fault == "hang" else drive()
+    assert_allowed(driver.fire("ls"))
+    with bounded(HANG_TIMEOUT_S + TURN_MARGIN_S):
+        failed = driver.fire(fault)
+    assert failed.blocked, failed
+    assert f"hook 'resident' failed: {FAULTS[fault]}" in (failed.reason or ""), failed.reason
+    assert_allowed(driver.fire("ls"))
+    assert len(starts(tmp_path)) == 2
+    driver.close()
+    assert_nothing_left(mark)
+    assert zombies() == []
+    assert open_fds() <= fds
+
+
+@pytest.mark.reliability("hooks")
+@pytest.mark.parametrize("on_error", ["warn", "ignore"])
+def test_a_persistent_hooks_failure_follows_its_on_error(
+    drive: Callable[..., Driver], on_error: str
+) -> None:
+    """Under warn the failed event goes on with a notice; under ignore, silently."""
+    driver = drive(onError=on_error)
+    outcome = driver.fire("crash")
+    assert not outcome.blocked
+    assert len(outcome.notices) == (1 if on_error == "warn" else 0), outcome
+
+
+@pytest.mark.reliability("hooks")
+def test_a_persistent_hook_killed_between_events_is_restarted_for_the_next(
+    drive: Callable[..., Driver], tmp_path: Path, mark: str
+) -> None:
+    """A process killed while idle is started anew; the next event does not fail."""
+    driver = drive()
+    assert_allowed(driver.fire("ls"))
+    (pid,) = starts(tmp_path)
+    os.killpg(pid, 9)
+    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # dead, and still ours to reap
+    assert_allowed(driver.fire("ls"))
+    assert len(starts(tmp_path)) == 2
+    driver.close()
+    assert_nothing_left(mark)
+    assert zombies() == []
+
+
+@pytest.mark.reliability("hooks")
+def test_a_persistent_hook_that_keeps_failing_backs_off(
+    drive: Callable[..., Driver], tmp_path: Path
+) -> None:
+    """Failures in a row make the next start wait longer; past the timeout the event fails."""
+    driver = drive(timeout=0.2)
+    outcomes = [driver.fire("crash") for _ in range(6)]
+    assert all(outcome.blocked for outcome in outcomes)
+    assert "restarting after" in (outcomes[-1].reason or ""), outcomes[-1].reason
+    assert len(starts(tmp_path)) < 6
+
+
+@pytest.mark.reliability("hooks")
+def test_a_good_reply_ends_the_backoff(drive: Callable[..., Driver], tmp_path: Path) -> None:
+    """After a good reply the next failure waits the first backoff again, not a longer one."""
+    driver = drive(timeout=0.3)  # the fourth doubling (0.4 s) would pass it
+    for _ in range(4):
+        assert driver.fire("crash").blocked
+        assert_allowed(driver.fire("ls"))
+    assert len(starts(tmp_path)) == 5
+
+
+@pytest.mark.reliability("hooks")
+def test_a_cancelled_event_stops_its_persistent_hook(tmp_path: Path, mark: str) -> None:
+    """Cancelling the caller mid-event kills the hook at once; the next event starts anew."""
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    entry = {"name": "resident", "args": [sys.executable, str(script), str(tmp_path / "pids")],
+             "persistent": True, "timeout": 30}  # fmt: skip
+    config = parse_hooks({"preToolCall": [entry]}, Where("test.yaml"), base_dir=tmp_path)
+    engine = HookEngine(config, session_id="s", project_dir=str(tmp_path))
+    payload = {"tool": "shell", "arguments": {"command": "hang"}}
+
+    async def cancel_then_ask() -> Outcome:
+        asking = asyncio.ensure_future(engine.run("preToolCall", payload))
+        for _ in range(500):  # the child writes its pid once it runs: at most 5 s
+            if starts(tmp_path):
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)  # it has the event now, and sleeps on it
+        asking.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asking
+        try:
+            return await engine.run("preToolCall", {**payload, "arguments": {"command": "ls"}})
+        finally:
+            await engine.aclose()
+
+    with bounded(TURN_MARGIN_S):
+        outcome = asyncio.run(cancel_then_ask())
+    assert_allowed(outcome)
+    assert len(starts(tmp_path)) == 2
+    assert_nothing_left(mark)
+    assert zombies() == []
