@@ -146,7 +146,7 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> To
     """Why the call must not run: a hook, an unknown tool, a deny rule or the user."""
     call, pre = screened.asked, screened.pre
     if pre.blocked:
-        return ToolResult(f"[denied by a hook: {pre.reason}]", is_error=True)
+        return ToolResult(f"[denied by a hook: {pre.reason}]", is_error=True, denied=True)
     tool = gate.tools.get(call.name)
     if tool is None:
         known = ", ".join(gate.tools.names())
@@ -157,7 +157,9 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> To
     needs_consent = tool.needs_consent or leaves_workspace(call.name, arguments, gate.context)
     decision = gate.policy.judge(call.name, call.arguments, needs_consent=needs_consent)
     if decision.verdict is Verdict.DENY:
-        return ToolResult(f"[denied by the permission rule {decision.rule!r}]", is_error=True)
+        return ToolResult(
+            f"[denied by the permission rule {decision.rule!r}]", is_error=True, denied=True
+        )
     # A hook's `ask` asks the user even under yolo; its `allow` skips only the prompt.
     consent = gate.consent
     if pre.permission == "ask":
@@ -174,7 +176,7 @@ def _denied_by_consent(consent: Consent, call: ToolCall, view: TurnView) -> Tool
     """A person said no; or there was no one to ask, and the user must learn which rule
     would let the call through next time (a notice, with or without `-v`)."""
     if not isinstance(consent, AlwaysDeny):
-        return ToolResult("[denied by the user]", is_error=True)
+        return ToolResult("[denied by the user]", is_error=True, denied=True)
     rules = rules_allowing(call.name, call.arguments)
     advice = (
         f"to allow it, add to permissions.allow in the agent file: {', '.join(json.dumps(r) for r in rules)}"
@@ -183,7 +185,7 @@ def _denied_by_consent(consent: Consent, call: ToolCall, view: TurnView) -> Tool
     )
     view.notice(f"{call.name} call denied: it needs consent and there is no terminal to ask on; "
                 f"{advice}", NoticeKind.DENIED)  # fmt: skip
-    return ToolResult(NOT_ASKED_RESULT, is_error=True)
+    return ToolResult(NOT_ASKED_RESULT, is_error=True, denied=True)
 
 
 def _withheld(post: Outcome) -> ToolResult | None:

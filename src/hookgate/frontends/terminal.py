@@ -24,13 +24,13 @@ from hookgate.tools import ToolResult
 from hookgate.view import NoticeKind
 
 DIM, RESET = "\033[2m", "\033[0m"
-#: How each kind of notice looks on a terminal that takes colour.
+#: How each kind of notice looks on a terminal that takes colour: each its own.
 STYLES = {
     NoticeKind.INFO: DIM,
     NoticeKind.CHANGED: "\033[36m",  # cyan
     NoticeKind.DENIED: "\033[33m",  # yellow
-    NoticeKind.BLOCKED: "\033[33m",
-    NoticeKind.ERROR: "\033[31m",  # red
+    NoticeKind.BLOCKED: "\033[1;35m",  # bold magenta
+    NoticeKind.ERROR: "\033[1;31m",  # bold red
 }
 #: C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides
 #: that make text read differently from what it is ("Trojan Source").
