@@ -7,12 +7,17 @@ terminal) everything is plain text.
 
 from __future__ import annotations
 
+import io
+import itertools
 import json
 
 import pyte
+from hypothesis import given
+from hypothesis import strategies as st
 
 from frontends import test_line
 from frontends.test_line import COLUMNS, PROMPT, ROWS, SECRET, Terminal, start
+from hookgate.frontends.markdown import FALLBACK_SIZE, MarkdownAnswer
 from hookgate.frontends.terminal import STYLES
 from hookgate.view import NoticeKind
 from runtime.project import Project
@@ -113,3 +118,24 @@ def test_each_kind_of_notice_has_its_own_style(project: Project, terminals: list
         start_of_line = raw.rfind("hookgate: ", 0, raw.index(text))
         assert raw[start_of_line - len(STYLES[kind]) : start_of_line] == STYLES[kind], kind
     assert len(set(STYLES.values())) == len(NoticeKind)  # each its own
+
+
+def final_screen(deltas: list[str]) -> list[str]:
+    """The screen after `deltas` streamed through `MarkdownAnswer` (80x24 off a real tty)."""
+    stream = io.StringIO()
+    answer = MarkdownAnswer(stream)
+    for delta in deltas:
+        answer.add(delta)
+    answer.finish()
+    screen = pyte.Screen(*FALLBACK_SIZE)
+    pyte.Stream(screen).feed(stream.getvalue().replace("\n", "\r\n"))  # the tty's onlcr
+    return screen.display
+
+
+@given(st.lists(st.integers(1, len(ANSWER + "\r\n")), max_size=12))
+def test_a_streamed_answer_ends_as_if_it_had_come_whole(cuts: list[int]) -> None:
+    text = ANSWER.replace("here.\n", "here.\r\n")  # a \r and its \n may come apart
+    bounds = [0, *sorted(cuts), len(text)]
+    deltas = [text[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+
+    assert final_screen(deltas) == final_screen([text])

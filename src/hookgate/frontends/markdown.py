@@ -31,9 +31,9 @@ FALLBACK_SIZE = os.terminal_size((80, 24))
 TAB_COLUMNS = 8
 
 
-def complete_blocks(source: str) -> int:
-    """How many characters at the start of `source` are whole markdown blocks."""
-    end, fence, offset = 0, "", 0
+def first_block(source: str) -> int:
+    """The length of the first whole markdown block of `source`; 0 if none is whole yet."""
+    fence, offset, content = "", 0, False
     for line in source.splitlines(keepends=True):
         offset += len(line)
         if not line.endswith("\n"):
@@ -41,12 +41,14 @@ def complete_blocks(source: str) -> int:
         marker = _FENCE.match(line)
         if fence:
             if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence):
-                fence, end = "", offset  # a code block is whole at its closing fence
+                return offset  # a code block is whole at its closing fence
         elif marker:
             fence = marker.group(1)
-        elif not line.strip():
-            end = offset  # a blank line ends the block before it
-    return end
+        elif line.strip():
+            content = True
+        elif content:
+            return offset  # a blank line ends the block before it
+    return 0
 
 
 def rows_up(text: str, columns: int) -> int:
@@ -68,8 +70,8 @@ class MarkdownAnswer:
 
     def add(self, delta: str) -> None:
         self._source += delta
-        if end := complete_blocks(self._source):
-            self._render(end)
+        while end := first_block(self._source):
+            self._render(end)  # one at a time: rich spaces blocks unlike a stream would
         self._show_plain()
 
     def finish(self) -> None:
@@ -79,13 +81,16 @@ class MarkdownAnswer:
         elif self._shown and not self._shown.endswith("\n"):
             write_out("\n", self._stream)
         self._source = self._shown = ""
+        self._blocks = 0  # what comes next follows a notice, not a block
 
     def _show_plain(self) -> None:
         # Blank lines between blocks are rich's to draw; the next block's text is not.
         text = visible(self._source.lstrip("\n")) if self._source.strip() else ""
+        if not text.startswith(self._shown):  # a \r then \n: shown as ␍, now a newline
+            write_out(self._erase(_size(self._stream)), self._stream)
+            self._shown = ""
         if len(text) > len(self._shown):
-            separator = "\n" if self._blocks and not self._shown else ""
-            write_out(separator + text[len(self._shown) :], self._stream)
+            write_out(self._separator() + text[len(self._shown) :], self._stream)
             self._shown = text
 
     def _render(self, end: int) -> None:
@@ -93,14 +98,22 @@ class MarkdownAnswer:
         if not block.strip():
             return
         size = _size(self._stream)
-        up = rows_up(self._shown, size.columns)
-        if up >= size.lines - 1:  # its top has scrolled off: it stays plain
+        if rows_up(self._shown, size.columns) >= size.lines - 1:  # its top scrolled off
             write_out("" if self._shown.endswith("\n") else "\n", self._stream)
         else:
-            erase = "\r" + (f"\033[{up}A" if up else "") + "\033[J"
-            write_out(erase + render(block, size.columns), self._stream)
+            start = self._erase(size) if self._shown else self._separator()
+            write_out(start + render(block, size.columns), self._stream)
         self._shown = ""
         self._blocks += 1
+
+    def _separator(self) -> str:
+        """The blank line before a block that follows another; its first text follows it."""
+        return "\n" if self._blocks and not self._shown else ""
+
+    def _erase(self, size: os.terminal_size) -> str:
+        """What moves the cursor back to where the plain text began and erases it."""
+        up = rows_up(self._shown, size.columns)
+        return "\r" + (f"\033[{up}A" if up else "") + "\033[J"
 
 
 def render(markdown: str, columns: int) -> str:
