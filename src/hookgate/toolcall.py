@@ -198,5 +198,7 @@ def _withheld(post: Outcome) -> ToolResult | None:
 
 
 def show_notices(outcome: Outcome, view: TurnView) -> None:
+    """The hooks' lines for the user; a hook that failed under `onError: warn` is an error."""
+    failures = {str(failure) for failure in outcome.errors}
     for notice in outcome.notices:
-        view.notice(notice)
+        view.notice(notice, NoticeKind.ERROR if notice in failures else NoticeKind.INFO)

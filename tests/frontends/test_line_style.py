@@ -93,6 +93,7 @@ def write_every_kind(project: Project) -> None:
         "preGeneration": [{"name": "redact", "command": project.example("redact_prompt.py")}],
         "postToolCall": [{"name": "scrub", "matcher": "^shell$",
                           "command": project.hook("scrub", f"cat >/dev/null; echo '{reply}'")}],
+        "postGeneration": [{"name": "broken", "command": project.hook("broken", "exit 3")}],
     }  # fmt: skip
     project.write_agent(model, yolo=True, permissions={"deny": ["shell(rm *)"]}, hooks=hooks)
 
@@ -107,14 +108,15 @@ def test_each_kind_of_notice_has_its_own_style(project: Project, terminals: list
 
     assert terminal.wait() == 0
     raw = terminal.raw.decode()
-    seen = {
-        NoticeKind.INFO: "a note from the hook",
-        NoticeKind.CHANGED: "the result of shell was replaced by a hook",
-        NoticeKind.DENIED: "✗ shell denied: [denied by the permission rule 'shell(rm *)']",
-        NoticeKind.BLOCKED: "the question was blocked by hook 'redact'",
-        NoticeKind.ERROR: "✗ read_file: ",
-    }
-    for kind, text in seen.items():
+    seen = [
+        (NoticeKind.INFO, "a note from the hook"),
+        (NoticeKind.CHANGED, "the result of shell was replaced by a hook"),
+        (NoticeKind.DENIED, "✗ shell denied: [denied by the permission rule 'shell(rm *)']"),
+        (NoticeKind.BLOCKED, "the question was blocked by hook 'redact'"),
+        (NoticeKind.ERROR, "✗ read_file: "),
+        (NoticeKind.ERROR, "hook 'broken' (postGeneration) failed"),  # under onError: warn
+    ]
+    for kind, text in seen:
         start_of_line = raw.rfind("hookgate: ", 0, raw.index(text))
         assert raw[start_of_line - len(STYLES[kind]) : start_of_line] == STYLES[kind], kind
     assert len(set(STYLES.values())) == len(NoticeKind)  # each its own
