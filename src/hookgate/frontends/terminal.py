@@ -109,8 +109,10 @@ class StderrView:
             notice_line(f"tool {call.name} {dict(call.arguments)}")
 
     def tool_finished(self, call: ToolCall, result: ToolResult) -> None:
-        if self.verbose and result.is_error:
-            notice_line(f"tool {call.name} failed: {result.content[:200]}")
+        if self.verbose and result.denied:
+            notice_line(f"tool {call.name} denied: {result.content[:200]}", kind=NoticeKind.DENIED)
+        elif self.verbose and result.is_error:
+            notice_line(f"tool {call.name} failed: {result.content[:200]}", kind=NoticeKind.ERROR)
 
 
 class TerminalConsent:
