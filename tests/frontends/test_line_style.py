@@ -122,16 +122,18 @@ def test_each_kind_of_notice_has_its_own_style(project: Project, terminals: list
     assert len(set(STYLES.values())) == len(NoticeKind)  # each its own
 
 
-def final_screen(deltas: list[str]) -> list[str]:
-    """The screen after `deltas` streamed through `MarkdownAnswer` (80x24 off a real tty)."""
+def final_screen(deltas: list[str], history: int = 0) -> list[str]:
+    """The screen after `deltas` streamed through `MarkdownAnswer` (80x24 off a real tty),
+    and the `history` lines that scrolled off its top before it."""
     stream = io.StringIO()
     answer = MarkdownAnswer(stream)
     for delta in deltas:
         answer.add(delta)
     answer.finish()
-    screen = pyte.Screen(*FALLBACK_SIZE)
+    screen = pyte.HistoryScreen(*FALLBACK_SIZE, history=history + 1)
     pyte.Stream(screen).feed(stream.getvalue().replace("\n", "\r\n"))  # the tty's onlcr
-    return screen.display
+    scrolled = ["".join(line[x].data for x in range(screen.columns)) for line in screen.history.top]
+    return [*scrolled, *screen.display]
 
 
 @given(st.lists(st.integers(1, len(ANSWER + "\r\n")), max_size=12))
@@ -141,3 +143,13 @@ def test_a_streamed_answer_ends_as_if_it_had_come_whole(cuts: list[int]) -> None
     deltas = [text[a:b] for a, b in itertools.pairwise(bounds) if b > a]
 
     assert final_screen(deltas) == final_screen([text])
+
+
+def test_a_block_taller_than_the_screen_stays_plain_and_whole() -> None:
+    lines = [f"line **{n}**" for n in range(40)]
+    text = "\n".join(lines) + "\n\nAfter **that**."
+
+    shown = [line.rstrip() for line in final_screen([text[:300], text[300:]], history=40)]
+
+    assert [line for line in shown if line.startswith("line")] == lines
+    assert "After that." in shown

@@ -99,7 +99,8 @@ class MarkdownAnswer:
             return
         size = _size(self._stream)
         if rows_up(self._shown, size.columns) >= size.lines - 1:  # its top scrolled off
-            write_out("" if self._shown.endswith("\n") else "\n", self._stream)
+            whole = visible(block.lstrip("\n")).rstrip("\n") + "\n"
+            write_out(whole[len(self._shown) :], self._stream)  # the rest of it, plain
         else:
             start = self._erase(size) if self._shown else self._separator()
             write_out(start + render(block, size.columns), self._stream)
