@@ -59,6 +59,15 @@ def build_parser() -> argparse.ArgumentParser:
                      default=argparse.SUPPRESS,
                      help="the agent file (default: ./hookgate.yaml)")  # fmt: skip
     acp.set_defaults(handler=_run_acp)
+    window = commands.add_parser("window", help="the agent in a browser page, on this machine only")
+    window.add_argument("--agent", "--config", dest="agent", type=Path, metavar="FILE",
+                        default=argparse.SUPPRESS,
+                        help="the agent file (default: ./hookgate.yaml)")  # fmt: skip
+    window.add_argument("--port", type=int, default=0,
+                        help="the port on 127.0.0.1 (default: any free one)")  # fmt: skip
+    window.add_argument("--no-browser", dest="open_browser", action="store_false",
+                        help="print the URL, do not open a browser")  # fmt: skip
+    window.set_defaults(handler=_run_window)
     return parser
 
 
@@ -123,6 +132,7 @@ def _add_handoff_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--answer-asked", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--asked-depth", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--ask-depth-limit", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--asked-as", default=None, help=argparse.SUPPRESS)
     # The asker's pin of the asked agent's trust entry: it only narrows what runs.
     parser.add_argument("--trusted-digest", default=None, help=argparse.SUPPRESS)
 
@@ -133,7 +143,7 @@ def _run_handoff(args: argparse.Namespace) -> int:
 
         return answer_asked_main(
             args.agent, depth=args.asked_depth, depth_limit=args.ask_depth_limit,
-            trusted_digest=args.trusted_digest,
+            trusted_digest=args.trusted_digest, asked_as=args.asked_as, resume=args.resume,
         )  # fmt: skip
     from hookgate.frontends.askmode import ask_mode
 
@@ -167,6 +177,12 @@ def _run_acp(args: argparse.Namespace) -> int:
     from hookgate.frontends.acp import acp_mode
 
     return asyncio.run(acp_mode(args.agent))
+
+
+def _run_window(args: argparse.Namespace) -> int:
+    from hookgate.frontends.window.serve import window_mode
+
+    return window_mode(args.agent, port=args.port, open_browser=args.open_browser)
 
 
 def _run_sessions(args: argparse.Namespace) -> int:
