@@ -94,7 +94,7 @@ class DemoView:
 
     def tool_finished(self, call: ToolCall, result: ToolResult) -> None:
         first = result.content.strip().splitlines()[0] if result.content.strip() else ""
-        status = "failed" if result.is_error else "returned"
+        status = "denied" if result.denied else "failed" if result.is_error else "returned"
         print(f"    tool {status}: {first[:100]}")
 
 

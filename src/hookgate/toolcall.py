@@ -211,10 +211,12 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> To
     if pre.blocked and blocking_guardrail(gate.engine, "preToolCall", pre.blocked_by):
         rule = (pre.blocked_by or "").removeprefix(GUARDRAIL_PREFIX)
         _mark(view, screened, MarkKind.DENIED, pre.blocked_by or "a guardrail", pre.reason or "")
-        return ToolResult(f"[denied by guardrail {rule!r}: {pre.reason}]", is_error=True)
+        return ToolResult(
+            f"[denied by guardrail {rule!r}: {pre.reason}]", is_error=True, denied=True
+        )
     if pre.blocked:
         _mark(view, screened, MarkKind.DENIED, pre.blocked_by or "a hook", pre.reason or "")
-        return ToolResult(f"[denied by a hook: {pre.reason}]", is_error=True)
+        return ToolResult(f"[denied by a hook: {pre.reason}]", is_error=True, denied=True)
     tool = gate.tools.get(call.name)
     if tool is None:
         known = ", ".join(gate.tools.names())
@@ -226,7 +228,9 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> To
     decision = gate.policy.judge(call.name, call.arguments, needs_consent=needs_consent)
     if decision.verdict is Verdict.DENY:
         _mark(view, screened, MarkKind.DENIED, "permission rule", str(decision.rule))
-        return ToolResult(f"[denied by the permission rule {decision.rule!r}]", is_error=True)
+        return ToolResult(
+            f"[denied by the permission rule {decision.rule!r}]", is_error=True, denied=True
+        )
     # A hook's `ask` asks the user even under yolo; its `allow` skips only the prompt.
     consent = gate.consent
     if pre.permission == "ask":
@@ -249,7 +253,7 @@ def _denied_by_consent(consent: Consent, call: ToolCall, view: TurnView) -> Tool
     """A person said no; or there was no one to ask, and the user must learn which rule
     would let the call through next time (a notice, with or without `-v`)."""
     if not isinstance(consent, AlwaysDeny):
-        return ToolResult("[denied by the user]", is_error=True)
+        return ToolResult("[denied by the user]", is_error=True, denied=True)
     rules = rules_allowing(call.name, call.arguments)
     advice = (
         f"to allow it, add to permissions.allow in the agent file: {', '.join(json.dumps(r) for r in rules)}"
@@ -258,7 +262,7 @@ def _denied_by_consent(consent: Consent, call: ToolCall, view: TurnView) -> Tool
     )
     view.notice(f"{call.name} call denied: it needs consent and there is no terminal to ask on; "
                 f"{advice}", NoticeKind.DENIED)  # fmt: skip
-    return ToolResult(NOT_ASKED_RESULT, is_error=True)
+    return ToolResult(NOT_ASKED_RESULT, is_error=True, denied=True)
 
 
 def _withheld(post: Outcome) -> ToolResult | None:
@@ -277,6 +281,8 @@ def _withheld_by_guardrails(post: Outcome) -> bool:
 
 
 def show_notices(outcome: Outcome, view: TurnView) -> None:
+    """The hooks' lines for the user; a hook that failed under `onError: warn` is an error."""
+    failures = {str(failure) for failure in outcome.errors}
     for notice in outcome.notices:
         if notice.startswith(GUARDRAIL_PREFIX) and " objected: " in notice:
             # A guardrail on a result: its objection withheld the result (see modelcheck).
@@ -284,4 +290,4 @@ def show_notices(outcome: Outcome, view: TurnView) -> None:
             view.notice(f"{guard} withheld the result of the {outcome.payload.get('tool')} call: "
                         f"{reason}", NoticeKind.DENIED)  # fmt: skip
         else:
-            view.notice(notice)
+            view.notice(notice, NoticeKind.ERROR if notice in failures else NoticeKind.INFO)

@@ -21,7 +21,7 @@ def test_demo_runs_offline_and_leaks_no_secret(project: Project, tmp_path: Path)
 
     assert run.returncode == 0, run.stdout + run.stderr
     assert "LEAK" not in run.stdout
-    assert "tool failed: [denied by a hook: rm -rf is not allowed" in run.stdout
+    assert "tool denied: [denied by a hook: rm -rf is not allowed" in run.stdout
     assert "blocked: the question holds an OpenAI-style API key" in run.stdout
     assert "notice: scrub-aws: AWS credentials scrubbed from the tool output" in run.stdout
     assert "no secret in the audit log" in run.stdout

@@ -11,6 +11,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -43,11 +44,12 @@ def hostile_agent(project: Project) -> None:
     project.write_agent(model, yolo=True, hooks={"preToolCall": [hook]})
 
 
+@pytest.mark.parametrize("no_color", ["1", ""], ids=["plain", "markdown-rendered"])
 def test_line_mode_shows_control_characters_instead_of_obeying_them(
-    project: Project, terminals: list[Terminal]
+    project: Project, terminals: list[Terminal], no_color: str
 ) -> None:
     hostile_agent(project)
-    terminal = Terminal(project)
+    terminal = Terminal(project, extra_env={"NO_COLOR": no_color})
     terminals.append(terminal)
     terminal.expect(PROMPT)
 

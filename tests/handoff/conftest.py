@@ -72,6 +72,8 @@ def _sh_quote(text: str) -> str:
 class Display:
     """An `AskDisplay` that keeps what the user would have seen."""
 
+    shows_answer = True
+
     notices: list[str] = field(default_factory=list)
     streamed: list[str] = field(default_factory=list)
     done: list[str] = field(default_factory=list)

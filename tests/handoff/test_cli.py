@@ -42,8 +42,15 @@ def test_ask_prints_the_final_answer_alone(
     assert [entry["agent"] for entry in read_log(start_log)] == ["helper"]
 
 
+@pytest.mark.parametrize(
+    ("flags", "notice"),
+    [
+        (["-v"], "the asking agent reads another answer than the one shown"),
+        ([], "the agent's own answer was not shown"),  # without -v nothing was streamed
+    ],
+)
 def test_ask_with_a_post_ask_hook_prints_what_the_hook_left(
-    project: Project, asker: AgentDir, asked: AgentDir
+    project: Project, asker: AgentDir, asked: AgentDir, flags: list[str], notice: str
 ) -> None:
     asker.write(
         {"text": "unused"},
@@ -58,11 +65,11 @@ def test_ask_with_a_post_ask_hook_prints_what_the_hook_left(
     )
     asked.write(THINKING_ALOUD, {"text": "The raw answer."}, tools=["list_files"])
 
-    run = project.hookgate("--ask", "helper", "What is here?", "-v")
+    run = project.hookgate("--ask", "helper", "What is here?", *flags)
 
     assert (run.returncode, run.stdout) == (0, "Checked answer.\n"), run.stderr
-    assert "The raw answer." in run.stderr  # -v: the stream is shown, on stderr
-    assert "the answer of helper was replaced by a hook" in run.stderr
+    assert ("The raw answer." in run.stderr) == bool(flags)  # -v: the stream, on stderr
+    assert f"the answer of helper was replaced by a hook: {notice}" in run.stderr
 
 
 def test_ask_refused_by_pre_ask_prints_the_hook_response_and_exits_2(

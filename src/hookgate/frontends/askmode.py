@@ -36,6 +36,10 @@ class StderrAskDisplay:
         self.verbose = verbose
         self._streamed = False
 
+    @property
+    def shows_answer(self) -> bool:
+        return self.verbose
+
     def notice(self, text: str) -> None:
         self.asked_done("")
         notice_line(text)

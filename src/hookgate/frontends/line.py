@@ -16,7 +16,7 @@ import stat
 import sys
 from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory
@@ -30,6 +30,7 @@ from hookgate.frontends.terminal import (
     TerminalTeamDisplay,
     notice_line,
     print_answer,
+    use_colour,
     write_out,
     write_text,
 )
@@ -46,6 +47,9 @@ from hookgate.trust.command import offer_trust
 from hookgate.trust.store import TrustStore
 from hookgate.turn import PromptBlocked, run_turn
 from hookgate.view import NoticeKind
+
+if TYPE_CHECKING:
+    from hookgate.frontends.markdown import MarkdownAnswer
 
 HELP = """\
 Type a question and press Enter; Esc Enter adds a line.
@@ -117,6 +121,8 @@ class CheckedFileHistory(FileHistory):
 class LineAskDisplay:
     """A hand-off's answer streams to stdout after a notice naming the agent."""
 
+    shows_answer = True
+
     def __init__(self) -> None:
         self._streaming = False
 
@@ -137,33 +143,49 @@ class LineAskDisplay:
 
 
 class LineView:
-    """Streams the answer to stdout as it arrives; notices and tool calls on stderr."""
+    """Streams the answer to stdout as it arrives, as markdown on a colour terminal;
+    notices and tool calls on stderr, each kind in its style."""
 
     def __init__(self) -> None:
         self.streamed = False
+        self._markdown: MarkdownAnswer | None = None
+        if use_colour(sys.stdout):
+            from hookgate.frontends.markdown import MarkdownAnswer  # rich: only to render
+
+            self._markdown = MarkdownAnswer(sys.stdout)
 
     def answer_text(self, delta: str) -> None:
         self.streamed = True
-        write_text(delta, sys.stdout)
+        if self._markdown is not None:
+            self._markdown.add(delta)
+        else:
+            write_text(delta, sys.stdout)
 
     def notice(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
-        self._end_line()
+        self.end_answer()
         notice_line(text, kind=kind)
 
     def tool_started(self, call: ToolCall) -> None:
-        self._end_line()
+        self.end_answer()
         notice_line(f"→ {call.name} {_short(dict(call.arguments))}")
         STATUS.show(f"running {call.name}")
 
     def tool_finished(self, call: ToolCall, result: ToolResult) -> None:
-        if result.is_error:
-            notice_line(f"✗ {call.name}: {_short(result.content)}")
+        if result.denied:
+            notice_line(f"✗ {call.name} denied: {_short(result.content)}", kind=NoticeKind.DENIED)
+        elif result.is_error:
+            notice_line(f"✗ {call.name}: {_short(result.content)}", kind=NoticeKind.ERROR)
         STATUS.show(THINKING)  # the model reads the result next
 
-    def _end_line(self) -> None:
-        if self.streamed:
+    def end_answer(self) -> None:
+        """End the answer streamed so far (rendering its last block), if any."""
+        if not self.streamed:
+            return
+        self.streamed = False
+        if self._markdown is not None:
+            self._markdown.finish()
+        else:
             write_out("\n", sys.stdout)
-            self.streamed = False
 
 
 async def line_mode(agent_file: Path, *, resume: str | None, continue_last: bool) -> int:
@@ -277,7 +299,7 @@ async def _turn(agent: AgentSession, question: str) -> bool:
     finally:
         STATUS.clear()
         loop.remove_signal_handler(signal.SIGINT)
-    view._end_line()
+    view.end_answer()
     if isinstance(outcome, PromptBlocked):
         print_answer(outcome.response)
         return False

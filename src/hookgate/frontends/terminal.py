@@ -27,13 +27,13 @@ if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
 
 DIM, RESET = "\033[2m", "\033[0m"
-#: How each kind of notice looks on a terminal that takes colour.
+#: How each kind of notice looks on a terminal that takes colour: each its own.
 STYLES = {
     NoticeKind.INFO: DIM,
     NoticeKind.CHANGED: "\033[36m",  # cyan
     NoticeKind.DENIED: "\033[33m",  # yellow
-    NoticeKind.BLOCKED: "\033[33m",
-    NoticeKind.ERROR: "\033[31m",  # red
+    NoticeKind.BLOCKED: "\033[1;35m",  # bold magenta
+    NoticeKind.ERROR: "\033[1;31m",  # bold red
 }
 #: C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides
 #: that make text read differently from what it is ("Trojan Source").
@@ -112,8 +112,10 @@ class StderrView:
             notice_line(f"tool {call.name} {dict(call.arguments)}")
 
     def tool_finished(self, call: ToolCall, result: ToolResult) -> None:
-        if self.verbose and result.is_error:
-            notice_line(f"tool {call.name} failed: {result.content[:200]}")
+        if self.verbose and result.denied:
+            notice_line(f"tool {call.name} denied: {result.content[:200]}", kind=NoticeKind.DENIED)
+        elif self.verbose and result.is_error:
+            notice_line(f"tool {call.name} failed: {result.content[:200]}", kind=NoticeKind.ERROR)
 
 
 class TerminalTeamDisplay:

@@ -65,6 +65,8 @@ class StreamView:
 
     # Hand-offs this agent makes in turn: their notices only; their text is not ours.
 
+    shows_answer = False
+
     def asked_text(self, agent: str, delta: str) -> None:
         pass
 

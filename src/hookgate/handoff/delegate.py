@@ -28,6 +28,11 @@ from hookgate.hooks import MAX_CONTINUES, HookEngine, Outcome
 class AskDisplay(Protocol):
     """Where a hand-off shows itself: each front end has one."""
 
+    @property
+    def shows_answer(self) -> bool:
+        """Whether `asked_text` reaches the user (a notice about the answer says so)."""
+        ...
+
     def notice(self, text: str) -> None:
         """A line for the user, never part of an answer."""
         ...
@@ -43,6 +48,8 @@ class AskDisplay(Protocol):
 
 class NoticeDisplay:
     """A display for front ends that show notices only: the streamed answer is dropped."""
+
+    shows_answer = False
 
     def __init__(self, notify: Callable[[str], None]) -> None:
         self._notify = notify
@@ -179,10 +186,10 @@ async def delegate(
     _show(post, display)
     replaced = "answer" in post.changed
     if replaced:
-        display.notice(
-            f"the answer of {agent} was replaced by a hook: the asking agent reads another "
-            "answer than the one shown"
-        )
+        display.notice(f"the answer of {agent} was replaced by a hook: " + (
+            "the asking agent reads another answer than the one shown" if display.shows_answer
+            else "the agent's own answer was not shown"
+        ))  # fmt: skip
     return Returned(agent, question, post.payload["answer"], answer.error, post.context, replaced)
 
 

@@ -56,6 +56,8 @@ class MemberDisplay:
     """The hand-offs' display inside a team: members' notices, never their text (two
     answers streamed at once would interleave; the supervisor reads them whole)."""
 
+    shows_answer = False
+
     def __init__(self, display: TeamDisplay) -> None:
         self._display = display
 

@@ -33,6 +33,9 @@ class ToolResult:
 
     content: str
     is_error: bool = False
+    denied: bool = False
+    """The call never ran: a hook, a permission rule or the user refused it (never sent to
+    hooks or the model, which read `content`)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"content": self.content, "is_error": self.is_error}
