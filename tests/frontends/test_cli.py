@@ -29,7 +29,7 @@ def test_demo_runs_offline_and_leaks_no_secret(project: Project, tmp_path: Path)
     assert [entry["outcome"] for entry in audit] == [
         "answered", "answered", "blocked", "answered", "answered"]  # fmt: skip
     assert "guardrail 'shell' blocked the shell call: it uploads secrets.env" in run.stdout
-    assert "tool failed: [denied by guardrail 'shell'" in run.stdout
+    assert "tool denied: [denied by guardrail 'shell'" in run.stdout
     artifacts = [kept / "audit.log", *(p for p in (kept / "home").rglob("*") if p.is_file())]
     for path in artifacts:
         text = path.read_text()
