@@ -26,10 +26,10 @@ hooks:
     - matcher: ^fragile$
       command: exit 3          # a guard that cannot run
       onError: fail
-    - matcher: ^echo$
+    - matcher: echo$
       command: {sys.executable} {POLICY}
   postToolCall:
-    - matcher: ^echo$
+    - matcher: echo$
       command: {sys.executable} {POLICY}
   postGeneration:
     - command: {sys.executable} {POLICY}

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agents import Agent, RunConfig, WebSearchTool, function_tool
+from agents import Agent, RunConfig, WebSearchTool, function_tool, set_tracing_disabled
 from agents.run_config import CallModelData, ModelInputData
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
 
@@ -19,6 +19,8 @@ from adapters.conftest import Hooked, Tools
 from hookgate.adapters.openai_agents import HookgateAgent, UnscreenedTools, hookgate_agent
 
 CALL_IDS = itertools.count()
+
+set_tracing_disabled(True)  # offline: no trace export
 
 
 def call(name: str, **args: Any) -> list[Any]:

@@ -59,6 +59,8 @@ class CallAllowed:
     """The arguments the call runs with (a hook may have replaced them)."""
     context: tuple[str, ...] = ()
     rewritten: bool = False
+    permission: str | None = None
+    """A hook said `allow` (no consent needed) or `ask` (consent, always)."""
 
 
 @dataclass(frozen=True)
@@ -181,6 +183,7 @@ def _call_decision(outcome: Outcome) -> CallAllowed | CallDenied:
         dict(outcome.payload["arguments"]),
         outcome.context,
         rewritten="arguments" in outcome.changed,
+        permission=outcome.permission,
     )
 
 

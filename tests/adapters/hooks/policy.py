@@ -18,11 +18,11 @@ if name == "preGeneration":
         reply = {"prompt": prompt.replace("please rewrite", "rewritten by policy")}
     if "context" in prompt:
         reply["context"] = "House rule: answer in one line."
-elif name == "preToolCall" and event["tool"] == "echo":
+elif name == "preToolCall" and event["tool"].endswith("echo"):
     text = event["arguments"].get("text", "")
     if "lower" in text:
         reply = {"arguments": {"text": text.upper()}}
-elif name == "postToolCall" and event["tool"] == "echo":
+elif name == "postToolCall" and event["tool"].endswith("echo"):
     if "SECRET" in event["result"]["content"]:
         reply = {"result": "[scrubbed by policy]"}
 elif name == "postGeneration":
