@@ -142,3 +142,24 @@ def test_post_generation_runs_when_a_tool_raises(
     with pytest.raises(RuntimeError, match="the tool broke"):
         ask(built, "break it", use_async=use_async)
     assert [end["outcome"] for end in hooked.ends()] == ["error"]
+
+
+def test_an_interrupt_pauses_the_run_without_ending_it(hooked: Hooked, tools: Tools) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import interrupt
+
+    def approve(text: str) -> str:
+        """Ask a person first."""
+        return str(interrupt(f"approve {text}?"))
+
+    model = ScriptedChat(messages=iter([call("approve", text="x"), "done"]))
+    built = create_agent(
+        model,
+        [StructuredTool.from_function(approve)],
+        middleware=[hookgate_middleware(hooked.file)],
+        checkpointer=InMemorySaver(),
+    )
+    config = {"configurable": {"thread_id": "1"}}
+    state = built.invoke({"messages": [{"role": "user", "content": "go"}]}, config)
+    assert state["__interrupt__"][0].value == "approve x?"
+    assert hooked.ends() == []  # paused, not over

@@ -23,6 +23,7 @@ from langchain.agents.middleware import (
 )
 from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt.tool_node import ToolInvocationError
 from langgraph.runtime import Runtime
 from langgraph.types import Command
@@ -39,6 +40,9 @@ from hookgate.adapters.gate import (
 )
 
 ToolAnswer = ToolMessage | Command[Any]
+#: Raised through the wrappers without ending the run: LangChain answers the model with a
+#: tool's bad arguments, and an interrupt (human in the loop) pauses the run.
+_NOT_AN_END = (ToolInvocationError, GraphBubbleUp)
 
 
 class HookgateState(AgentState[Any]):
@@ -104,6 +108,8 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
     ) -> Any:
         try:
             return handler(_with_context(request))
+        except _NOT_AN_END:
+            raise
         except Exception:
             self.gate.finish_sync(_prompt_of(request.state), None, "error")
             raise
@@ -115,6 +121,8 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
     ) -> Any:
         try:
             return await handler(_with_context(request))
+        except _NOT_AN_END:
+            raise
         except (Exception, asyncio.CancelledError) as exc:
             await self.gate.finish(_prompt_of(request.state), None, _failed(exc))
             raise
@@ -129,8 +137,8 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
             return _denied(decision, name, call_id)
         try:
             answer = handler(_rewritten(request, decision))
-        except ToolInvocationError:
-            raise  # LangChain answers the model with it; the run goes on
+        except _NOT_AN_END:
+            raise
         except Exception:
             self.gate.finish_sync(_prompt_of(request.state), None, "error")
             raise
@@ -149,7 +157,7 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
             return _denied(decision, name, call_id)
         try:
             answer = await handler(_rewritten(request, decision))
-        except ToolInvocationError:
+        except _NOT_AN_END:
             raise
         except (Exception, asyncio.CancelledError) as exc:
             await self.gate.finish(_prompt_of(request.state), None, _failed(exc))

@@ -14,6 +14,7 @@ set-up says so (a warning, and `unscreened`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import inspect
 import json
@@ -80,8 +81,19 @@ class HookgateAgent:
         return result
 
     def run_sync(self, input: str | list[Any], **options: Any) -> RunResult:
-        """`run`, for a caller without an event loop."""
-        return asyncio.run(self.run(input, **options))
+        """`run`, for a caller without an event loop, on the loop `Runner.run_sync` uses
+        (clients made on it stay usable from one run to the next). Interrupted (Ctrl-C),
+        the run is cancelled and its postGeneration hooks finish first."""
+        loop = _default_loop()
+        task = loop.create_task(self.run(input, **options))
+        try:
+            return loop.run_until_complete(task)
+        except BaseException:
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    loop.run_until_complete(task)
+            raise
 
     async def _answer_blocked(self, blocked: PromptBlocked, options: dict[str, Any]) -> RunResult:
         """A run whose only answer is the hook's: the model is never called, and the
@@ -142,6 +154,21 @@ class HookgateAgent:
             return checked.content if checked.content != content else result
 
         return dataclasses.replace(tool, on_invoke_tool=on_invoke_tool)
+
+
+def _default_loop() -> asyncio.AbstractEventLoop:
+    """The thread's default event loop, made if there is none or it was closed."""
+    policy = asyncio.get_event_loop_policy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            loop = policy.get_event_loop()
+        except RuntimeError:
+            loop = None
+    if loop is None or loop.is_closed():
+        loop = policy.new_event_loop()
+        policy.set_event_loop(loop)
+    return loop
 
 
 def _prompt_text(input: str | list[Any]) -> str:
