@@ -35,6 +35,8 @@ class ScriptedCLI(Transport):
         self.ran: list[tuple[str, dict[str, Any]]] = []
         self.task: asyncio.Task[None] | None = None
         self.prompt_answers: list[dict[str, Any]] = []
+        self.answers: list[dict[str, Any]] = []
+        """Every callback's answer as the CLI read it off the wire, with its event."""
 
     async def connect(self) -> None:
         pass
@@ -99,6 +101,7 @@ class ScriptedCLI(Transport):
                         answers.append({"decision": "block", "reason": response["error"]})
                     continue
                 answers.append(response["response"])
+                self.answers.append({"event": event, "answer": response["response"]})
         return answers
 
     async def prompt_allowed(self, prompt: str) -> bool:

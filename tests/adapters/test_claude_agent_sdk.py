@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -148,3 +149,60 @@ def _stdout(tool_input: dict[str, Any]) -> dict[str, Any]:
 
 def _echo(tool_input: dict[str, Any]) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": f"echo: {tool_input['text']}"}]}
+
+
+GOLDEN = Path(__file__).resolve().parent / "golden_claude_sdk"
+
+
+@pytest.mark.parametrize(
+    ("case", "question", "calls"),
+    [
+        ("deny", "clean up", [("Bash", {"command": "rm -rf /", "description": "clean"})]),
+        (
+            "rewrite_and_replace",
+            "echo with context",
+            [("mcp__tools__echo", {"text": "lower SECRET"})],
+        ),
+        ("fail_closed", "try it", [("fragile", {"text": "x"})]),
+        ("block", "BLOCK me", []),
+    ],
+)
+def test_the_answers_on_the_wire_match_the_golden_files(
+    hooked: Hooked, case: str, question: str, calls: list[tuple[str, dict[str, Any]]]
+) -> None:
+    async def script(cli: ScriptedCLI, prompt: str) -> None:
+        if await cli.prompt_allowed(prompt):
+            for name, tool_input in calls:
+                await cli.tool(name, tool_input, _echo if "echo" in name else _stdout)
+            await cli.finish("ok")
+
+    cli, _ = converse(hooked, question, script)
+    golden = GOLDEN / f"{case}.json"
+    assert cli.answers == json.loads(golden.read_text()), golden
+
+
+def test_post_generation_runs_when_the_query_is_cancelled(hooked: Hooked) -> None:
+    hooks = hooks_of(hooked)
+    started = asyncio.Event()
+
+    async def script(cli: ScriptedCLI, prompt: str) -> None:
+        if await cli.prompt_allowed(prompt):
+            started.set()
+            await asyncio.sleep(60)
+
+    async def consume() -> None:
+        async with hooks.guard():
+            options = ClaudeAgentOptions(hooks=hooks)  # type: ignore[arg-type]
+            cli = ScriptedCLI(script, str(hooked.dir))
+            async for _ in query(prompt="wait", options=options, transport=cli):
+                pass
+
+    async def scenario() -> None:
+        task = asyncio.create_task(consume())
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(scenario())
+    assert hooked.ends() == [{"prompt": "wait", "answer": None, "outcome": "cancelled"}]

@@ -25,6 +25,8 @@ class ScriptedChat(GenericFakeChatModel):
 
     seen: list[list[BaseMessage]] = []  # noqa: RUF012 (a pydantic field, copied per instance)
     fail: bool = False
+    hang: asyncio.Event | None = None
+    """Set: the model signals it and never answers (until cancelled)."""
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChat:  # type: ignore[override]
         return self
@@ -34,6 +36,12 @@ class ScriptedChat(GenericFakeChatModel):
         if self.fail:
             raise ConnectionError("the model is unreachable")
         return super()._generate(messages, *args, **kwargs)
+
+    async def _agenerate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Any:
+        if self.hang is not None:
+            self.hang.set()
+            await asyncio.sleep(60)
+        return await super()._agenerate(messages, *args, **kwargs)
 
 
 def call(name: str, **args: Any) -> AIMessage:
@@ -163,3 +171,20 @@ def test_an_interrupt_pauses_the_run_without_ending_it(hooked: Hooked, tools: To
     state = built.invoke({"messages": [{"role": "user", "content": "go"}]}, config)
     assert state["__interrupt__"][0].value == "approve x?"
     assert hooked.ends() == []  # paused, not over
+
+
+def test_post_generation_runs_when_the_run_is_cancelled(hooked: Hooked, tools: Tools) -> None:
+    async def scenario() -> None:
+        started = asyncio.Event()
+        model = ScriptedChat(messages=iter(["never"]), hang=started)
+        built = create_agent(model, [], middleware=[hookgate_middleware(hooked.file)])
+        run = asyncio.create_task(
+            built.ainvoke({"messages": [{"role": "user", "content": "wait"}]})
+        )
+        await started.wait()
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+
+    asyncio.run(scenario())
+    assert hooked.ends() == [{"prompt": "wait", "answer": None, "outcome": "cancelled"}]
