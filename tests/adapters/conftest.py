@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,3 +89,12 @@ class Tools:
 @pytest.fixture
 def tools() -> Tools:
     return Tools()
+
+
+async def cancel_when_started(run: Coroutine[Any, Any, Any], started: asyncio.Event) -> None:
+    """Start `run`, cancel it once `started` is set, and see the cancellation come out."""
+    task = asyncio.ensure_future(run)
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task

@@ -16,7 +16,7 @@ pytest.importorskip("claude_agent_sdk")
 from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
 
 from adapters.claude_cli import Script, ScriptedCLI
-from adapters.conftest import Hooked
+from adapters.conftest import Hooked, cancel_when_started
 from hookgate.adapters.claude_agent_sdk import (
     REWRITE_BLOCKED,
     CannotRewritePrompt,
@@ -197,12 +197,5 @@ def test_post_generation_runs_when_the_query_is_cancelled(hooked: Hooked) -> Non
             async for _ in query(prompt="wait", options=options, transport=cli):
                 pass
 
-    async def scenario() -> None:
-        task = asyncio.create_task(consume())
-        await started.wait()
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-
-    asyncio.run(scenario())
+    asyncio.run(cancel_when_started(consume(), started))
     assert hooked.ends() == [{"prompt": "wait", "answer": None, "outcome": "cancelled"}]

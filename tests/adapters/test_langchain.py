@@ -16,7 +16,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import StructuredTool
 
-from adapters.conftest import Hooked, Tools
+from adapters.conftest import Hooked, Tools, cancel_when_started
 from hookgate.adapters.langchain import hookgate_middleware
 
 
@@ -174,17 +174,9 @@ def test_an_interrupt_pauses_the_run_without_ending_it(hooked: Hooked, tools: To
 
 
 def test_post_generation_runs_when_the_run_is_cancelled(hooked: Hooked, tools: Tools) -> None:
-    async def scenario() -> None:
-        started = asyncio.Event()
-        model = ScriptedChat(messages=iter(["never"]), hang=started)
-        built = create_agent(model, [], middleware=[hookgate_middleware(hooked.file)])
-        run = asyncio.create_task(
-            built.ainvoke({"messages": [{"role": "user", "content": "wait"}]})
-        )
-        await started.wait()
-        run.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await run
-
-    asyncio.run(scenario())
+    started = asyncio.Event()
+    model = ScriptedChat(messages=iter(["never"]), hang=started)
+    built = create_agent(model, [], middleware=[hookgate_middleware(hooked.file)])
+    question = {"messages": [{"role": "user", "content": "wait"}]}
+    asyncio.run(cancel_when_started(built.ainvoke(question), started))
     assert hooked.ends() == [{"prompt": "wait", "answer": None, "outcome": "cancelled"}]

@@ -15,7 +15,7 @@ from agents import Agent, RunConfig, WebSearchTool, function_tool, set_tracing_d
 from agents.run_config import CallModelData, ModelInputData
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
 
-from adapters.conftest import Hooked, Tools
+from adapters.conftest import Hooked, Tools, cancel_when_started
 from hookgate.adapters.openai_agents import HookgateAgent, UnscreenedTools, hookgate_agent
 
 CALL_IDS = itertools.count()
@@ -165,12 +165,5 @@ def test_post_generation_runs_when_the_run_is_cancelled(hooked: Hooked, tools: T
 
     guarded = agent(hooked, tools, ScriptedModel([ModelStep.respond(slow)]))
 
-    async def scenario() -> None:
-        run = asyncio.create_task(guarded.run("wait"))
-        await started.wait()
-        run.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await run
-
-    asyncio.run(scenario())
+    asyncio.run(cancel_when_started(guarded.run("wait"), started))
     assert hooked.ends() == [{"prompt": "wait", "answer": None, "outcome": "cancelled"}]

@@ -22,7 +22,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from adapters.conftest import Hooked, Tools
+from adapters.conftest import Hooked, Tools, cancel_when_started
 from hookgate.adapters.pydantic_ai import hookgate_capability
 
 
@@ -172,12 +172,5 @@ def test_post_generation_runs_when_the_run_is_cancelled(hooked: Hooked, tools: T
 
     built = Agent(FunctionModel(slow), capabilities=[hookgate_capability(hooked.file)])
 
-    async def scenario() -> None:
-        run = asyncio.create_task(built.run("wait"))
-        await started.wait()
-        run.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await run
-
-    asyncio.run(scenario())
+    asyncio.run(cancel_when_started(built.run("wait"), started))
     assert hooked.ends() == [{"prompt": "wait", "answer": None, "outcome": "cancelled"}]
