@@ -11,10 +11,10 @@ import asyncio
 import logging
 import os
 import uuid
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from hookgate.hooks import HookEngine, HooksConfig, OnError, Outcome, load_hooks_file
 
@@ -26,12 +26,16 @@ STOPPED_CALL = "[not run: {reason}]"
 WITHHELD_RESULT = "[result withheld: hook {hook!r} failed]"
 #: Where a blocked question was: the question itself must not reach the model or the log.
 BLOCKED_MARKER = "[prompt blocked by a hook: {reason}]"
+#: What postGeneration hooks read for a run cancelled before preGeneration allowed its
+#: question: it may hold exactly what preGeneration exists to stop.
+UNCHECKED_MARKER = "[prompt not checked: the turn ended before preGeneration finished]"
 #: The answer to a blocked question when the blocking hook gave none.
 DEFAULT_BLOCK_RESPONSE = "The question was stopped by a hook and not sent to the model."
 
 TurnEnd = Literal["answered", "blocked", "error", "cancelled"]
 HooksSource = str | os.PathLike[str] | HooksConfig | HookEngine
 log = logging.getLogger("hookgate.adapters")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,37 @@ class Gate:
         _log_notices(task.result())
         if cancelled:
             raise asyncio.CancelledError
+
+    async def run_turn(
+        self,
+        prompt: str,
+        allowed: Callable[[PromptAllowed], Awaitable[T]],
+        blocked: Callable[[PromptBlocked], Awaitable[T]],
+        answer_of: Callable[[T], str | None],
+    ) -> T:
+        """One run between preGeneration and postGeneration: `allowed(decision)` runs it,
+        `blocked(decision)` answers a blocked question, and postGeneration runs however
+        it ends (answered, blocked, error, cancelled)."""
+        try:
+            decision = await self.screen_prompt(prompt)
+        except asyncio.CancelledError:
+            await self.finish(UNCHECKED_MARKER, None, "cancelled")
+            raise
+        if isinstance(decision, PromptBlocked):
+            try:
+                return await blocked(decision)
+            finally:
+                await self.finish(decision.marker, decision.response, "blocked")
+        try:
+            result = await allowed(decision)
+        except asyncio.CancelledError:
+            await self.finish(decision.prompt, None, "cancelled")
+            raise
+        except Exception:
+            await self.finish(decision.prompt, None, "error")
+            raise
+        await self.finish(decision.prompt, answer_of(result), "answered")
+        return result
 
     def finish_sync(self, prompt: str, answer: str | None, outcome: TurnEnd) -> None:
         _log_notices(self.engine.run_sync("postGeneration", _end(prompt, answer, outcome)))

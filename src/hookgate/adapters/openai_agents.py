@@ -59,26 +59,17 @@ class HookgateAgent:
 
     async def run(self, input: str | list[Any], **options: Any) -> RunResult:
         """`Runner.run(agent, input, **options)` with the hooks around it."""
-        prompt = _prompt_text(input)
-        try:
-            decision = await self.gate.screen_prompt(prompt)
-        except asyncio.CancelledError:
-            await self.gate.finish(prompt, None, "cancelled")
-            raise
-        if isinstance(decision, PromptBlocked):
+
+        async def allowed(decision: PromptAllowed) -> RunResult:
+            question = _rewritten(input, decision)
+            return await Runner.run(self.agent, question, **_with_context(decision, options))
+
+        async def blocked(decision: PromptBlocked) -> RunResult:
             return await self._answer_blocked(decision, options)
-        try:
-            result = await Runner.run(
-                self.agent, _rewritten(input, decision), **_with_context(decision, options)
-            )
-        except asyncio.CancelledError:
-            await self.gate.finish(decision.prompt, None, "cancelled")
-            raise
-        except Exception:
-            await self.gate.finish(decision.prompt, None, "error")
-            raise
-        await self.gate.finish(decision.prompt, str(result.final_output), "answered")
-        return result
+
+        return await self.gate.run_turn(
+            _prompt_text(input), allowed, blocked, lambda result: str(result.final_output)
+        )
 
     def run_sync(self, input: str | list[Any], **options: Any) -> RunResult:
         """`run`, for a caller without an event loop, on the loop `Runner.run_sync` uses
@@ -107,10 +98,7 @@ class HookgateAgent:
             output_guardrails=[],
         )
         kept = {key: options[key] for key in ("context", "session") if key in options}
-        try:
-            return await Runner.run(answering, blocked.marker, **kept)
-        finally:
-            await self.gate.finish(blocked.marker, blocked.response, "blocked")
+        return await Runner.run(answering, blocked.marker, **kept)
 
     def _guarded(self, agent: Agent[Any], done: dict[int, Agent[Any]]) -> Agent[Any]:
         """A clone of `agent` (and of each agent it hands off to) with every function

@@ -10,7 +10,6 @@ model request, and pre- and postToolCall around each tool's execution.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 from dataclasses import dataclass, field
@@ -54,26 +53,16 @@ class HookgateCapability(AbstractCapability[Any]):
     async def wrap_run(
         self, ctx: RunContext[Any], *, handler: WrapRunHandler
     ) -> AgentRunResult[Any]:
-        prompt = _prompt_text(ctx.prompt)
-        try:
-            decision = await self.gate.screen_prompt(prompt)
-        except asyncio.CancelledError:
-            await self.gate.finish(prompt, None, "cancelled")
-            raise
-        if isinstance(decision, PromptBlocked):
-            await self.gate.finish(decision.marker, decision.response, "blocked")
+        async def allowed(decision: PromptAllowed) -> AgentRunResult[Any]:
+            self.question = decision
+            return await handler()
+
+        async def blocked(decision: PromptBlocked) -> AgentRunResult[Any]:
             return AgentRunResult(output=decision.response)
-        self.question = decision
-        try:
-            result = await handler()
-        except asyncio.CancelledError:
-            await self.gate.finish(decision.prompt, None, "cancelled")
-            raise
-        except Exception:
-            await self.gate.finish(decision.prompt, None, "error")
-            raise
-        await self.gate.finish(decision.prompt, _answer(result.output), "answered")
-        return result
+
+        return await self.gate.run_turn(
+            _prompt_text(ctx.prompt), allowed, blocked, lambda result: _answer(result.output)
+        )
 
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
