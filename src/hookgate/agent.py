@@ -15,7 +15,7 @@ from pathlib import Path
 
 from hookgate.agentfile import AgentConfig
 from hookgate.callcaps import CallCaps
-from hookgate.consent import AlwaysAllow, Consent
+from hookgate.consent import AlwaysAllow, AlwaysDeny, Consent
 from hookgate.errors import SessionError
 from hookgate.handoff import AskAgentTool, AskDisplay, Handoffs, NoticeDisplay, handoffs_for
 from hookgate.history import History
@@ -112,6 +112,7 @@ async def open_agent(
     extra_tools: Sequence[Tool] = (),
     project_dir: Path | None = None,
     trusted_digest: str | None = None,
+    asked_as: str | None = None,
 ) -> AgentSession:
     """Check trust, read `agent_file`, open the session, run `sessionStart`; raises on a block.
 
@@ -119,6 +120,7 @@ async def open_agent(
     before anything it names runs or is sent. Then start the file's MCP servers; one
     that fails is a notice and its tools are absent. `project_dir` (default: the
     working directory) is where the tools work. `trusted_digest`: see `require_trust`.
+    `asked_as`: the name the asker gave this agent, for its hooks.
     """
     trust_store = TrustStore(store.home if store is not None else None)
     config, trusted = load_trusted(agent_file, store=trust_store, expect_digest=trusted_digest)
@@ -138,13 +140,14 @@ async def open_agent(
         config.hooks, session_id=session_id, project_dir=str(project_dir),
         asked_depth=asked_depth, pinned=trusted.pins(),
         environ={**os.environ, TRANSCRIPT_ENV: str(transcript)},
-        transcript_path=str(transcript),
+        transcript_path=str(transcript), permission_mode=permission_mode(config, consent),
+        asked_agent=asked_as,
     )  # fmt: skip
     history = History.load(session, notify)
     try:
         # Written before the first hook runs: sessionStart hooks of a resumed session read it.
         history.transcript = Transcript.start(
-            store.home, session_id, model=_model_name(config), notify=notify,
+            store.home, session_id, model=_model_name(config), cwd=str(project_dir), notify=notify,
             messages=session.messages() if session is not None else (),
         )  # fmt: skip
         # What `hooks check` warns about, a session says too: a guard its own shell
@@ -190,6 +193,13 @@ async def open_agent(
     if config.mcp_servers:
         await _add_mcp_tools(agent, notify)
     return agent
+
+
+def permission_mode(config: AgentConfig, consent: Consent) -> str:
+    """Claude Code's name for how this session's tool calls are consented to."""
+    if config.yolo:
+        return "bypassPermissions"
+    return "dontAsk" if isinstance(consent, AlwaysDeny) else "default"
 
 
 def _model_name(config: AgentConfig) -> str:

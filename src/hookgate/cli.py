@@ -123,6 +123,7 @@ def _add_handoff_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--answer-asked", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--asked-depth", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--ask-depth-limit", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--asked-as", default=None, help=argparse.SUPPRESS)
     # The asker's pin of the asked agent's trust entry: it only narrows what runs.
     parser.add_argument("--trusted-digest", default=None, help=argparse.SUPPRESS)
 
@@ -133,7 +134,7 @@ def _run_handoff(args: argparse.Namespace) -> int:
 
         return answer_asked_main(
             args.agent, depth=args.asked_depth, depth_limit=args.ask_depth_limit,
-            trusted_digest=args.trusted_digest,
+            trusted_digest=args.trusted_digest, asked_as=args.asked_as, resume=args.resume,
         )  # fmt: skip
     from hookgate.frontends.askmode import ask_mode
 

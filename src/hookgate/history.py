@@ -61,6 +61,11 @@ class History:
             )
         return cls(session, messages, notify)
 
+    @property
+    def saved(self) -> bool:
+        """Whether the session file holds the whole conversation (it can be resumed)."""
+        return self.session is not None and not self._write_failed
+
     def close(self) -> None:
         """Let go of the session file (its lock); the history stays readable."""
         try:

@@ -61,7 +61,7 @@ class ScreenedCall:
 async def screen_call(gate: ToolGate, call: ToolCall, view: TurnView) -> ScreenedCall:
     """Run the preToolCall hooks of `call`, before the call is recorded anywhere."""
     pre = await gate.engine.run(
-        "preToolCall", {"tool": call.name, "arguments": dict(call.arguments)}
+        "preToolCall", {"tool": call.name, "call_id": call.id, "arguments": dict(call.arguments)}
     )
     show_notices(pre, view)
     recorded = call
@@ -131,7 +131,8 @@ async def _guarded_call(
     arguments = pre.payload["arguments"]
     result = await tool.run(arguments, gate.context)
     post = await gate.engine.run(
-        "postToolCall", {"tool": call.name, "arguments": arguments, "result": result.to_json()}
+        "postToolCall",
+        {"tool": call.name, "call_id": call.id, "arguments": arguments, "result": result.to_json()},
     )
     show_notices(post, view)
     if (withheld := _withheld(post)) is not None:

@@ -3,7 +3,8 @@
 `transcript_path(home, session_id)` is where it lives. `Transcript` writes every message
 the history records, as it records it, so a hook reads the conversation up to the event
 it handles; it holds exactly what the history holds (a blocked question's marker, a
-redacted call), never more. It is private (0600) and derived: rewritten from the session
+redacted call), never more, with tool calls under Claude's names and argument shapes
+(the claude format's own mapping, `claude_tools`). It is private (0600) and derived: rewritten from the session
 file when a session resumes. A write that fails costs a notice, never the turn.
 """
 
@@ -16,6 +17,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from hookgate.hooks.formats.claude_tools import claude_input, claude_tool_name
 from hookgate.messages import Message
 
 #: The folder under `$HOOKGATE_HOME` that holds the transcripts.
@@ -35,11 +37,12 @@ class Transcript:
     """An open transcript file, appended to line by line; `close` when the session ends."""
 
     def __init__(
-        self, path: Path, session_id: str, model: str, notify: Callable[[str], None]
+        self, path: Path, session_id: str, model: str, cwd: str, notify: Callable[[str], None]
     ) -> None:
         self.path = path
         self.session_id = session_id
         self.model = model
+        self.cwd = cwd  # where a call's relative paths start: Claude writes them absolute
         self._notify = notify
         self._fd: int | None = None
         self._last_uuid: str | None = None
@@ -51,11 +54,12 @@ class Transcript:
         session_id: str,
         *,
         model: str,
+        cwd: str,
         messages: Iterable[Message],
         notify: Callable[[str], None],
     ) -> Transcript:
         """A fresh transcript of `session_id` holding `messages` (a resumed session's)."""
-        transcript = cls(transcript_path(home, session_id), session_id, model, notify)
+        transcript = cls(transcript_path(home, session_id), session_id, model, cwd, notify)
         try:
             transcript.path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
             flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_NOFOLLOW
@@ -74,7 +78,7 @@ class Transcript:
         line_uuid = str(uuid.uuid4())
         record = {
             "type": "assistant" if message.role == "assistant" else "user",
-            "message": _claude_message(message, self.model),
+            "message": _claude_message(message, self.model, self.cwd),
             "uuid": line_uuid,
             "parentUuid": self._last_uuid,
             "sessionId": self.session_id,
@@ -99,7 +103,7 @@ class Transcript:
         self._notify(f"the transcript {self.path} is no longer written: {exc.strerror or exc}")
 
 
-def _claude_message(message: Message, model: str) -> dict[str, Any]:
+def _claude_message(message: Message, model: str, cwd: str) -> dict[str, Any]:
     """`message` as Claude's transcript holds it: content blocks, tool results as `user`."""
     if message.role == "tool":
         block = {
@@ -114,7 +118,12 @@ def _claude_message(message: Message, model: str) -> dict[str, Any]:
     if message.content:
         content.append({"type": "text", "text": message.content})
     content += [
-        {"type": "tool_use", "id": call.id, "name": call.name, "input": dict(call.arguments)}
+        {
+            "type": "tool_use",
+            "id": call.id,
+            "name": claude_tool_name(call.name),
+            "input": claude_input(call.name, call.arguments, cwd),
+        }
         for call in message.tool_calls
     ]
     return {"role": "assistant", "model": model, "content": content}

@@ -16,7 +16,7 @@ from typing import Any
 from hookgate.agent import AgentSession
 from hookgate.callcaps import RefusedCall, apply_caps
 from hookgate.errors import ModelError
-from hookgate.hooks import OnError, Outcome
+from hookgate.hooks import MAX_CONTINUES, OnError, Outcome
 from hookgate.messages import Message, ToolCall
 from hookgate.toolcall import (
     CallOutcome,
@@ -37,8 +37,6 @@ UNCHECKED_MARKER = "[prompt not checked: the turn ended before preGeneration fin
 CANCELLED_TOOL_CALL = "[cancelled: the user interrupted the turn]"
 #: The answer recorded for a tool call left over when a hook stopped the turn.
 STOPPED_TOOL_CALL = "[not run: a hook stopped the turn]"
-#: How many times in a row the end-of-turn hooks may send the agent on (as Claude Code).
-MAX_CONTINUES = 8
 DEFAULT_BLOCK_RESPONSE = "The question was stopped by a hook and not sent to the model."
 
 

@@ -21,10 +21,10 @@ import pytest
 from hookgate.agent import AgentSession, open_agent
 from hookgate.consent import AlwaysDeny
 from hookgate.session import SessionStore
-from runtime.conftest import anyio_backend, project
+from runtime.conftest import anyio_backend, chat_server, project
 from runtime.project import Project
 
-__all__ = ["anyio_backend", "project"]
+__all__ = ["anyio_backend", "chat_server", "project"]
 
 #: Seconds a child may take to reach a given point on a loaded machine.
 START_WAIT_S = 20.0

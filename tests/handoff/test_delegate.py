@@ -82,7 +82,7 @@ async def test_prompt_rewrite_reaches_the_child_and_the_replaced_answer_reaches_
     assert "What is the plan?" in child["prompt"]
     assert "(conversation scrubbed)" in child["prompt"]
     assert SECRET not in child["prompt"]
-    assert child["asked"] == {"depth": 1}
+    assert child["asked"] == {"depth": 1, "agent": "helper"}
     assert depth_file.read_text().strip() == "1"
     (post,) = read_log(logs["post"])
     assert post["question"] == "What is the plan?"

@@ -44,7 +44,7 @@ async def test_ask_command_goes_through_the_hooks_and_is_kept_in_the_history(
     assert handled is True
     assert "Plan A, streamed." in capsys.readouterr().out
     assert [entry["question"] for entry in read_log(pre_log)] == ["What is the plan?"]
-    assert read_log(child_log)[0]["asked"] == {"depth": 1}
+    assert read_log(child_log)[0]["asked"] == {"depth": 1, "agent": "helper"}
     question, acknowledged = agent.history.messages
     assert question.role == "user"
     assert "Which plan, exactly?" in question.content

@@ -18,6 +18,7 @@ def reader() -> tuple[StreamReader, list[str], list[str]]:
 
 @pytest.mark.parametrize("final", [
     Final("answer", "The answer\nover two lines, with ünïcödé and \udcff"),
+    Final("answer", "Plan A.", session="20261130-170000-ab12cd"),
     Final("blocked", "The hook's response.", "no keys"),
     Final("failed", "the model is overloaded"),
 ])  # fmt: skip

@@ -108,3 +108,27 @@ def test_fire_shows_a_claude_ask(tmp_path: Path) -> None:
     )
     outcome = json.loads(done.stdout)
     assert (outcome["permission"], outcome["stop_reason"]) == ("ask", None)
+
+
+def test_fire_gives_a_tool_call_an_id_the_same_on_every_run(tmp_path: Path) -> None:
+    """A hook that keys on `tool_use_id` (pairing PreToolUse with PostToolUse) can be tried."""
+    write(
+        tmp_path / "hookgate.yaml",
+        """\
+        hooks:
+          PreToolUse:
+            - format: claude
+              command: 'jq -r .tool_use_id >&2; exit 2'
+        """,
+    )
+
+    def fired(*extra: str, stdin: str = '{"command": "ls"}') -> str:
+        done = hookgate("hooks", "fire", "PreToolUse", "--tool", "shell", *extra,
+                        cwd=tmp_path, stdin=stdin)  # fmt: skip
+        return str(json.loads(done.stdout)["reason"])
+
+    made_up = fired()
+    assert made_up.startswith("fire_")
+    assert fired() == made_up
+    assert fired(stdin='{"command": "pwd"}') != made_up
+    assert fired("--call-id", "toolu_01ABC") == "toolu_01ABC"

@@ -4,6 +4,7 @@
 hook (`cat > file`); `golden/EVENT.FORMAT.reply.json` is a representative answer,
 fed back by a real hook (`cat reply.json`), and `golden/EVENT.FORMAT.outcome.json` is
 the Outcome it must give. Every golden validates against its shipped JSON Schema.
+`golden_asked/` holds what an asked agent under `yolo: true` reads, in each format.
 
 After an intended change, rewrite the payload and outcome goldens with
 `HOOKGATE_UPDATE_GOLDEN=1 .venv/bin/pytest tests/hooks/test_golden.py` and review
@@ -38,9 +39,14 @@ PROJECT_DIR = "/home/dev/project"
 SAMPLES: dict[str, dict[str, Any]] = {
     "sessionStart": {"source": "startup"},
     "preGeneration": {"prompt": "Summarise README.md — en français, s'il te plaît ✓"},
-    "preToolCall": {"tool": "shell", "arguments": {"command": "rm -rf build", "timeout": 30}},
+    "preToolCall": {
+        "tool": "shell",
+        "call_id": "call_8f3a1c",
+        "arguments": {"command": "rm -rf build", "timeout": 30},
+    },
     "postToolCall": {
         "tool": "shell",
+        "call_id": "call_8f3a1c",
         "arguments": {"command": "cat .env"},
         "result": {"content": "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n", "is_error": False},
     },
@@ -65,7 +71,12 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "error": None,
     },
     "subagentStart": {"agent": "researcher"},
-    "subagentStop": {"agent": "researcher", "error": "cancelled by the user"},
+    "subagentStop": {
+        "agent": "researcher",
+        "answer": "Found two callers of parse().",
+        "error": None,
+        "continued": False,
+    },
     "teammateIdle": {"agent": "tester"},
     "taskCreated": {"task": {"id": "t-1", "title": "Write the tests"}},
     "taskCompleted": {"task": {"id": "t-1", "title": "Write the tests", "status": "done"}},
@@ -168,15 +179,26 @@ def test_every_golden_has_a_case() -> None:
     assert {path.name for path in GOLDEN.glob("*.json")} == expected
 
 
-def test_the_asked_depth_validates_too(tmp_path: Path, run_hooks: RunHooks) -> None:
+ASKED_GOLDEN = Path(__file__).parent / "golden_asked"
+
+
+@pytest.mark.parametrize("fmt", ["native", "claude", "mecatl"])
+@pytest.mark.parametrize("event", ["preToolCall", "postGeneration"])
+def test_an_asked_agent_under_yolo_says_so_in_every_payload(
+    tmp_path: Path, run_hooks: RunHooks, event: str, fmt: str
+) -> None:
+    """The asked agent's name and depth, and the permission mode (`yolo: true`)."""
     captured = tmp_path / "stdin.json"
-    hook = {"args": ["sh", "-c", f"cat > {captured}"]}
-    config = parse_hooks({"preToolCall": [hook]}, Where("t"), base_dir=tmp_path)
-    engine = HookEngine(config, session_id="s", asked_depth=2)
-    run_hooks(engine, "preToolCall", SAMPLES["preToolCall"])
+    hook = {"args": ["sh", "-c", f"cat > {captured}"], "format": fmt, "cwd": str(tmp_path)}
+    config = parse_hooks({event: [hook]}, Where("t"), base_dir=tmp_path)
+    engine = HookEngine(
+        config, session_id=SESSION_ID, project_dir=PROJECT_DIR, asked_depth=2,
+        asked_agent="reviewer", permission_mode="bypassPermissions",
+    )  # fmt: skip
+    run_hooks(engine, event, SAMPLES[event])
     payload = load(captured)
-    assert payload["asked"] == {"depth": 2}
-    validator = jsonschema.Draft202012Validator(schema_for("preToolCall", "native", "payload"))
+    check_golden(ASKED_GOLDEN / f"{event}.{fmt}.payload.json", payload)
+    validator = jsonschema.Draft202012Validator(schema_for(event, fmt, "payload"))
     validator.validate(payload)
 
 

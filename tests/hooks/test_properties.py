@@ -33,6 +33,7 @@ BASE_DIR = Path(__file__).parent
 #: Each event's fields, so that a reply has something to be measured against.
 PAYLOADS: dict[str, dict[str, Any]] = {
     "tool": {"tool": "shell"},
+    "call_id": {"call_id": "call_1"},
     "arguments": {"arguments": {"command": "ls"}},
     "result": {"result": {"content": "out", "is_error": False}},
     "prompt": {"prompt": "q"},

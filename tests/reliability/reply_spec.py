@@ -137,7 +137,9 @@ def expected_native(
 
 
 #: The envelope's fields, which a Mecatl `Input` leaves out: it holds the event's own.
-ENVELOPE = ("event", "session_id", "cwd", "asked", "tool", "transcript_path")
+ENVELOPE = (
+    "event", "session_id", "cwd", "asked", "tool", "transcript_path", "permission_mode",
+)  # fmt: skip
 
 
 def mecatl_input(event: str, payload: Mapping[str, Any]) -> Any:

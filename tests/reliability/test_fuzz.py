@@ -338,6 +338,7 @@ payload_fields = {
     "result": results,
     "conversation": st.lists(st.fixed_dictionaries({"role": text, "content": text}), max_size=2),
     "tool": st.sampled_from(["shell", "read_file", "mcp__s__t"]),
+    "call_id": text,
     "agent": st.sampled_from(["reviewer"]),
     "outcome": st.sampled_from(["answered", "blocked"]),
     "continued": st.booleans(),

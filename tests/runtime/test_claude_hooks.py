@@ -293,3 +293,86 @@ async def test_continue_false_on_session_start_stops_the_session(
 
     with pytest.raises(SessionStopped, match="stopped by a sessionStart hook: closed"):
         await open_project_agent()
+
+
+def claude_recorder(project: Project, log: Path) -> dict[str, Any]:
+    return {**project.recorder(log), "format": "claude"}
+
+
+@pytest.mark.parametrize(
+    ("yolo", "consent", "mode"),
+    [
+        (False, RecordingConsent(allow=True), "default"),
+        (False, None, "dontAsk"),  # no one to ask: -p without a terminal
+        (True, RecordingConsent(allow=True), "bypassPermissions"),
+    ],
+)
+async def test_tool_events_carry_the_models_call_id_and_the_permission_mode(
+    project: Project,
+    open_project_agent: OpenAgent,
+    tmp_path: Path,
+    yolo: bool,
+    consent: RecordingConsent | None,
+    mode: str,
+) -> None:
+    log = tmp_path / "events.log"
+    for name in ("a.txt", "b.txt"):
+        (project.dir / name).write_text(name)
+    reads = [{"name": "read_file", "arguments": {"path": name}} for name in ("a.txt", "b.txt")]
+    model = project.script({"tool_calls": reads}, {"text": "Done."})  # no consent needed
+    recorder = claude_recorder(project, log)
+    project.write_agent(
+        model, yolo=yolo, hooks={"PreToolUse": [recorder], "PostToolUse": [recorder]}
+    )
+    agent = await open_project_agent(**({"consent": consent} if consent else {}))
+
+    await run_turn(agent, "read both", RecordingView())
+
+    events = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    (asked,) = [m for m in project.messages() if m.get("tool_calls")]
+    ids = [call["id"] for call in asked["tool_calls"]]
+    assert len(set(ids)) == 2
+    # Each call's id in all its events, as a hook pairing PreToolUse with PostToolUse reads
+    # it (every call is screened before the first runs, and again right before it runs).
+    assert [(e["hook_event_name"], e["tool_use_id"]) for e in events] == [
+        ("PreToolUse", ids[0]), ("PreToolUse", ids[1]), ("PostToolUse", ids[0]),
+        ("PreToolUse", ids[1]), ("PostToolUse", ids[1]),
+    ]  # fmt: skip
+    assert {e["permission_mode"] for e in events} == {mode}
+    assert not any("agent_id" in e for e in events)  # the top-level agent is nobody's asked agent
+
+
+async def test_a_hook_that_reads_the_transcript_sees_claudes_tool_calls(
+    project: Project, open_project_agent: OpenAgent
+) -> None:
+    model = project.script(
+        {"tool_calls": [shell("echo git commit -m fix")]},
+        {"tool_calls": [shell("echo pytest -q")]},
+        {"tool_calls": [shell("echo git commit -m fix")]},
+        {"text": "Committed."},
+    )
+    hook = claude("tests-before-commit.py", "Bash")
+    project.write_agent(model, yolo=True, hooks={"PreToolUse": [hook]})
+    agent = await open_project_agent()
+
+    assert await run_turn(agent, "commit the fix", RecordingView()) == Answered("Committed.")
+
+    denied, tested, committed = tool_answers(project)
+    assert denied == "[denied by a hook: run the tests (pytest) before committing]"
+    assert tested.startswith("pytest -q")
+    assert committed.startswith("git commit -m fix")
+
+
+async def test_additional_context_in_json_on_user_prompt_submit_and_session_start(
+    project: Project, open_project_agent: OpenAgent
+) -> None:
+    model = project.script(
+        {"expect": "SessionStart-context: answer in French", "text": "Oui."},
+        {"expect": "UserPromptSubmit-context: answer in French", "text": "Encore oui."},
+    )
+    hook = claude("language-context.sh")
+    project.write_agent(model, hooks={"SessionStart": [hook], "UserPromptSubmit": [hook]})
+    agent = await open_project_agent()
+
+    assert await run_turn(agent, "first", RecordingView()) == Answered("Oui.")
+    assert await run_turn(agent, "second", RecordingView()) == Answered("Encore oui.")

@@ -84,6 +84,18 @@ async def test_the_policy_service_allows_denies_and_rewrites_in_a_real_turn(
     use_policy: Callable[..., None],
 ) -> None:
     use_policy("preToolCall", yolo=True)
+
+    view = await clean_up_and_push(project, chat_server, open_project_agent)
+
+    assert (project.dir / "allowed").exists()
+    assert any("--force-with-lease" in notice for notice in view.notices)
+
+
+async def clean_up_and_push(
+    project: Project, chat_server: ChatServer, open_project_agent: OpenAgent
+) -> RecordingView:
+    """A turn whose model calls `rm -rf`, `git push --force` and `touch`: the policy
+    must have denied the first and rewritten the second."""
     (project.dir / "precious").mkdir()
     chat_server.queue(
         ServedReply(
@@ -105,12 +117,11 @@ async def test_the_policy_service_allows_denies_and_rewrites_in_a_real_turn(
     assert outcome == Answered("Done what was allowed.")
     assert (project.dir / "precious").is_dir()
     assert (project.dir / "pushed").read_text() == "git push --force-with-lease\n"
-    assert (project.dir / "allowed").exists()
     answers = tool_answers(chat_server.requests[1].body)
     assert (
         answers["call_rm"] == "[denied by a hook: policy: rm -rf is not allowed (rm -rf precious)]"
     )
-    assert any("--force-with-lease" in notice for notice in view.notices)
+    return view
 
 
 async def test_the_policy_service_redacts_a_question_before_the_model_sees_it(
@@ -147,3 +158,27 @@ async def test_a_wrong_token_fails_the_hook_and_onerror_fail_denies(
     assert "hook 'fleet-policy' failed: POST" in answer
     assert "HTTP 401" in answer
     assert "stale-token" not in json.dumps(answer)
+
+
+async def test_a_claude_settings_http_handler_denies_and_rewrites_in_a_real_turn(
+    project: Project,
+    chat_server: ChatServer,
+    open_project_agent: OpenAgent,
+    policy_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same service, reached as Claude Code reaches it: a `.claude/settings.json`
+    `type: http` handler, Claude's input posted and Claude's reply read back."""
+    monkeypatch.setenv("HOME", str(project.home))  # no ~/.claude of the machine's user
+    monkeypatch.setenv("POLICY_TOKEN", TOKEN)
+    handler = {"type": "http", "url": policy_url, "allowedEnvVars": ["POLICY_TOKEN"],
+               "headers": {"Authorization": "Bearer $POLICY_TOKEN"}}  # fmt: skip
+    (project.dir / ".claude").mkdir()
+    (project.dir / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}})
+    )
+    project.write_agent(served_model(chat_server.url), yolo=True, claude_settings=True)
+
+    view = await clean_up_and_push(project, chat_server, open_project_agent)
+
+    assert any(n.endswith("policy: --force became --force-with-lease") for n in view.notices)

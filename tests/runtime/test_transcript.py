@@ -78,8 +78,9 @@ async def test_a_pre_tool_call_hook_reads_the_earlier_turns_and_this_question(
     ]
     call, result = final[3]["message"], final[4]["message"]
     assert call["model"] == "test"
+    # Claude's tool names and argument shapes, as a hook written for Claude Code parses them.
     assert call["content"] == [
-        {"type": "tool_use", "id": "call_1", "name": "shell", "input": {"command": "echo hi"}}
+        {"type": "tool_use", "id": "call_1", "name": "Bash", "input": {"command": "echo hi"}}
     ]
     (block,) = result["content"]
     assert block["type"] == "tool_result"
@@ -151,3 +152,28 @@ async def test_a_claude_hook_finds_the_transcript_at_transcript_path(
     await run_turn(agent, "run echo", RecordingView())
 
     assert texts(lines_of(seen)) == [("user", "run echo")]
+
+
+async def test_file_calls_are_written_as_claude_writes_them_with_absolute_paths(
+    project: Project, chat_server: ChatServer, open_project_agent: OpenAgent
+) -> None:
+    project.write_agent(served_model(chat_server.url), yolo=True)
+    chat_server.queue(
+        ServedReply(
+            tool_calls=[
+                ServedToolCall("write_file", {"path": "notes.txt", "content": "hi"}, id="c1"),
+                ServedToolCall("shell", {"command": "true", "timeout": 5}, id="c2"),
+            ]
+        ),
+        ServedReply(text="Done."),
+    )
+    agent = await open_project_agent()
+
+    await run_turn(agent, "write the notes", RecordingView())
+
+    lines = lines_of(transcript_path(project.home, agent.session_id))
+    uses = [b for line in lines for b in line["message"]["content"] if b["type"] == "tool_use"]
+    assert [(use["name"], use["input"]) for use in uses] == [
+        ("Write", {"file_path": str(Path.cwd() / "notes.txt"), "content": "hi"}),
+        ("Bash", {"command": "true", "timeout": 5000}),
+    ]

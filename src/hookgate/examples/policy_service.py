@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""A policy service for http hooks (native format): one server, every agent's rules.
+"""A policy service for http hooks (native or claude format): one server, every agent's rules.
 
     POLICY_TOKEN=s3cret python3 policy_service.py --port 8787
 
 Point any number of agents at it (docs/hooks.md, "HTTP hooks"). It denies `rm -rf`
 in shell commands, turns `git push --force` into `--force-with-lease`, and redacts
-API keys from questions; everything else is allowed. With POLICY_TOKEN set, a
-request without `Authorization: Bearer <token>` gets 401, which fails the hook.
-Standard library only.
+API keys from questions (native hooks only: Claude's cannot rewrite a prompt);
+everything else is allowed. Each event is answered in the format it came in. With
+POLICY_TOKEN set, a request without `Authorization: Bearer <token>` gets 401, which
+fails the hook. Standard library only.
 """
 
 from __future__ import annotations
@@ -25,29 +26,51 @@ from typing import Any
 RM_RF = re.compile(r"\brm\s+-[a-zA-Z]*(r[a-zA-Z]*f|f[a-zA-Z]*r)")
 FORCE_PUSH = re.compile(r"(\bgit\s+push\b.*?)\s--force\b(?!-)")
 API_KEY = re.compile(r"sk-[A-Za-z0-9]{16,}")
+REWRITTEN = "policy: --force became --force-with-lease"
 #: The largest request body read; hookgate's events are far smaller.
 MAX_BODY = 1024 * 1024
 
 
 def decide(event: dict[str, Any]) -> dict[str, Any]:
-    """The native reply to one event; {} allows it unchanged."""
+    """The reply to one event, in the format it came in; {} allows it unchanged."""
+    if "hook_event_name" in event:
+        return decide_claude(event)
     name = event.get("event")
     if name == "preToolCall" and event.get("tool") == "shell":
         command = str(event.get("arguments", {}).get("command", ""))
         if RM_RF.search(command):
-            return {"action": "deny", "reason": f"policy: rm -rf is not allowed ({command})"}
+            return {"action": "deny", "reason": deny_reason(command)}
         safer = FORCE_PUSH.sub(r"\1 --force-with-lease", command)
         if safer != command:
-            return {
-                "arguments": {**event["arguments"], "command": safer},
-                "message": "policy: --force became --force-with-lease",
-            }
+            return {"arguments": {**event["arguments"], "command": safer}, "message": REWRITTEN}
     if name == "preGeneration":
         prompt = str(event.get("prompt", ""))
         clean = API_KEY.sub("[REDACTED]", prompt)
         if clean != prompt:
             return {"prompt": clean, "message": "policy: an API key was redacted"}
     return {}
+
+
+def decide_claude(event: dict[str, Any]) -> dict[str, Any]:
+    """The same rules for a Claude Code hook (`format: claude`, or a `.claude/settings.json`
+    http handler): a Bash call is denied or its input rewritten."""
+    if event.get("hook_event_name") != "PreToolUse" or event.get("tool_name") != "Bash":
+        return {}
+    tool_input = event.get("tool_input") or {}
+    command = str(tool_input.get("command", ""))
+    decision: dict[str, Any] = {"hookEventName": "PreToolUse"}
+    if RM_RF.search(command):
+        decision.update(permissionDecision="deny", permissionDecisionReason=deny_reason(command))
+        return {"hookSpecificOutput": decision}
+    safer = FORCE_PUSH.sub(r"\1 --force-with-lease", command)
+    if safer == command:
+        return {}
+    decision["updatedInput"] = {**tool_input, "command": safer}
+    return {"hookSpecificOutput": decision, "systemMessage": REWRITTEN}
+
+
+def deny_reason(command: str) -> str:
+    return f"policy: rm -rf is not allowed ({command})"
 
 
 class PolicyHandler(BaseHTTPRequestHandler):

@@ -88,8 +88,14 @@ async def answer_asked(
     depth: int,
     depth_limit: int | None,
     trusted_digest: str | None = None,
+    asked_as: str | None = None,
+    resume: str | None = None,
 ) -> int:
-    """Run one turn of `agent_file` on `prompt`, writing the hand-off stream to `stream`."""
+    """Run one turn of `agent_file` on `prompt`, writing the hand-off stream to `stream`.
+
+    `asked_as` is the name the asker knows this agent by; its hooks read it. `resume`:
+    an earlier answer's session, which `prompt` goes on (the asker's hook sent it on).
+    """
     writer = StreamWriter(stream)
     view = StreamView(writer)
     with Interrupts() as interrupts:  # SIGTERM: the asker's timeout or cancellation
@@ -98,6 +104,7 @@ async def answer_asked(
                 open_agent(
                     agent_file, notify=writer.notice, consent=AlwaysDeny(), asked_depth=depth,
                     ask_depth_limit=depth_limit, ask_display=view, trusted_digest=trusted_digest,
+                    asked_as=asked_as, resume=resume,
                 )
             )  # fmt: skip
         except HookgateError as exc:  # its file is wrong, or its sessionStart said no
@@ -113,12 +120,12 @@ async def answer_asked(
     if isinstance(outcome, int):
         writer.final(Final("failed", "the asked agent was stopped"))
         return outcome
-    return _report(writer, outcome)
+    return _report(writer, outcome, agent.session_id if agent.history.saved else None)
 
 
-def _report(writer: StreamWriter, outcome: TurnOutcome) -> int:
+def _report(writer: StreamWriter, outcome: TurnOutcome, session: str | None) -> int:
     if isinstance(outcome, Answered):
-        writer.final(Final("answer", outcome.text))
+        writer.final(Final("answer", outcome.text, session=session))
         return EXIT_ANSWERED
     if isinstance(outcome, PromptBlocked):
         writer.final(Final("blocked", outcome.response, outcome.reason))
@@ -129,7 +136,13 @@ def _report(writer: StreamWriter, outcome: TurnOutcome) -> int:
 
 
 def answer_asked_main(
-    agent_file: Path, *, depth: int, depth_limit: int | None, trusted_digest: str | None = None
+    agent_file: Path,
+    *,
+    depth: int,
+    depth_limit: int | None,
+    trusted_digest: str | None = None,
+    asked_as: str | None = None,
+    resume: str | None = None,
 ) -> int:
     """The CLI's `--answer-asked`: the prompt from stdin, the stream on the real stdout."""
     stop_with_asker()
@@ -144,6 +157,8 @@ def answer_asked_main(
                 depth=depth,
                 depth_limit=depth_limit,
                 trusted_digest=trusted_digest,
+                asked_as=asked_as,
+                resume=resume,
             )
         )
 

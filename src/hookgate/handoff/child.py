@@ -40,10 +40,17 @@ class ChildAnswer:
 
     text: str
     error: str | None = None
+    session: str | None = None
+    """The asked agent's saved session, when it answered: resuming it sends it on."""
 
 
 def child_argv(
-    ref: AgentRef, *, depth: int, depth_limit: int, trusted_digest: str | None = None
+    ref: AgentRef,
+    *,
+    depth: int,
+    depth_limit: int,
+    trusted_digest: str | None = None,
+    resume: str | None = None,
 ) -> list[str]:
     """The command line of an asked agent (the `--answer-asked` mode of the CLI).
 
@@ -53,9 +60,12 @@ def child_argv(
     argv = [
         sys.executable, "-P", "-m", "hookgate.cli", "--agent", str(ref.file), "--answer-asked",
         "--asked-depth", str(depth), "--ask-depth-limit", str(depth_limit),
+        "--asked-as", ref.name,
     ]  # fmt: skip
     if trusted_digest is not None:
         argv += ["--trusted-digest", trusted_digest]
+    if resume is not None:
+        argv.append(f"--resume={resume}")  # one word: an id can never read as an option
     return argv
 
 
@@ -70,14 +80,20 @@ async def run_child(
     on_text: Callable[[str], None],
     on_notice: Callable[[str], None],
     trusted_digest: str | None = None,
+    resume: str | None = None,
 ) -> ChildAnswer:
     """Ask `ref` the joined `prompt`; it runs at `depth` (1 for the top agent's child).
 
     Its text and notices reach `on_text` and `on_notice` as they are written.
-    Cancellation stops the child's process group and propagates.
+    Cancellation stops the child's process group and propagates. `resume`: the
+    session of an earlier answer of `ref`, which goes on with `prompt` as its next
+    question.
     """
+    argv = child_argv(
+        ref, depth=depth, depth_limit=depth_limit, trusted_digest=trusted_digest, resume=resume
+    )
     return await ask_process(
-        child_argv(ref, depth=depth, depth_limit=depth_limit, trusted_digest=trusted_digest),
+        argv,
         prompt,
         cwd=cwd,
         env={**env, DEPTH_ENV: str(depth), DEPTH_LIMIT_ENV: str(depth_limit)},
@@ -146,7 +162,7 @@ def _judge(reader: StreamReader, result: ProcessResult, timeout: float) -> Child
         return ChildAnswer(
             final.text, f"a hook of the asked agent stopped the question: {final.reason}"
         )
-    return ChildAnswer(final.text)
+    return ChildAnswer(final.text, session=final.session)
 
 
 def _stderr_tail(result: ProcessResult) -> str:

@@ -22,7 +22,7 @@ from typing import Protocol
 
 from hookgate.agentfile import DEFAULT_MAX_ASK_DEPTH, AgentConfig, AgentRef
 from hookgate.handoff.child import ChildAnswer, run_child
-from hookgate.hooks import HookEngine, Outcome
+from hookgate.hooks import MAX_CONTINUES, HookEngine, Outcome
 
 
 class AskDisplay(Protocol):
@@ -184,24 +184,51 @@ async def delegate(
 
 
 async def _run_asked(handoffs: Handoffs, ref: AgentRef, prompt: str) -> ChildAnswer:
-    """Run the asked agent between subagentStart and subagentStop."""
+    """Run the asked agent between subagentStart and subagentStop.
+
+    A subagentStop hook may send it on (Claude's SubagentStop `decision: block`): its
+    session resumes in a new child with the hook's reason as the next question, at most
+    `MAX_CONTINUES` times in a row, as the end of a turn is.
+    """
     engine, display = handoffs.engine, handoffs.display
     _show(await engine.run("subagentStart", {"agent": ref.name}), display)
+    answer, stop = await _run_once(handoffs, ref, prompt, resume=None)
+    for _ in range(MAX_CONTINUES):
+        if stop.continue_with is None:
+            break
+        if answer.error is not None or answer.session is None:
+            why = answer.error or "its session was not saved"
+            display.notice(f"{ref.name} cannot be sent on as a hook asked: {why}")
+            break
+        display.notice(f"a hook sent {ref.name} on: {stop.continue_with}")
+        answer, stop = await _run_once(handoffs, ref, stop.continue_with, resume=answer.session)
+    return answer
+
+
+async def _run_once(
+    handoffs: Handoffs, ref: AgentRef, prompt: str, *, resume: str | None
+) -> tuple[ChildAnswer, Outcome]:
+    """One run of the asked agent, then its subagentStop hooks (after a cancellation too)."""
+    engine, display = handoffs.engine, handoffs.display
     answer = ChildAnswer("", "the hand-off was cancelled")
     try:
         answer = await run_child(
             ref, prompt, depth=handoffs.depth + 1, depth_limit=handoffs.depth_limit,
             cwd=handoffs.project_dir, env=handoffs.env,
-            trusted_digest=handoffs.trusted_digests.get(ref.name),
+            trusted_digest=handoffs.trusted_digests.get(ref.name), resume=resume,
             on_text=lambda delta: display.asked_text(ref.name, delta),
             on_notice=lambda text: display.notice(f"{ref.name}: {text}"),
         )  # fmt: skip
-        return answer
     finally:
         display.asked_done(ref.name)
         # Also after a cancellation, like postGeneration: an audit keeps every hand-off.
-        stop = await engine.run("subagentStop", {"agent": ref.name, "error": answer.error})
+        stop = await engine.run(
+            "subagentStop",
+            {"agent": ref.name, "answer": answer.text, "error": answer.error,
+             "continued": resume is not None},
+        )  # fmt: skip
         _show(stop, display)
+    return answer, stop
 
 
 def join_prompt(question: str, conversation: Sequence[Mapping[str, str]]) -> str:

@@ -2,7 +2,9 @@
 
     {"type": "text", "delta": "..."}     a piece of the answer, as the model writes it
     {"type": "notice", "text": "..."}    a notice of the asked agent (its hooks, its tools)
-    {"type": "answer", "text": "..."}    the final answer: the last line
+    {"type": "answer", "text": "...", "session": "..."}   the final answer: the last line;
+                                         `session` (when it was saved) lets the asker
+                                         send the agent on (Claude's SubagentStop block)
     {"type": "blocked", "reason": "...", "response": "..."}   its preGeneration said no
     {"type": "failed", "message": "..."} its turn failed
 
@@ -33,6 +35,8 @@ class Final:
     """The answer, the hook's response, or the failure's message."""
     reason: str | None = None
     """Why its own hook stopped the question ("blocked" only)."""
+    session: str | None = None
+    """The asked agent's saved session ("answer" only): resuming it sends the agent on."""
 
 
 class StreamWriter:
@@ -53,7 +57,10 @@ class StreamWriter:
 
     def final(self, final: Final) -> None:
         if final.kind == "answer":
-            self._write({"type": "answer", "text": final.text})
+            record = {"type": "answer", "text": final.text}
+            if final.session is not None:
+                record["session"] = final.session
+            self._write(record)
         elif final.kind == "blocked":
             self._write({"type": "blocked", "reason": final.reason, "response": final.text})
         else:
@@ -122,7 +129,7 @@ class StreamReader:
         elif kind == "notice" and isinstance(fields.get("text"), str):
             self._on_notice(fields["text"])
         elif kind == "answer" and isinstance(fields.get("text"), str):
-            self.final = Final("answer", fields["text"])
+            self.final = Final("answer", fields["text"], session=fields.get("session"))
         elif kind == "blocked" and isinstance(fields.get("response"), str):
             self.final = Final("blocked", fields["response"], fields.get("reason") or "")
         elif kind == "failed" and isinstance(fields.get("message"), str):

@@ -16,6 +16,7 @@ from hookgate.hooks.config import HooksConfig, HookSpec, callable_hook, load_hoo
 from hookgate.hooks.errors import ConfigError, HookgateError
 from hookgate.hooks.events import EVENTS, EventSpec, OnError, canonical_event
 from hookgate.hooks.formats import FORMATS, BadReply, HookReply
+from hookgate.hooks.outcome import MAX_CONTINUES
 from hookgate.hooks.process import (
     ProcessResult,
     SpawnError,
@@ -28,6 +29,7 @@ from hookgate.hooks.runner import HookEngine, HookFailure, Outcome
 __all__ = [
     "EVENTS",
     "FORMATS",
+    "MAX_CONTINUES",
     "BadReply",
     "ConfigError",
     "EventSpec",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import sys
@@ -78,6 +79,9 @@ def add_parser(
     fire.add_argument("--tool", help="tool name, for tool events (matchers test it)")
     fire.add_argument("--agent-name", metavar="NAME",
                       help="the asked agent's name, for hand-off events (matchers test it)")  # fmt: skip
+    fire.add_argument("--call-id", metavar="ID",
+                      help="the tool call's id, for tool events (default: one made from the "
+                           "tool and its input, the same on every run)")  # fmt: skip
     fire.set_defaults(handler=run_fire)
 
     migrate = commands.add_parser(
@@ -145,7 +149,9 @@ def run_fire(args: argparse.Namespace) -> int:
         given = json.loads(text) if text.strip() else {}
     except ValueError as exc:
         raise ConfigError(f"stdin is not JSON: {exc}", hint=_input_hint(event)) from exc
-    payload = payload_from_input(event, given, tool=args.tool, agent=args.agent_name)
+    payload = payload_from_input(
+        event, given, tool=args.tool, agent=args.agent_name, call_id=args.call_id
+    )
     adopt_orphans()
     engine = HookEngine(
         config,
@@ -196,22 +202,33 @@ def run_schema(args: argparse.Namespace) -> int:
 
 
 def payload_from_input(
-    event: EventSpec, given: Any, *, tool: str | None, agent: str | None
+    event: EventSpec,
+    given: Any,
+    *,
+    tool: str | None,
+    agent: str | None,
+    call_id: str | None = None,
 ) -> dict[str, Any]:
-    """The event's payload from what `fire` reads: arguments, a result, a prompt or fields."""
+    """The event's payload from what `fire` reads: arguments, a result, a prompt or fields.
+
+    A tool event without `call_id` gets one made from the tool and `given`: the same
+    input fires with the same id, so a hook that keys on it behaves the same each run.
+    """
     if event.name in ("preToolCall", "postToolCall") and not tool:
         raise ConfigError(
             f"{event.name} needs --tool NAME", hint="hookgate hooks fire preToolCall --tool shell"
         )
+    if event.name in ("preToolCall", "postToolCall"):
+        call_id = call_id or _stable_call_id(str(tool), given)
     if event.name == "preToolCall":
-        return {"tool": tool, "arguments": _object(given, event)}
+        return {"tool": tool, "call_id": call_id, "arguments": _object(given, event)}
     if event.name == "postToolCall":
         result = (
             {"content": given, "is_error": False}
             if isinstance(given, str)
             else _object(given, event)
         )
-        return {"tool": tool, "arguments": {}, "result": result}
+        return {"tool": tool, "call_id": call_id, "arguments": {}, "result": result}
     fields = dict(_object(given, event))
     if agent:
         fields["agent"] = agent
@@ -241,6 +258,13 @@ def outcome_json(event: EventSpec, outcome: Outcome) -> dict[str, Any]:
         "stop_reason": outcome.stop_reason,
         "continue_with": outcome.continue_with,
     }
+
+
+def _stable_call_id(tool: str, given: Any) -> str:
+    digest = hashlib.sha256(
+        json.dumps([tool, given], sort_keys=True).encode("utf-8", "backslashreplace")
+    )
+    return f"fire_{digest.hexdigest()[:24]}"
 
 
 def _event(name: str) -> EventSpec:

@@ -98,12 +98,12 @@ EVENTS: Mapping[str, EventSpec] = {
             "preToolCall", "PreToolUse", "before each tool call, before its consent prompt",
             blocked_means="the call is denied; the tool does not run",
             mutable=("arguments",), context=True, match_on=MatchOn.TOOL,
-            payload=("tool", "arguments"),
+            payload=("tool", "call_id", "arguments"),
         ),
         _event(
             "postToolCall", "PostToolUse", "after each tool call",
             mutable=("result",), match_on=MatchOn.TOOL,
-            payload=("tool", "arguments", "result"),
+            payload=("tool", "call_id", "arguments", "result"),
         ),
         _event(
             "postGeneration", "Stop", "once the turn is over, whatever its outcome",
@@ -126,7 +126,7 @@ EVENTS: Mapping[str, EventSpec] = {
         ),
         _event(
             "subagentStop", "SubagentStop", "when a child agent's run stops",
-            match_on=MatchOn.AGENT, payload=("agent", "error"),
+            match_on=MatchOn.AGENT, payload=("agent", "answer", "error", "continued"),
         ),
         _event("teammateIdle", "TeammateIdle", "when a team member goes idle",
                payload=("agent",)),

@@ -11,6 +11,10 @@ from typing import Any
 from hookgate.hooks.events import OnError
 from hookgate.hooks.formats import Permission
 
+#: How many times in a row hooks may send an agent on (`continue_with`) before its
+#: end stands, as Claude Code bounds Stop and SubagentStop blocks.
+MAX_CONTINUES = 8
+
 
 @dataclass(frozen=True)
 class HookFailure:

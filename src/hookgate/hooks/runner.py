@@ -89,9 +89,12 @@ class HookEngine:
     and as `HOOKGATE_*` variables. `extra` adds hooks (Python callables, usually)
     after those of the config, event by event. `transcript_path`, where the embedder
     keeps the conversation as Claude Code's JSONL, reaches hooks as a payload field
-    (`transcript_path` in the claude format, too). With `pinned` (absolute path → sha256
-    hex, as trusted at session start), a process hook runs only while each file it
-    names has its pinned digest; any other is a failure of that hook (`pins`). http
+    (`transcript_path` in the claude format, too). `permission_mode` (how tool calls
+    are consented to: `default`, `dontAsk`, `bypassPermissions`) and `asked_agent`
+    (the name this agent was asked under) reach hooks in the payload too. With
+    `pinned` (absolute path → sha256 hex, as trusted at session start), a process hook
+    runs only while each file it names has its pinned digest; any other is a failure
+    of that hook (`pins`). http
     hooks share pooled connections that `await engine.aclose()` (or `engine.close()`
     after `run_sync` alone) closes.
     """
@@ -107,11 +110,15 @@ class HookEngine:
         environ: Mapping[str, str] | None = None,
         pinned: Mapping[str, str | None] | None = None,
         transcript_path: str | None = None,
+        permission_mode: str | None = None,
+        asked_agent: str | None = None,
     ) -> None:
         self.session_id = session_id
         self.transcript_path = transcript_path
         self.project_dir = os.path.abspath(project_dir or os.getcwd())
         self.asked_depth = asked_depth
+        self.permission_mode = permission_mode
+        self.asked_agent = asked_agent
         hooks = {event: list(specs) for event, specs in (config.hooks if config else {}).items()}
         for spec in extra:
             hooks.setdefault(spec.event.name, []).append(spec)
@@ -269,8 +276,13 @@ class HookEngine:
         }
         if self.transcript_path is not None:
             envelope["transcript_path"] = self.transcript_path
+        if self.permission_mode is not None:
+            envelope["permission_mode"] = self.permission_mode
         if self.asked_depth:
-            envelope["asked"] = {"depth": self.asked_depth}
+            asked: dict[str, Any] = {"depth": self.asked_depth}
+            if self.asked_agent is not None:
+                asked["agent"] = self.asked_agent
+            envelope["asked"] = asked
         envelope.update(chain.payload)
         return envelope
 

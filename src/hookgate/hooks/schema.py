@@ -14,7 +14,7 @@ from typing import Any, Literal
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec
 from hookgate.hooks.formats import FORMATS
-from hookgate.hooks.formats.claude import SPECIFIC_OUTPUT, claude_event_name
+from hookgate.hooks.formats.claude import PERMISSION_MODES, SPECIFIC_OUTPUT, claude_event_name
 from hookgate.hooks.formats.native import ACTIONS
 from hookgate.hooks.yamlfile import did_you_mean
 
@@ -48,6 +48,7 @@ FIELD_SCHEMAS: Mapping[str, dict[str, Any]] = {
         },
     },
     "tool": _STRING,
+    "call_id": _STRING,
     "agent": _STRING,
     "error": _OPTIONAL_STRING,
     "outcome": {"enum": ["answered", "blocked", "error", "cancelled", "aborted"]},
@@ -69,10 +70,12 @@ _NATIVE_REPLY_FIELDS: Mapping[str, dict[str, Any]] = {
 
 _ASKED: dict[str, Any] = {
     "type": "object",
-    "properties": {"depth": {"type": "integer", "minimum": 1}},
+    "properties": {"depth": {"type": "integer", "minimum": 1}, "agent": _STRING},
     "required": ["depth"],
     "additionalProperties": False,
 }
+
+_PERMISSION_MODE: dict[str, Any] = {"enum": list(PERMISSION_MODES)}
 
 #: The field each mutable `mecatl` phase's `Input` stands for (formats/mecatl.py).
 _MECATL_INPUT = {"PreToolUse": "arguments", "PostToolUse": "result", "UserPromptSubmit": "prompt"}
@@ -137,6 +140,7 @@ def _native_payload(spec: EventSpec) -> dict[str, Any]:
         "session_id": _STRING,
         "cwd": _STRING,
         "transcript_path": _STRING,
+        "permission_mode": _PERMISSION_MODE,
         "asked": _ASKED,
     }
     properties.update({name: FIELD_SCHEMAS[name] for name in spec.payload})
@@ -215,14 +219,18 @@ def _claude_payload(spec: EventSpec) -> dict[str, Any]:
         "transcript_path": _STRING,
         "cwd": _STRING,
         "hook_event_name": {"const": name},
-        "permission_mode": _STRING,
+        "permission_mode": _PERMISSION_MODE,
     }
     for field_name in _CLAUDE_FIELDS.get(name or "", ()):
         properties[field_name] = _CLAUDE_TYPES.get(field_name, _STRING)
+    required = list(properties)
+    # Inside an asked agent every event names it, as inside Claude's subagent.
+    properties.setdefault("agent_id", _STRING)
+    properties.setdefault("agent_type", _STRING)
     return {
         "type": "object",
         "properties": properties,
-        "required": list(properties),
+        "required": required,
         "additionalProperties": False,
     }
 
@@ -254,8 +262,8 @@ def _claude_reply(spec: EventSpec) -> dict[str, Any]:
 _CLAUDE_FIELDS: Mapping[str, tuple[str, ...]] = {
     "SessionStart": ("source",),
     "UserPromptSubmit": ("prompt",),
-    "PreToolUse": ("tool_name", "tool_input"),
-    "PostToolUse": ("tool_name", "tool_input", "tool_response"),
+    "PreToolUse": ("tool_name", "tool_input", "tool_use_id"),
+    "PostToolUse": ("tool_name", "tool_input", "tool_response", "tool_use_id"),
     "Stop": ("stop_hook_active", "last_assistant_message"),
     "SubagentStart": ("agent_id", "agent_type"),
     "SubagentStop": ("agent_id", "agent_type", "stop_hook_active", "last_assistant_message"),

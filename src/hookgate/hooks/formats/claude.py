@@ -51,6 +51,9 @@ SPECIFIC_OUTPUT: Mapping[str, tuple[str, ...]] = {
     "UserPromptSubmit": ("additionalContext",),
     "SessionStart": ("additionalContext",),
 }  # fmt: skip
+#: Claude's `permission_mode` values hookgate's runtime has: asking as usual, no one
+#: to ask (calls that need consent are denied), `yolo: true`.
+PERMISSION_MODES = ("default", "dontAsk", "bypassPermissions")
 _DECISIONS: Mapping[str, Permission | None] = {"allow": "allow", "ask": "ask", "defer": None}
 
 
@@ -119,8 +122,12 @@ def claude_payload(event: EventSpec, payload: Mapping[str, Any]) -> dict[str, An
         "transcript_path": payload.get("transcript_path", ""),
         "cwd": cwd,
         "hook_event_name": name,
-        "permission_mode": "default",
+        "permission_mode": payload.get("permission_mode") or "default",
     }
+    asked = payload.get("asked")
+    if isinstance(asked, Mapping) and asked.get("agent"):
+        # Inside an asked agent, as inside Claude's subagent: who is running.
+        document["agent_id"] = document["agent_type"] = asked["agent"]
     tool = str(payload.get("tool", ""))
     if "source" in event.payload:
         document["source"] = payload.get("source", "")
@@ -132,6 +139,7 @@ def claude_payload(event: EventSpec, payload: Mapping[str, Any]) -> dict[str, An
         document["tool_input"] = claude_input(tool, arguments, cwd)
         if name == "PostToolUse":
             document["tool_response"] = claude_response(tool, arguments, payload["result"], cwd)
+        document["tool_use_id"] = payload.get("call_id", "")
     if name in ("SubagentStart", "SubagentStop"):
         document["agent_id"] = document["agent_type"] = payload.get("agent", "")
     if name in _STOPS:

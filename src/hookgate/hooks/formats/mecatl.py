@@ -30,7 +30,9 @@ _MUTATION_TARGET = {
     "PostToolUse": "result",
     "UserPromptSubmit": "prompt",
 }
-_COMMON = ("event", "session_id", "cwd", "asked", "tool", "transcript_path")
+_COMMON = (
+    "event", "session_id", "cwd", "asked", "tool", "transcript_path", "permission_mode",
+)  # fmt: skip
 
 
 class MecatlFormat(FormatDefaults):
