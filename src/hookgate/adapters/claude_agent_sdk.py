@@ -123,7 +123,7 @@ class HookgateHooks(dict[str, list[HookMatcher]]):
 
     async def _pre_tool_use(self, data: Any, tool_use_id: str | None, _: Any) -> dict[str, Any]:
         tool, arguments = _ours(data)
-        decision = await self.gate.screen_call(tool, arguments)
+        decision = await self.gate.screen_call(tool, arguments, tool_use_id)
         if isinstance(decision, CallDenied):
             output = {"permissionDecision": "deny", "permissionDecisionReason": decision.message}
             return {"hookSpecificOutput": {"hookEventName": "PreToolUse", **output}}
@@ -140,7 +140,7 @@ class HookgateHooks(dict[str, list[HookMatcher]]):
     async def _post_tool_use(self, data: Any, tool_use_id: str | None, _: Any) -> dict[str, Any]:
         tool, arguments = _ours(data)
         result = _result(tool, data.get("tool_response"))
-        call = CallAllowed(arguments)
+        call = CallAllowed(arguments, call_id=tool_use_id or "")
         checked = await self.gate.check_result(call, tool, result["content"], result["is_error"])
         if not checked.replaced:
             return {}

@@ -65,6 +65,8 @@ class CallAllowed:
     rewritten: bool = False
     permission: str | None = None
     """A hook said `allow` (no consent needed) or `ask` (consent, always)."""
+    call_id: str = ""
+    """The model's id of the call, which postToolCall hooks read too."""
 
 
 @dataclass(frozen=True)
@@ -117,13 +119,15 @@ class Gate:
 
     # preToolCall
     async def screen_call(
-        self, tool: str, arguments: Mapping[str, Any]
+        self, tool: str, arguments: Mapping[str, Any], call_id: str | None
     ) -> CallAllowed | CallDenied:
-        payload = {"tool": tool, "arguments": dict(arguments)}
+        payload = _call_payload(tool, arguments, call_id)
         return _call_decision(await self.engine.run("preToolCall", payload))
 
-    def screen_call_sync(self, tool: str, arguments: Mapping[str, Any]) -> CallAllowed | CallDenied:
-        payload = {"tool": tool, "arguments": dict(arguments)}
+    def screen_call_sync(
+        self, tool: str, arguments: Mapping[str, Any], call_id: str | None
+    ) -> CallAllowed | CallDenied:
+        payload = _call_payload(tool, arguments, call_id)
         return _call_decision(self.engine.run_sync("preToolCall", payload))
 
     # postToolCall
@@ -131,13 +135,13 @@ class Gate:
         self, call: CallAllowed, tool: str, content: str, is_error: bool = False
     ) -> CheckedResult:
         """The result the model reads, with the context the call's hooks added."""
-        payload = _result_payload(tool, call.arguments, content, is_error)
+        payload = _result_payload(tool, call, content, is_error)
         return _checked(await self.engine.run("postToolCall", payload), call, content, is_error)
 
     def check_result_sync(
         self, call: CallAllowed, tool: str, content: str, is_error: bool = False
     ) -> CheckedResult:
-        payload = _result_payload(tool, call.arguments, content, is_error)
+        payload = _result_payload(tool, call, content, is_error)
         return _checked(self.engine.run_sync("postToolCall", payload), call, content, is_error)
 
     # postGeneration
@@ -208,6 +212,10 @@ def _prompt_decision(outcome: Outcome) -> PromptAllowed | PromptBlocked:
     )
 
 
+def _call_payload(tool: str, arguments: Mapping[str, Any], call_id: str | None) -> dict[str, Any]:
+    return {"tool": tool, "call_id": call_id or "", "arguments": dict(arguments)}
+
+
 def _call_decision(outcome: Outcome) -> CallAllowed | CallDenied:
     _log_notices(outcome)
     if outcome.stop_reason is not None:
@@ -219,15 +227,15 @@ def _call_decision(outcome: Outcome) -> CallAllowed | CallDenied:
         outcome.context,
         rewritten="arguments" in outcome.changed,
         permission=outcome.permission,
+        call_id=str(outcome.payload.get("call_id", "")),
     )
 
 
-def _result_payload(
-    tool: str, arguments: Mapping[str, Any], content: str, is_error: bool
-) -> dict[str, Any]:
+def _result_payload(tool: str, call: CallAllowed, content: str, is_error: bool) -> dict[str, Any]:
     return {
         "tool": tool,
-        "arguments": dict(arguments),
+        "call_id": call.call_id,
+        "arguments": dict(call.arguments),
         "result": {"content": content, "is_error": is_error},
     }
 

@@ -132,7 +132,7 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolAnswer]
     ) -> ToolAnswer:
         name, call_id = request.tool_call["name"], request.tool_call["id"]
-        decision = self.gate.screen_call_sync(name, request.tool_call["args"])
+        decision = self.gate.screen_call_sync(name, request.tool_call["args"], call_id)
         if isinstance(decision, CallDenied):
             return _denied(decision, name, call_id)
         try:
@@ -152,7 +152,7 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         handler: Callable[[ToolCallRequest], Awaitable[ToolAnswer]],
     ) -> ToolAnswer:
         name, call_id = request.tool_call["name"], request.tool_call["id"]
-        decision = await self.gate.screen_call(name, request.tool_call["args"])
+        decision = await self.gate.screen_call(name, request.tool_call["args"], call_id)
         if isinstance(decision, CallDenied):
             return _denied(decision, name, call_id)
         try:

@@ -131,7 +131,9 @@ class HookgateAgent:
         invoke, gate = tool.on_invoke_tool, self.gate
 
         async def on_invoke_tool(context: ToolContext[Any], arguments: str) -> Any:
-            decision = await gate.screen_call(tool.name, json.loads(arguments or "{}"))
+            decision = await gate.screen_call(
+                tool.name, json.loads(arguments or "{}"), context.tool_call_id
+            )
             if isinstance(decision, CallDenied):
                 return decision.message  # a tool's text answer: the model reads it
             if decision.rewritten:

@@ -92,7 +92,7 @@ class HookgateCapability(AbstractCapability[Any]):
         args: Any,
         handler: WrapToolExecuteHandler,
     ) -> Any:
-        decision = await self.gate.screen_call(call.tool_name, dict(args))
+        decision = await self.gate.screen_call(call.tool_name, dict(args), call.tool_call_id)
         if isinstance(decision, CallDenied):
             raise ToolFailed(decision.message)  # the model reads it; no retry is spent
         result = await handler(decision.arguments if decision.rewritten else args)

@@ -18,6 +18,8 @@ if name == "preGeneration":
         reply = {"prompt": prompt.replace("please rewrite", "rewritten by policy")}
     if "context" in prompt:
         reply["context"] = "House rule: answer in one line."
+elif name in ("preToolCall", "postToolCall") and not event.get("call_id"):
+    reply = {"action": "block", "reason": "a tool event without its call_id"}
 elif name == "preToolCall" and event["tool"].endswith("echo"):
     text = event["arguments"].get("text", "")
     if "lower" in text:
