@@ -59,6 +59,15 @@ def build_parser() -> argparse.ArgumentParser:
                      default=argparse.SUPPRESS,
                      help="the agent file (default: ./hookgate.yaml)")  # fmt: skip
     acp.set_defaults(handler=_run_acp)
+    window = commands.add_parser("window", help="the agent in a browser page, on this machine only")
+    window.add_argument("--agent", "--config", dest="agent", type=Path, metavar="FILE",
+                        default=argparse.SUPPRESS,
+                        help="the agent file (default: ./hookgate.yaml)")  # fmt: skip
+    window.add_argument("--port", type=int, default=0,
+                        help="the port on 127.0.0.1 (default: any free one)")  # fmt: skip
+    window.add_argument("--no-browser", dest="open_browser", action="store_false",
+                        help="print the URL, do not open a browser")  # fmt: skip
+    window.set_defaults(handler=_run_window)
     return parser
 
 
@@ -168,6 +177,12 @@ def _run_acp(args: argparse.Namespace) -> int:
     from hookgate.frontends.acp import acp_mode
 
     return asyncio.run(acp_mode(args.agent))
+
+
+def _run_window(args: argparse.Namespace) -> int:
+    from hookgate.frontends.window.serve import window_mode
+
+    return window_mode(args.agent, port=args.port, open_browser=args.open_browser)
 
 
 def _run_sessions(args: argparse.Namespace) -> int:

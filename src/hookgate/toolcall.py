@@ -23,7 +23,7 @@ from hookgate.messages import ToolCall
 from hookgate.policy import Policy, Verdict, rules_allowing
 from hookgate.tools import ToolContext, ToolRegistry, ToolResult
 from hookgate.tools.paths import leaves_workspace
-from hookgate.view import NoticeKind, TurnView
+from hookgate.view import MarkKind, MarksToolCalls, NoticeKind, ToolMark, TurnView
 
 #: What the model, the history and the user get for a result a fail-safe hook failed on.
 WITHHELD_RESULT = "[result withheld: hook {hook!r} failed]"
@@ -129,6 +129,8 @@ async def _guarded_call(
     tool = gate.tools.get(call.name)
     assert tool is not None  # `_refusal` answers a call to an unknown tool
     arguments = pre.payload["arguments"]
+    if "arguments" in pre.changed:
+        _mark(view, screened, MarkKind.REWRITTEN, pre.changed_by.get("arguments", "a hook"), "")
     result = await tool.run(arguments, gate.context)
     post = await gate.engine.run(
         "postToolCall",
@@ -140,6 +142,7 @@ async def _guarded_call(
         return withheld, pre.context, post.stop_reason
     if "result" in post.changed:
         view.notice(f"the result of {call.name} was replaced by a hook", NoticeKind.CHANGED)
+        _mark(view, screened, MarkKind.REPLACED, post.changed_by.get("result", "a hook"), "")
     return ToolResult(**post.payload["result"]), pre.context + post.context, post.stop_reason
 
 
@@ -147,6 +150,7 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> To
     """Why the call must not run: a hook, an unknown tool, a deny rule or the user."""
     call, pre = screened.asked, screened.pre
     if pre.blocked:
+        _mark(view, screened, MarkKind.DENIED, pre.blocked_by or "a hook", pre.reason or "")
         return ToolResult(f"[denied by a hook: {pre.reason}]", is_error=True)
     tool = gate.tools.get(call.name)
     if tool is None:
@@ -158,6 +162,7 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> To
     needs_consent = tool.needs_consent or leaves_workspace(call.name, arguments, gate.context)
     decision = gate.policy.judge(call.name, call.arguments, needs_consent=needs_consent)
     if decision.verdict is Verdict.DENY:
+        _mark(view, screened, MarkKind.DENIED, "permission rule", str(decision.rule))
         return ToolResult(f"[denied by the permission rule {decision.rule!r}]", is_error=True)
     # A hook's `ask` asks the user even under yolo; its `allow` skips only the prompt.
     consent = gate.consent
@@ -167,8 +172,14 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> To
         return None
     request = ConsentRequest(call.name, arguments, rewritten="arguments" in pre.changed)
     if not await consent.ask(request):
+        _mark(view, screened, MarkKind.DENIED, "user", "consent was refused")
         return _denied_by_consent(consent, call, view)
     return None
+
+
+def _mark(view: TurnView, screened: ScreenedCall, kind: MarkKind, by: str, reason: str) -> None:
+    if isinstance(view, MarksToolCalls):
+        view.tool_marked(screened.recorded, ToolMark(kind, by, reason))
 
 
 def _denied_by_consent(consent: Consent, call: ToolCall, view: TurnView) -> ToolResult:

@@ -7,8 +7,9 @@ stderr, ACP turns each call into a session update.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
@@ -41,6 +42,34 @@ class TurnView(Protocol):
     def tool_started(self, call: ToolCall) -> None: ...
 
     def tool_finished(self, call: ToolCall, result: ToolResult) -> None: ...
+
+
+class MarkKind(StrEnum):
+    """What happened to a tool call on its way: shown on the call's row by the window."""
+
+    DENIED = "denied"
+    """It did not run: a hook, a permission rule or the user said no."""
+    REWRITTEN = "rewritten"
+    """A hook replaced its arguments: it ran with the hook's."""
+    REPLACED = "replaced"
+    """A hook replaced its result: the model read the hook's."""
+
+
+@dataclass(frozen=True)
+class ToolMark:
+    kind: MarkKind
+    by: str
+    """The hook's name, `permission rule` or `user`."""
+    reason: str
+
+
+@runtime_checkable
+class MarksToolCalls(Protocol):
+    """A view that also wants each tool call's marks (optional: notices say the same)."""
+
+    def tool_marked(self, call: ToolCall, mark: ToolMark) -> None:
+        """Called between `tool_started` and `tool_finished` of `call`."""
+        ...
 
 
 class QuietView:

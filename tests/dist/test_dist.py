@@ -53,6 +53,8 @@ def test_the_wheel_carries_license_examples_schemas_and_metadata(dist: Path) -> 
     assert "hookgate/examples/guard-rm-rf.sh" in names
     assert "hookgate/examples/audit-log.sh" in names
     assert "hookgate/hooks/schemas/preToolCall.native.payload.json" in names
+    for page in ("index.html", "app.js", "app.css"):  # the window's page, no build step
+        assert f"hookgate/frontends/window/static/{page}" in names
     assert metadata["License-Expression"] == "MIT"
     assert "Programming Language :: Python :: 3.11" in metadata.get_all("Classifier")
     urls = dict(entry.split(", ", 1) for entry in metadata.get_all("Project-URL"))

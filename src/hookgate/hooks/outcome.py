@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hookgate.hooks.events import OnError
@@ -47,6 +47,8 @@ class Outcome:
     errors: tuple[HookFailure, ...] = ()
     changed: tuple[str, ...] = ()
     """Names of the payload fields some hook replaced."""
+    changed_by: Mapping[str, str] = field(default_factory=dict)
+    """For each replaced field, the name of the last hook that replaced it."""
     hooks_run: int = 0
     permission: Permission | None = None
     """A tool call's hooks said `allow` (no consent prompt) or `ask` (one, always)."""

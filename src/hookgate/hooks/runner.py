@@ -48,6 +48,7 @@ class _Chain:
     notices: list[str] = field(default_factory=list)
     errors: list[HookFailure] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
+    changed_by: dict[str, str] = field(default_factory=dict)
     blocked_by: HookSpec | None = None
     reason: str | None = None
     response: str | None = None
@@ -74,6 +75,7 @@ class _Chain:
             notices=tuple(self.notices),
             errors=tuple(self.errors),
             changed=tuple(self.changed),
+            changed_by=dict(self.changed_by),
             hooks_run=self.hooks_run,
             permission=self.permission,
             stop_reason=self.stop_reason,
@@ -383,6 +385,7 @@ def _apply(hook: HookSpec, reply: HookReply, chain: _Chain) -> None:
     # Changes apply with a block too: a denied call's replaced arguments are a redaction.
     for key, value in reply.changes.items():
         chain.payload[key] = value
+        chain.changed_by[key] = hook.name  # the last hook to change a field is named
         if key not in chain.changed:
             chain.changed.append(key)
     if reply.permission == "ask" or (reply.permission and chain.permission is None):

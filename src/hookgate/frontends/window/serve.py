@@ -1,0 +1,96 @@
+"""`hookgate window`: check the agent file, bind loopback, print the URL, serve until stopped.
+
+The URL (with the token) is the one line on stdout; the browser is opened at it unless
+`--no-browser`. Ctrl-C, SIGTERM or SIGHUP stops the server (a second signal changes
+nothing): running turns are cancelled, their postGeneration hooks run, every session is
+closed, and hookgate exits 130, 143 or 129.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import socket
+import sys
+import threading
+import webbrowser
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+
+from hookgate.frontends.terminal import notice_line
+from hookgate.frontends.window.guard import TOKEN_PARAMETER, new_token
+from hookgate.hooks import HookgateError
+from hookgate.session import SessionStore
+from hookgate.trust.check import load_trusted
+
+#: The only address the window binds: nobody on the network can reach it.
+HOST = "127.0.0.1"
+#: Connections the kernel queues until the server accepts them (uvicorn's default).
+BACKLOG = 2048
+#: Seconds open streams get to end when the server stops, before they are cut.
+GRACEFUL_SHUTDOWN = 2
+
+
+def window_mode(agent_file: Path, *, port: int, open_browser: bool) -> int:
+    # An untrusted (or broken) agent file stops the command here, before anything of
+    # it runs: `hookgate trust` first, as for every entry point.
+    load_trusted(agent_file)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((HOST, port))
+    except OSError as exc:
+        listener.close()
+        raise HookgateError(f"cannot listen on {HOST}:{port}: {exc.strerror or exc} "
+                            "(choose another --port, or 0 for any free one)") from exc  # fmt: skip
+    # Listening before the URL is printed: a browser quicker than the server's start
+    # waits in the backlog instead of being refused.
+    listener.listen(BACKLOG)
+    bound = listener.getsockname()[1]
+    token = new_token()
+    url = f"http://{HOST}:{bound}/?{TOKEN_PARAMETER}={token}"
+    print(url, flush=True)
+    notice_line("the window is served at the URL above; Ctrl-C stops it")
+    if open_browser:
+        # webbrowser may wait for the browser it starts: never on the server's thread.
+        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+    return asyncio.run(_serve(agent_file.resolve(), listener, token, bound))
+
+
+async def _serve(agent_file: Path, listener: socket.socket, token: str, port: int) -> int:
+    import uvicorn  # the window's own dependencies: imported only when it runs
+
+    from hookgate.frontends.window.app import build_app
+    from hookgate.frontends.window.hub import Hub
+
+    hub = Hub(agent_file, SessionStore(), Path.cwd())
+    config = uvicorn.Config(
+        build_app(hub, token=token, port=port), log_level="warning", access_log=False,
+        lifespan="on", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN, ws="none",
+    )  # fmt: skip
+    loop = asyncio.get_running_loop()
+
+    class WindowServer(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            """SIGHUP (a closed terminal) stops the window as SIGTERM does."""
+            with super().capture_signals():
+                previous = signal.signal(signal.SIGHUP, self.handle_exit)
+                try:
+                    yield
+                finally:  # restored first: the signal is raised again once all is closed
+                    signal.signal(signal.SIGHUP, previous)
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            super().handle_exit(sig, frame)
+            # A second Ctrl-C must not skip closing the sessions (their postGeneration).
+            self.force_exit = False
+            # Called in a signal handler: the loop sets the event at its next turn.
+            loop.call_soon_threadsafe(hub.closing.set)
+
+    server = WindowServer(config)
+    await server.serve(sockets=[listener])
+    sys.stderr.flush()
+    return 0

@@ -1,0 +1,233 @@
+// The window's page: draws a session's events (server-sent), sends questions, cancels,
+// answers consent. No build step, no library: the server renders markdown to HTML.
+"use strict";
+
+const state = { session: null, source: null, running: false, consentId: null };
+// For each answer piece, from its arrival at the server (ms): [to its arrival in the page,
+// to the frame that shows it]. bench/window_latency.py reads them.
+window.hookgateChunkDelays = [];
+
+function now() { return performance.timeOrigin + performance.now(); }
+
+function $(selector) { return document.querySelector(selector); }
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+async function api(path, body) {
+  const init = body === undefined ? {} : {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+  };
+  const response = await fetch(path, init);
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
+function showError(message) {
+  const box = $("#error");
+  box.textContent = message || "";
+  box.hidden = !message;
+}
+
+function setRunning(running) {
+  state.running = running;
+  document.body.dataset.turn = running ? "running" : "idle";
+  $("#cancel").disabled = !running;
+  $("#send").disabled = running;
+  $("#status").textContent = running ? "running…" : "idle";
+}
+
+function scrollDown() {
+  const box = $("#conversation");
+  box.scrollTop = box.scrollHeight;
+}
+
+function brief(text) {
+  const line = text.replace(/\s+/g, " ");
+  return line.length > 100 ? line.slice(0, 99) + "…" : line;
+}
+
+const draw = {
+  turn_start() { setRunning(true); },
+  question(event) { $("#conversation").append(element("div", "question", event.text)); },
+  answer(event, received) {
+    let block = document.querySelector(`.answer[data-block="${event.block}"]`);
+    if (!block) {
+      block = element("div", "answer");
+      block.dataset.block = event.block;
+      $("#conversation").append(block);
+    }
+    block.innerHTML = event.html;  // rendered by the server, raw HTML escaped
+    if (event.t !== undefined) {
+      requestAnimationFrame(() => {
+        window.hookgateChunkDelays.push([received - event.t, now() - event.t]);
+      });
+    }
+  },
+  notice(event) {
+    $("#conversation").append(element("div", `notice notice-${event.kind}`, event.text));
+  },
+  tool(event) {
+    const row = element("details", "tool");
+    row.dataset.id = event.id;
+    const summary = element("summary");
+    summary.append(element("span", "tool-name", event.name),
+                   element("span", "tool-brief", brief(event.arguments)));
+    const body = element("div", "tool-body");
+    body.append(element("h3", "", "arguments"), element("pre", "tool-args", event.arguments),
+                element("h3", "", "result"), element("pre", "tool-result", "(running)"));
+    row.append(summary, body);
+    $("#conversation").append(row);
+  },
+  mark(event) {
+    const row = document.querySelector(`.tool[data-id="${CSS.escape(event.id)}"]`);
+    if (!row) return;
+    const reason = event.reason ? `: ${event.reason}` : "";
+    row.classList.add(event.kind);
+    row.querySelector("summary").append(
+      element("span", `mark mark-${event.kind}`, `${event.kind} by ${event.by}${reason}`));
+  },
+  result(event) {
+    const row = document.querySelector(`.tool[data-id="${CSS.escape(event.id)}"]`);
+    if (!row) return;
+    row.querySelector(".tool-result").textContent = event.content;
+    row.classList.toggle("failed", event.is_error);
+  },
+  consent(event) {
+    state.consentId = event.id;
+    $("#consent-tool").textContent = event.tool;
+    $("#consent-details").textContent = event.details;
+    $("#consent-arguments").textContent = event.arguments;
+    $("#consent-rewritten").hidden = !event.rewritten;
+    const dialog = $("#consent");
+    if (!dialog.open) dialog.showModal();
+  },
+  consent_done(event) {
+    if (state.consentId !== event.id) return;
+    state.consentId = null;
+    const dialog = $("#consent");
+    if (dialog.open) dialog.close();
+  },
+  blocked(event) {
+    const box = element("div", "blocked");
+    const response = element("div", "blocked-response");
+    response.innerHTML = event.response;  // rendered by the server, raw HTML escaped
+    box.append(element("div", "blocked-marker", `blocked by a hook: ${event.reason}`), response);
+    $("#conversation").append(box);
+  },
+  turn_end(event) {
+    setRunning(false);
+    document.body.dataset.outcome = event.outcome;
+    refreshSessions();
+  },
+};
+
+function follow(sessionId) {
+  if (state.source) state.source.close();
+  state.session = sessionId;
+  $("#conversation").replaceChildren();
+  setRunning(false);
+  const source = new EventSource(`/api/sessions/${encodeURIComponent(sessionId)}/events`);
+  source.onmessage = (message) => {
+    const received = now();
+    const event = JSON.parse(message.data);
+    const handler = draw[event.type];
+    if (handler) handler(event, received);
+    scrollDown();
+  };
+  state.source = source;
+  refreshHooks();
+  refreshSessions();
+}
+
+async function refreshHooks() {
+  const list = $("#hooks");
+  const hooks = await api(`/api/sessions/${encodeURIComponent(state.session)}/hooks`);
+  list.replaceChildren(...hooks.map((hook) => {
+    const matcher = hook.matcher ? ` matcher ${JSON.stringify(hook.matcher)}` : "";
+    return element("li", "", `${hook.event} ${hook.index}. ${hook.name}${matcher} (onError ${hook.on_error})`);
+  }));
+  if (!hooks.length) list.append(element("li", "", "no hooks"));
+}
+
+async function refreshSessions() {
+  const listing = await api("/api/sessions");
+  const item = (session, label, action) => {
+    const li = element("li", session.id === state.session ? "current" : "");
+    const button = element("button", "", label);
+    button.type = "button";
+    button.title = session.id;
+    button.addEventListener("click", action);
+    li.append(button);
+    return li;
+  };
+  $("#open-sessions").replaceChildren(...listing.open.map((session) =>
+    item(session, session.title ? brief(session.title) : session.id, () => follow(session.id))));
+  $("#saved-sessions").replaceChildren(...listing.saved.map((session) =>
+    item(session, `${session.created} ${session.title || session.id}`, () => openSession(session.id))));
+}
+
+async function openSession(resume) {
+  showError("");
+  try {
+    const opened = await api("/api/sessions", resume ? { resume } : {});
+    follow(opened.id);
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+async function send() {
+  const box = $("#question");
+  const question = box.value;
+  if (!question.trim() || state.running || !state.session) return;
+  showError("");
+  try {
+    await api(`/api/sessions/${encodeURIComponent(state.session)}/turns`, { question });
+    box.value = "";
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+async function cancelTurn() {
+  if (!state.running || !state.session) return;
+  await api(`/api/sessions/${encodeURIComponent(state.session)}/cancel`, {});
+}
+
+async function answerConsent(answer) {
+  const id = state.consentId;
+  if (!id) return;
+  await api(`/api/sessions/${encodeURIComponent(state.session)}/consent`, { id, answer });
+}
+
+document.addEventListener("DOMContentLoaded", async () => {
+  $("#ask").addEventListener("submit", (event) => { event.preventDefault(); send(); });
+  $("#question").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      send();
+    }
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && !$("#consent").open) cancelTurn();
+  });
+  $("#cancel").addEventListener("click", cancelTurn);
+  $("#new-session").addEventListener("click", () => openSession(null));
+  for (const button of document.querySelectorAll("#consent-buttons button")) {
+    button.addEventListener("click", () => answerConsent(button.dataset.answer));
+  }
+  // Esc in the dialog denies: the call does not run unless someone allowed it.
+  $("#consent").addEventListener("cancel", (event) => {
+    event.preventDefault();
+    answerConsent("reject_once");
+  });
+  const listing = await api("/api/sessions");
+  if (listing.open.length) follow(listing.open[listing.open.length - 1].id);
+  else await openSession(null);
+});

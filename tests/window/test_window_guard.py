@@ -1,0 +1,225 @@
+"""Nobody but the holder of the token drives the window: plain HTTP against the real server.
+
+Each refusal is a 403 that runs nothing: no session opens, no hook runs, no question
+reaches the session file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from runtime.project import Project, read_log, served_model
+from support.chat_server import ChatServer, ServedReply
+from window.conftest import Window
+
+EVIL = "http://evil.example"
+
+
+@pytest.fixture
+def guarded(project: Project, tmp_path: Path) -> Path:
+    """An agent file whose preGeneration hook writes down every question it sees."""
+    log = tmp_path / "pre.log"
+    project.write_agent(
+        project.script({"text": "answered"}), hooks={"preGeneration": [project.recorder(log)]}
+    )
+    return log
+
+
+def client(window: Window, *, token: bool = True, origin: str | None = None) -> httpx2.Client:
+    """A client of the window: with the token's cookie, and an `Origin` (default: its own)."""
+    cookies = {f"hookgate_window_{window.port}": window.token} if token else {}
+    headers = {"origin": origin or window.base}
+    return httpx2.Client(base_url=window.base, cookies=cookies, headers=headers, timeout=10)
+
+
+def open_session(window: Window) -> str:
+    with client(window) as http:
+        answer = http.post("/api/sessions", json={})
+    assert answer.status_code == 201, answer.text
+    session_id = answer.json()["id"]
+    assert isinstance(session_id, str)
+    return session_id
+
+
+def ask(http: httpx2.Client, session_id: str, question: str) -> httpx2.Response:
+    return http.post(f"/api/sessions/{session_id}/turns", json={"question": question})
+
+
+def test_the_first_load_trades_the_url_token_for_a_strict_http_only_cookie(
+    guarded: Path, start_window: Callable[..., Window]
+) -> None:
+    window = start_window()
+    with httpx2.Client(timeout=10) as http:
+        first = http.get(window.url)
+        cookie = first.headers["set-cookie"]
+        page = http.get(f"{window.base}/")
+
+    assert first.status_code == 303
+    assert first.headers["location"] == "/"  # the token leaves the address bar
+    assert cookie.startswith(f"hookgate_window_{window.port}={window.token};")
+    assert "HttpOnly" in cookie
+    assert "SameSite=Strict" in cookie
+    assert page.status_code == 200
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+
+
+#: Every kind of route: the page, static files, the API, the event stream.
+ROUTES = [
+    ("GET", "/"),
+    ("GET", "/static/app.js"),
+    ("GET", "/api/sessions"),
+    ("POST", "/api/sessions"),
+    ("GET", "/api/sessions/{id}/events"),
+    ("GET", "/api/sessions/{id}/hooks"),
+    ("POST", "/api/sessions/{id}/turns"),
+    ("POST", "/api/sessions/{id}/cancel"),
+    ("POST", "/api/sessions/{id}/consent"),
+]
+
+
+def test_a_request_without_the_token_is_refused_and_runs_nothing(
+    guarded: Path, start_window: Callable[..., Window], project: Project
+) -> None:
+    window = start_window()
+    session_id = open_session(window)
+    body = json.dumps({"question": "hello"})
+
+    with client(window, token=False) as http:
+        for method, path in ROUTES:
+            target = path.format(id=session_id)
+            refused = http.request(method, target, content=body)
+            wrong = http.request(method, f"{target}?token={window.token[:-1]}x", content=body)
+            assert (refused.status_code, wrong.status_code) == (403, 403), (method, path)
+            assert "URL hookgate printed" in refused.text
+    assert read_log(guarded) == []  # no question reached a hook
+    assert len(project.session_files()) == 1
+    assert [m for m in project.messages() if m["role"] == "user"] == []
+
+
+def test_a_request_from_a_foreign_origin_is_refused_and_runs_nothing(
+    guarded: Path, start_window: Callable[..., Window]
+) -> None:
+    window = start_window()
+    session_id = open_session(window)
+
+    for origin in (EVIL, "http://127.0.0.1:1", f"https://127.0.0.1:{window.port}", "null"):
+        with client(window, origin=origin) as http:
+            turn = ask(http, session_id, "hello")
+            session = http.post("/api/sessions", json={})
+            listing = http.get("/api/sessions")
+        assert (turn.status_code, session.status_code, listing.status_code) == (403, 403, 403)
+        assert "other sites" in turn.text
+    assert read_log(guarded) == []
+    with client(window) as http:
+        assert len(http.get("/api/sessions").json()["open"]) == 1
+
+
+def test_a_request_that_changes_something_must_name_its_origin(
+    guarded: Path, start_window: Callable[..., Window]
+) -> None:
+    window = start_window()
+    session_id = open_session(window)
+
+    with client(window) as http:
+        del http.headers["origin"]
+        turn = ask(http, session_id, "hello")
+
+    assert turn.status_code == 403
+    assert read_log(guarded) == []
+
+
+def test_a_foreign_host_is_refused_even_with_the_token(
+    guarded: Path, start_window: Callable[..., Window]
+) -> None:
+    """DNS rebinding: another site's name resolved to 127.0.0.1 arrives with its Host."""
+    window = start_window()
+    session_id = open_session(window)
+
+    for host in ("evil.example", f"evil.example:{window.port}", "127.0.0.1:1", "127.0.0.1"):
+        with client(window) as http:
+            http.headers["host"] = host
+            turn = ask(http, session_id, "hello")
+            page = http.get(f"/?token={window.token}")
+        assert (turn.status_code, page.status_code) == (403, 403), host
+        assert "loopback address" in turn.text
+    assert read_log(guarded) == []
+
+
+def test_with_the_token_a_question_runs(guarded: Path, start_window: Callable[..., Window]) -> None:
+    """The refusals above are refusals, not a broken server."""
+    window = start_window()
+    session_id = open_session(window)
+
+    with client(window) as http:
+        assert ask(http, session_id, "hello").status_code == 202
+        with http.stream("GET", f"/api/sessions/{session_id}/events") as events:
+            ends = (line for line in events.iter_lines() if '"turn_end"' in line)
+            assert '"outcome": "answered"' in next(ends)
+
+    assert [event["prompt"] for event in read_log(guarded)] == ["hello"]
+
+
+def test_the_window_listens_on_loopback_only(
+    guarded: Path, start_window: Callable[..., Window]
+) -> None:
+    window = start_window()
+    listening = [
+        line.split()[1]
+        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]
+        if line.split()[3] == "0A"  # LISTEN
+    ]
+    assert f"0100007F:{window.port:04X}" in listening  # 127.0.0.1, little-endian
+    assert f"00000000:{window.port:04X}" not in listening
+
+
+def test_an_untrusted_agent_file_is_refused_before_anything_runs(
+    guarded: Path, project: Project
+) -> None:
+    result = project.hookgate("window", "--no-browser", trusted=False)
+
+    assert result.returncode == 1
+    assert result.stdout == ""  # no URL: nothing is served
+    assert "trust" in result.stderr
+    assert read_log(guarded) == []
+
+
+def test_a_page_that_connects_later_gets_each_answer_once_whole(
+    project: Project, chat_server: ChatServer, start_window: Callable[..., Window]
+) -> None:
+    """The pieces arrive one by one, so the answer was updated three times; a late page
+    replays only its last update (memory: the answer's size, not the sum of updates)."""
+    project.write_agent(served_model(chat_server.url), tools=[])
+    chat_server.queue(ServedReply(text="one two three", pieces=3, fault="trickle",
+                                  trickle_s=0.0002))  # fmt: skip
+    window = start_window()
+    session_id = open_session(window)
+
+    with client(window) as http:
+        assert ask(http, session_id, "count").status_code == 202
+        with http.stream("GET", f"/api/sessions/{session_id}/events") as live:
+            live_events = events_until_turn_end(live.iter_lines())
+        with http.stream("GET", f"/api/sessions/{session_id}/events") as late:
+            late_events = events_until_turn_end(late.iter_lines())
+
+    live_answers = [e for e in live_events if e["type"] == "answer"]
+    late_answers = [e for e in late_events if e["type"] == "answer"]
+    assert len(live_answers) > 1  # the page saw it grow
+    assert len(late_answers) == 1
+    assert "one two three" in late_answers[0]["html"]
+    assert late_answers[0] == live_answers[-1]
+
+
+def events_until_turn_end(lines: Iterator[str]) -> list[dict[str, Any]]:
+    events = []
+    for line in lines:
+        if line.startswith("data: "):
+            events.append(json.loads(line.removeprefix("data: ")))
+            if events[-1]["type"] == "turn_end":
+                return events
+    raise AssertionError(f"the stream ended before the turn did: {events}")
