@@ -25,6 +25,7 @@ from hookgate.messages import Message, ToolSpec
 from hookgate.models import ModelClient, make_model
 from hookgate.policy import Policy
 from hookgate.session import Session, SessionStore, new_session_id
+from hookgate.team import NoticeTeamDisplay, TeamDisplay, team_for, team_tools
 from hookgate.toolcall import ToolGate
 from hookgate.tools import Tool, ToolContext, ToolRegistry, builtin_tools
 from hookgate.toolsettings import shell_environment
@@ -109,6 +110,7 @@ async def open_agent(
     asked_depth: int = 0,
     ask_depth_limit: int | None = None,
     ask_display: AskDisplay | None = None,
+    team_display: TeamDisplay | None = None,
     extra_tools: Sequence[Tool] = (),
     project_dir: Path | None = None,
     trusted_digest: str | None = None,
@@ -121,6 +123,8 @@ async def open_agent(
     that fails is a notice and its tools are absent. `project_dir` (default: the
     working directory) is where the tools work. `trusted_digest`: see `require_trust`.
     `asked_as`: the name the asker gave this agent, for its hooks.
+    A file that declares `team:` gets the supervisor's tools; `team_display` shows the
+    team's tasks (by default as notices).
     """
     trust_store = TrustStore(store.home if store is not None else None)
     config, trusted = load_trusted(agent_file, store=trust_store, expect_digest=trusted_digest)
@@ -171,10 +175,17 @@ async def open_agent(
     handoffs = handoffs_for(
         config, engine, ask_display or NoticeDisplay(notify), project_dir=project_dir,
         depth=asked_depth, inherited_limit=ask_depth_limit,
-        trusted_digests=asked_digests(config, trust_store),
+        trusted_digests=asked_digests(config.agents, trust_store),
     )  # fmt: skip
     if handoffs is not None:
         tools.add(AskAgentTool(handoffs, lambda: history.messages))
+    team = team_for(
+        config, engine, team_display or NoticeTeamDisplay(notify), project_dir=project_dir,
+        depth=asked_depth, inherited_limit=ask_depth_limit,
+        trusted_digests=asked_digests(config.team.members if config.team else {}, trust_store),
+    )  # fmt: skip
+    for tool in team_tools(team) if team is not None else ():
+        tools.add(tool)
     gate = ToolGate(
         engine=engine,
         tools=tools,

@@ -34,18 +34,24 @@ from hookgate.toolsettings import (
 )
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
+#: The tools a team's supervisor gets (hookgate.team.tools).
+TEAM_TOOL_NAMES = ("create_task", "list_tasks", "wait_for_tasks")
 TOP_LEVEL_KEYS = (
     "model", "system", "tools", "permissions", "yolo", "hooks", "claude_settings", "agents",
     "mcp_servers",
     "max_steps", "context_budget", "shell_timeout", "max_ask_depth", "workspace", "shell",
-    "max_tool_calls", "max_argument_bytes",
+    "max_tool_calls", "max_argument_bytes", "team",
 )  # fmt: skip
 AGENT_KEYS = ("file", "description", "timeout")
+TEAM_KEYS = ("name", "members", "max_parallel", "max_rounds")
 _AGENT_NAME = re.compile(r"[A-Za-z0-9_.-]+\Z")
 #: Seconds an asked agent may take to answer, by default: it runs a whole turn.
 DEFAULT_ASK_TIMEOUT = 600.0
 #: How many hand-offs deep an agent may run, by default; with 1, asked agents ask no one.
 DEFAULT_MAX_ASK_DEPTH = 3
+#: Team tasks that run at once, and rounds one wait of the supervisor may run, by default.
+DEFAULT_MAX_PARALLEL = 2
+DEFAULT_MAX_ROUNDS = 3
 _EXAMPLE_MODEL = "llama3.2, base_url: http://localhost:11434/v1"
 DEFAULT_SYSTEM = (
     "You are a careful coding assistant working in the user's project directory. "
@@ -73,6 +79,16 @@ class AgentRef:
 
 
 @dataclass(frozen=True)
+class TeamConfig:
+    """The team this agent supervises (`team:`): members take the tasks it creates."""
+
+    name: str
+    members: Mapping[str, AgentRef]
+    max_parallel: int = DEFAULT_MAX_PARALLEL
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+
+
+@dataclass(frozen=True)
 class AgentConfig:
     path: Path
     model: str | Mapping[str, Any]
@@ -82,6 +98,8 @@ class AgentConfig:
     yolo: bool = False
     hooks: HooksConfig = field(default_factory=HooksConfig)
     agents: Mapping[str, AgentRef] = field(default_factory=dict)
+    team: TeamConfig | None = None
+    """The team this agent supervises, if its file declares one."""
     mcp_servers: Mapping[str, McpServerConfig] = field(default_factory=dict)
     max_steps: int = 50
     context_budget: int = 200_000
@@ -139,6 +157,7 @@ def load_agent_file(
         yolo=_bool(document, where, "yolo"),
         hooks=hooks_of_document(document, where, path.parent, import_python=import_hooks),
         agents=_agents(document, where, path.parent),
+        team=_team(document, where, path.parent),
         mcp_servers=parse_mcp_servers(
             document.get("mcp_servers"), where.key(document, "mcp_servers"), path.parent
         ),
@@ -246,8 +265,36 @@ def _permissions(document: Mapping[Any, Any], where: Where) -> Permissions:
 def _agents(document: Mapping[Any, Any], where: Where, base_dir: Path) -> dict[str, AgentRef]:
     if document.get("agents") is None:
         return {}
-    at = where.key(document, "agents")
-    node = expect_mapping(document["agents"], at, "agents by name")
+    return _agent_refs(document["agents"], where.key(document, "agents"), base_dir)
+
+
+def _team(document: Mapping[Any, Any], where: Where, base_dir: Path) -> TeamConfig | None:
+    if document.get("team") is None:
+        return None
+    at = where.key(document, "team")
+    node = expect_mapping(document["team"], at, "a team (name, members, max_parallel, max_rounds)")
+    check_keys(node, at, TEAM_KEYS)
+    name = node.get("name")
+    if not isinstance(name, str) or not _AGENT_NAME.match(name):
+        raise (at.key(node, "name") if "name" in node else at).error(
+            f"expected a team name, got {describe(name)}",
+            hint="e.g. name: release (letters, digits, '-', '_' and '.')",
+        )
+    if not node.get("members"):
+        raise (at.key(node, "members") if "members" in node else at).error(
+            "a team needs members", hint="members: {reviewer: {file: ../reviewer/hookgate.yaml}}"
+        )
+    return TeamConfig(
+        name=name,
+        members=_agent_refs(node["members"], at.key(node, "members"), base_dir),
+        max_parallel=_positive(node, at, "max_parallel", DEFAULT_MAX_PARALLEL),
+        max_rounds=_positive(node, at, "max_rounds", DEFAULT_MAX_ROUNDS),
+    )
+
+
+def _agent_refs(value: Any, at: Where, base_dir: Path) -> dict[str, AgentRef]:
+    """Agents by name, as `agents:` and a team's `members:` list them."""
+    node = expect_mapping(value, at, "agents by name")
     agents: dict[str, AgentRef] = {}
     for name, entry in node.items():
         here = at.key(node, name)
@@ -307,4 +354,8 @@ def offered_tool_names(path: Path) -> tuple[str, ...] | None:
     tools = document.get("tools", list(BUILTIN_TOOL_NAMES))
     if not isinstance(tools, list) or not all(isinstance(name, str) for name in tools):
         return None
-    return (*tools, "ask_agent") if document.get("agents") else tuple(tools)
+    if document.get("agents"):
+        tools = [*tools, "ask_agent"]
+    if document.get("team"):
+        tools = [*tools, *TEAM_TOOL_NAMES]
+    return tuple(tools)

@@ -147,6 +147,17 @@ async def wait_for_pid(path: Path) -> int:
     pytest.fail(f"nothing wrote a pid to {path}")
 
 
+def wait_for_pid_file(path: Path) -> int:
+    """`wait_for_pid`, blocking: for tests that drive a subprocess, not an event loop."""
+    deadline = time.monotonic() + START_WAIT_S
+    while time.monotonic() < deadline:
+        pid = _written_pid(path)
+        if pid is not None:
+            return pid
+        time.sleep(0.02)
+    pytest.fail(f"nothing wrote a pid to {path}")
+
+
 def _written_pid(path: Path) -> int | None:
     try:
         text = path.read_text()

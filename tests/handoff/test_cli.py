@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from handoff.conftest import START_WAIT_S, AgentDir, agents_entry, read_log
+from handoff.conftest import START_WAIT_S, AgentDir, agents_entry, read_log, wait_for_pid_file
 from runtime.project import Project
 
 THINKING_ALOUD = {
@@ -145,7 +145,7 @@ def test_an_asker_killed_outright_takes_its_asked_agent_with_it(
     write_slow_asked(asked, pid_file)
     process = project.start_hookgate("--ask", "helper", "anything")
     try:
-        child = _wait_for_pid(pid_file)
+        child = wait_for_pid_file(pid_file)
     finally:
         process.kill()
         process.communicate()
@@ -171,7 +171,7 @@ def test_sighup_cancels_the_hand_off_after_subagent_stop_ran(
     write_slow_asked(asked, pid_file)
     process = project.start_hookgate("--ask", "helper", "anything")
     try:
-        child = _wait_for_pid(pid_file)
+        child = wait_for_pid_file(pid_file)
         process.send_signal(signal.SIGHUP)
         stdout, stderr = process.communicate(timeout=START_WAIT_S)
     finally:
@@ -181,15 +181,6 @@ def test_sighup_cancels_the_hand_off_after_subagent_stop_ran(
     assert "interrupted; the hand-off was cancelled" in stderr
     assert len(read_log(stop_log)) == 1
     group_gone(child)
-
-
-def _wait_for_pid(path: Path) -> int:
-    deadline = time.monotonic() + START_WAIT_S
-    while time.monotonic() < deadline:
-        if path.exists() and path.read_text().endswith("\n"):
-            return int(path.read_text())
-        time.sleep(0.02)
-    pytest.fail(f"nothing wrote a pid to {path}")
 
 
 def _reap_adopted(pid: int) -> None:

@@ -77,9 +77,19 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "error": None,
         "continued": False,
     },
-    "teammateIdle": {"agent": "tester"},
-    "taskCreated": {"task": {"id": "t-1", "title": "Write the tests"}},
-    "taskCompleted": {"task": {"id": "t-1", "title": "Write the tests", "status": "done"}},
+    "teammateIdle": {"team": "release", "agent": "tester"},
+    "taskCreated": {
+        "team": "release",
+        "agent": "tester",
+        "task": {"id": "1", "subject": "Write the tests", "description": "Cover the parser."},
+    },
+    "taskCompleted": {
+        "team": "release",
+        "agent": "tester",
+        "task": {"id": "1", "subject": "Write the tests", "description": "Cover the parser."},
+        "answer": "Added 12 tests; all pass.",
+        "error": None,
+    },
 }
 
 CASES = [

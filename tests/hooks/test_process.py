@@ -29,6 +29,7 @@ from hookgate.hooks import (
     run_process_sync,
 )
 from hookgate.hooks.process import KILL_GRACE, OUTPUT_CAP
+from hookgate.hooks.process.guard import guard_token
 
 #: The timeout of the hooks below that are meant to run past it.
 TIMEOUT = 0.3
@@ -181,6 +182,9 @@ def test_cancelling_the_caller_stops_the_group(
 
 
 def _open_fds() -> set[str]:
+    """Our open fds, once the guardian (started at the first spawn, kept for the life of
+    the process, its pipe open) is up: a test that spawns first must not count its pipe."""
+    guard_token()
     return set(os.listdir("/proc/self/fd"))
 
 

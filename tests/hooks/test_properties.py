@@ -20,6 +20,7 @@ from hookgate.hooks import EVENTS, FORMATS, BadReply, ConfigError, HookReply, Pr
 from hookgate.hooks.config import HOOK_KEYS, parse_duration, parse_hook, parse_hooks
 from hookgate.hooks.events import EVENT_NAMES, EventSpec
 from hookgate.hooks.formats.claude import reply_from_claude
+from hookgate.hooks.formats.mecatl import ANNOTATE_ONLY
 from hookgate.hooks.formats.native import ACTIONS
 from hookgate.hooks.schema import schema_for
 from hookgate.hooks.yamlfile import Where, expect_mapping, parse_yaml
@@ -44,7 +45,8 @@ PAYLOADS: dict[str, dict[str, Any]] = {
     "error": {"error": None},
     "outcome": {"outcome": "answered"},
     "source": {"source": "startup"},
-    "task": {"task": {"id": "t"}},
+    "team": {"team": "release"},
+    "task": {"task": {"id": "1", "subject": "s", "description": "d"}},
     "continued": {"continued": False},
 }
 
@@ -115,7 +117,10 @@ def test_no_stdout_and_exit_status_escapes_decode(
     if code not in (0, 2):
         assert isinstance(answer, BadReply)
     if isinstance(answer, HookReply):
-        if code == 2:
+        if code == 2 and fmt == "mecatl" and spec.mecatl_phase in ANNOTATE_ONLY:
+            assert not answer.block  # the seed's team phases only annotate
+            assert answer.message
+        elif code == 2:
             assert answer.block
             assert answer.reason
         if code == 0 and fmt == "mecatl":

@@ -55,9 +55,9 @@ EVENTS = {
     "postAsk": Event(None, matches=True, mecatl=False),
     "subagentStart": Event("SubagentStart", matches=True, mecatl=True),
     "subagentStop": Event("SubagentStop", matches=True, mecatl=True),
-    "teammateIdle": Event("TeammateIdle", matches=False, mecatl=True),
-    "taskCreated": Event("TaskCreated", matches=False, mecatl=True),
-    "taskCompleted": Event("TaskCompleted", matches=False, mecatl=True),
+    "teammateIdle": Event("TeammateIdle", matches=True, mecatl=True),
+    "taskCreated": Event("TaskCreated", matches=True, mecatl=True),
+    "taskCompleted": Event("TaskCompleted", matches=True, mecatl=True),
 }
 SPELLINGS = {
     spelling: name

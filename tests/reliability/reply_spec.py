@@ -26,7 +26,12 @@ MUTABLE = {
 #: ...which may add context for the model...
 CONTEXT = ("preGeneration", "preToolCall", "postAsk")
 #: ...which a block stops (on the others it only annotates)...
-CAN_BLOCK = ("sessionStart", "preGeneration", "preToolCall", "preAsk")
+CAN_BLOCK = (
+    "sessionStart", "preGeneration", "preToolCall", "preAsk",
+    "teammateIdle", "taskCreated", "taskCompleted",
+)  # fmt: skip
+#: ...though the Mecatl contract's team phases only annotate, exit 2 included...
+MECATL_ANNOTATE_ONLY = ("teammateIdle", "taskCreated", "taskCompleted")
 #: ...and the field each mutable Mecatl phase's `Input` stands for.
 MECATL_INPUT = {"preGeneration": "prompt", "preToolCall": "arguments", "postToolCall": "result"}
 
@@ -156,6 +161,8 @@ def expected_mecatl(
     """What the mecatl format makes of it: exit 2 blocks, exit 0 reads `{mutated, message}`."""
     if code not in (0, 2):
         return FAILED
+    if code == 2 and event in MECATL_ANNOTATE_ONLY:
+        return Decision(message=f"objected: {_text(stdout) or _text(stderr) or 'no reason given'}")
     if code == 2:
         return Decision(block=True, reason=_text(stdout) or _text(stderr) or None)
     envelope = _json_object(stdout)

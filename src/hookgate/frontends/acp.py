@@ -112,6 +112,7 @@ class HookgateAcpAgent:
                 self._agent_file,
                 notify=channel.notify,
                 consent=channel,
+                team_display=channel,
                 store=self._store,
                 project_dir=project_dir,
             )

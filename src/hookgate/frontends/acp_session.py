@@ -11,15 +11,17 @@ from __future__ import annotations
 import asyncio
 import itertools
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from acp import (
+    plan_entry,
     start_tool_call,
     text_block,
     tool_content,
     update_agent_message_text,
     update_agent_thought_text,
+    update_plan,
     update_tool_call,
 )
 from acp.interfaces import Client
@@ -29,6 +31,8 @@ from acp.schema import (
     HttpMcpServer,
     McpServerStdio,
     PermissionOption,
+    PlanEntry,
+    PlanEntryStatus,
     ResourceContentBlock,
     TextContentBlock,
     TextResourceContents,
@@ -41,6 +45,7 @@ from hookgate.frontends.terminal import notice_line
 from hookgate.mcp import HttpServer, McpServerConfig, StdioServer
 from hookgate.messages import ToolCall
 from hookgate.policy import MAIN_ARGUMENT
+from hookgate.team import Task, TaskStatus
 from hookgate.tools import ToolResult
 from hookgate.view import NoticeKind
 
@@ -87,6 +92,10 @@ class AcpView:
     def notice(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
         notice_line(text, kind=kind)
         self.thought(text)
+
+    def plan(self, tasks: Sequence[Task]) -> None:
+        """The team's task list as the editor's plan: each update sends the whole list."""
+        self._queue.put_nowait(update_plan([_plan_entry(task) for task in tasks]))
 
     def thought(self, text: str) -> None:
         self._queue.put_nowait(update_agent_thought_text(f"hookgate: {text}\n"))
@@ -154,6 +163,18 @@ class AcpChannel:
         notice_line(text)
         self._pending.append(text)  # no turn to show it in yet: the next one opens with it
 
+    def notice(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
+        """`TeamDisplay`: a team's notice, like any other."""
+        if self.view is not None:
+            self.view.notice(text, kind)
+            return
+        self.notify(text)
+
+    def tasks_changed(self, tasks: Sequence[Task]) -> None:
+        """`TeamDisplay`: the task list goes to the editor as a plan, during a turn."""
+        if self.view is not None:
+            self.view.plan(tasks)
+
     def take_pending(self) -> list[str]:
         pending, self._pending = self._pending, []
         return pending
@@ -186,6 +207,20 @@ class AcpChannel:
             return Answer.DENY
         allowed = {Answer.ONCE.value: Answer.ONCE, Answer.ALWAYS.value: Answer.ALWAYS}
         return allowed.get(outcome.option_id, Answer.DENY)
+
+
+_PLAN_STATUS: Mapping[TaskStatus, PlanEntryStatus] = {
+    TaskStatus.PENDING: "pending",
+    TaskStatus.RUNNING: "in_progress",
+    TaskStatus.DONE: "completed",
+    TaskStatus.FAILED: "completed",
+}
+
+
+def _plan_entry(task: Task) -> PlanEntry:
+    failed = " (failed)" if task.status is TaskStatus.FAILED else ""
+    content = f"{task.subject} — {task.member or 'unassigned'}{failed}"
+    return plan_entry(content, status=_PLAN_STATUS[task.status])
 
 
 def tool_title(name: str, arguments: Mapping[str, Any]) -> str:

@@ -62,7 +62,7 @@ async def ask_mode(agent_file: Path, agent: str, question: str, *, verbose: bool
     )  # fmt: skip
     handoffs = handoffs_for(
         config, engine, display, project_dir=Path.cwd(), depth=depth,
-        inherited_limit=_env_count(DEPTH_LIMIT_ENV), trusted_digests=asked_digests(config),
+        inherited_limit=_env_count(DEPTH_LIMIT_ENV), trusted_digests=asked_digests(config.agents),
     )  # fmt: skip
     if handoffs is None:
         raise ConfigError(

@@ -25,6 +25,7 @@ from hookgate.agent import AgentSession, open_agent
 from hookgate.frontends.status import STATUS
 from hookgate.frontends.terminal import (
     TerminalConsent,
+    TerminalTeamDisplay,
     notice_line,
     print_answer,
     write_out,
@@ -203,6 +204,7 @@ async def _open_or_offer_new(
             return await open_agent(
                 agent_file, notify=notice_line, consent=TerminalConsent(), store=store,
                 resume=resume, continue_last=continue_last, ask_display=LineAskDisplay(),
+                team_display=TerminalTeamDisplay(),
             )  # fmt: skip
 
         try:

@@ -14,7 +14,13 @@ from pathlib import Path
 
 from hookgate.agent import open_agent
 from hookgate.consent import AlwaysDeny, Consent
-from hookgate.frontends.terminal import StderrView, TerminalConsent, notice_line, print_answer
+from hookgate.frontends.terminal import (
+    StderrView,
+    TerminalConsent,
+    TerminalTeamDisplay,
+    notice_line,
+    print_answer,
+)
 from hookgate.interrupts import Interrupts
 from hookgate.turn import Answered, PromptBlocked, TurnFailed, run_turn
 
@@ -28,7 +34,7 @@ async def print_mode(
     with Interrupts() as interrupts:
         agent = await interrupts.run(
             open_agent(agent_file, notify=notice_line, consent=consent, resume=resume,
-                       continue_last=continue_last)
+                       continue_last=continue_last, team_display=TerminalTeamDisplay())
         )  # fmt: skip
         if isinstance(agent, int):
             notice_line("interrupted before the turn started")

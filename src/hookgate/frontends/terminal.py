@@ -13,6 +13,7 @@ import contextlib
 import os
 import re
 import sys
+from collections.abc import Sequence
 from typing import TextIO
 
 from prompt_toolkit import PromptSession
@@ -20,6 +21,7 @@ from prompt_toolkit import PromptSession
 from hookgate.consent import Answer, ConsentRequest, SessionConsent
 from hookgate.frontends.status import STATUS
 from hookgate.messages import ToolCall
+from hookgate.team import Task
 from hookgate.tools import ToolResult
 from hookgate.view import NoticeKind
 
@@ -111,6 +113,16 @@ class StderrView:
     def tool_finished(self, call: ToolCall, result: ToolResult) -> None:
         if self.verbose and result.is_error:
             notice_line(f"tool {call.name} failed: {result.content[:200]}")
+
+
+class TerminalTeamDisplay:
+    """A team on a terminal: each task's start, end and owner as a notice on stderr."""
+
+    def notice(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
+        notice_line(text, kind=kind)
+
+    def tasks_changed(self, tasks: Sequence[Task]) -> None:
+        pass  # the notices say it as it happens
 
 
 class TerminalConsent:

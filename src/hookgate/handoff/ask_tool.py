@@ -88,13 +88,14 @@ def tool_result(outcome: HandoffOutcome) -> ToolResult:
     if outcome.error is not None:
         parts.append(f"[the hand-off to {outcome.agent} failed: {outcome.error}]")
     if outcome.answer:
-        parts.append(_truncated(outcome.answer))
+        parts.append(truncated_answer(outcome.answer))
     if outcome.context:
         parts.append("[hook notes]\n" + "\n".join(outcome.context))
     return ToolResult("\n\n".join(parts) or "[no answer]", is_error=outcome.error is not None)
 
 
-def _truncated(answer: str) -> str:
+def truncated_answer(answer: str) -> str:
+    """`answer` as a model reads it: cut at `ANSWER_CAP` characters, with a note."""
     if len(answer) <= ANSWER_CAP:
         return answer
     return f"{answer[:ANSWER_CAP]}\n[answer truncated: {ANSWER_CAP} of {len(answer)} characters]"

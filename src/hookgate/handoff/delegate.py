@@ -126,19 +126,22 @@ def handoffs_for(
     depth: int,
     inherited_limit: int | None,
     trusted_digests: Mapping[str, str] | None = None,
+    agents: Mapping[str, AgentRef] | None = None,
 ) -> Handoffs | None:
-    """The hand-offs of an agent whose file lists `agents:`, or None when it lists none.
+    """The hand-offs of an agent whose file lists `agents:` (or to `agents`, a team's
+    members), or None when there are none.
 
     The depth limit only tightens down a chain: an asked agent keeps the lower of its
     own `max_ask_depth` and the one it was started with.
     """
-    if not config.agents:
+    agents = config.agents if agents is None else agents
+    if not agents:
         return None
     limit = config.max_ask_depth
     if inherited_limit is not None:
         limit = min(limit, inherited_limit)
     return Handoffs(
-        config.agents, engine, display, project_dir, dict(os.environ), depth, limit,
+        agents, engine, display, project_dir, dict(os.environ), depth, limit,
         dict(trusted_digests or {}),
     )  # fmt: skip
 

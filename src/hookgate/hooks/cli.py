@@ -117,7 +117,8 @@ def run_check(args: argparse.Namespace) -> int:
         found = asyncio.run(lint_hooks(hooks, project_dir))
         for index, (hook, hook_warnings) in enumerate(zip(hooks, found, strict=True), 1):
             print(f"  {index}. {_describe(hook)}")
-            matcher_warnings = _matcher_warnings(hook, args.offered_tools(args.config))
+            offered = args.offered_tools(args.config)
+            matcher_warnings = [*_matcher_warnings(hook, offered), *_team_warnings(hook, offered)]
             for warning in [*matcher_warnings, *hook_warnings]:
                 warnings += 1
                 print(f"     warning: {warning}", file=sys.stderr)
@@ -128,6 +129,19 @@ def run_check(args: argparse.Namespace) -> int:
     if warnings:
         print(f"\n{warnings} warning{'s' if warnings != 1 else ''}", file=sys.stderr)
     return EXIT_ERROR if warnings and args.strict else EXIT_OK
+
+
+#: Events that fire only in a team's supervisor: the agent offered `create_task`.
+_TEAM_EVENTS = ("taskCreated", "taskCompleted", "teammateIdle")
+
+
+def _team_warnings(hook: HookSpec, offered: tuple[str, ...] | None) -> list[str]:
+    if offered is None or hook.event.name not in _TEAM_EVENTS or "create_task" in offered:
+        return []
+    return [
+        f"{hook.event.name} fires only for a team's supervisor and this file declares no "
+        "'team:'; this hook never fires here"
+    ]
 
 
 def _matcher_warnings(hook: HookSpec, offered: tuple[str, ...] | None) -> list[str]:

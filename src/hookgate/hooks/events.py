@@ -128,12 +128,22 @@ EVENTS: Mapping[str, EventSpec] = {
             "subagentStop", "SubagentStop", "when a child agent's run stops",
             match_on=MatchOn.AGENT, payload=("agent", "answer", "error", "continued"),
         ),
-        _event("teammateIdle", "TeammateIdle", "when a team member goes idle",
-               payload=("agent",)),
-        _event("taskCreated", "TaskCreated", "when a team task is created",
-               payload=("task",)),
-        _event("taskCompleted", "TaskCompleted", "when a team task is completed",
-               payload=("task",)),
+        _event(
+            "teammateIdle", "TeammateIdle",
+            "when a team member has nothing left to do in the round",
+            blocked_means="the member gets the reason as its next task",
+            match_on=MatchOn.AGENT, payload=("team", "agent"),
+        ),
+        _event(
+            "taskCreated", "TaskCreated", "when the team's supervisor creates a task",
+            blocked_means="the task is refused; the supervisor reads the reason",
+            match_on=MatchOn.AGENT, payload=("team", "agent", "task"),
+        ),
+        _event(
+            "taskCompleted", "TaskCompleted", "when a team member finishes a task",
+            blocked_means="the member goes back to the task, the reason as feedback",
+            match_on=MatchOn.AGENT, payload=("team", "agent", "task", "answer", "error"),
+        ),
     )
 }  # fmt: skip
 

@@ -53,7 +53,13 @@ FIELD_SCHEMAS: Mapping[str, dict[str, Any]] = {
     "error": _OPTIONAL_STRING,
     "outcome": {"enum": ["answered", "blocked", "error", "cancelled", "aborted"]},
     "source": _STRING,
-    "task": {"type": "object"},
+    "team": _STRING,
+    "task": {
+        "type": "object",
+        "properties": {"id": _STRING, "subject": _STRING, "description": _STRING},
+        "required": ["id", "subject", "description"],
+        "additionalProperties": False,
+    },
     "continued": {"type": "boolean"},
 }
 

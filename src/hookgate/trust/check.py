@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from hookgate.agentfile import AgentConfig, load_agent_file
+from hookgate.agentfile import AgentConfig, AgentRef, load_agent_file
 from hookgate.hooks import ConfigError
 from hookgate.hooks.pins import file_digest
 from hookgate.trust.store import TrustEntry, TrustStore
@@ -93,12 +94,15 @@ def load_trusted(
     return load_agent_file(trusted.path, text=trusted.text), trusted
 
 
-def asked_digests(config: AgentConfig, store: TrustStore | None = None) -> dict[str, str]:
-    """Each asked agent's trust entry digest now, by name: the hand-off pins."""
+def asked_digests(
+    agents: Mapping[str, AgentRef], store: TrustStore | None = None
+) -> dict[str, str]:
+    """Each asked agent's (or team member's) trust entry digest now, by name: the
+    hand-off pins."""
     entries = (store or TrustStore()).entries()
     return {
         name: entries[str(ref.file)].digest()
-        for name, ref in config.agents.items()
+        for name, ref in agents.items()
         if str(ref.file) in entries
     }
 

@@ -5,7 +5,7 @@ Hook scripts (the program when given as a path, and the relative words of its
 command line naming scripts), a `python:` hook's module when it lies next to the file
 (and where it would lie, when it does not), MCP server programs given as paths, the
 Claude Code settings files `claude_settings:` names (and their hooks' scripts), and
-asked agents' files with their own closures. Relative paths start at the agent
+asked agents' and team members' files with their own closures. Relative paths start at the agent
 file's directory (a hook's or server's `cwd` when it sets one).
 """
 
@@ -22,6 +22,7 @@ from hookgate.mcp.config import StdioServer
 
 AGENT_FILE = "agent file"
 ASKED_AGENT_FILE = "asked agent's file"
+TEAM_MEMBER_FILE = "team member's file"
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ def closure_of(agent_file: Path) -> Closure:
         if path in files:
             continue  # an agent asked twice, or a cycle
         files[path] = kind
-        if kind == ASKED_AGENT_FILE:
+        if kind != AGENT_FILE:
             try:
                 config = load_agent_file(path, import_hooks=False)
             except ConfigError:
@@ -57,6 +58,8 @@ def closure_of(agent_file: Path) -> Closure:
         for file, role in _files_of(config).items():
             files.setdefault(file, role)
         pending.extend((ref.file, ASKED_AGENT_FILE) for ref in config.agents.values())
+        if config.team is not None:
+            pending.extend((ref.file, TEAM_MEMBER_FILE) for ref in config.team.members.values())
     return Closure(tuple(agents), files)
 
 

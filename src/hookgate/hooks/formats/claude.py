@@ -145,14 +145,14 @@ def claude_payload(event: EventSpec, payload: Mapping[str, Any]) -> dict[str, An
     if name in _STOPS:
         document["stop_hook_active"] = bool(payload.get("continued", False))
         document["last_assistant_message"] = payload.get("answer") or ""
-    if name == "TeammateIdle":
-        document.update(teammate_name=payload.get("agent", ""), team_name="")
     if name in ("TaskCreated", "TaskCompleted"):
         task = payload.get("task") or {}
         document.update(
-            task_id=task.get("id", ""), task_subject=task.get("title", ""),
-            task_description=task.get("description", ""), teammate_name="", team_name="",
+            task_id=task.get("id", ""), task_subject=task.get("subject", ""),
+            task_description=task.get("description", ""),
         )  # fmt: skip
+    if name in ("TeammateIdle", "TaskCreated", "TaskCompleted"):
+        document.update(teammate_name=payload.get("agent", ""), team_name=payload.get("team", ""))
     return document
 
 

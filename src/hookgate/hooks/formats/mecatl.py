@@ -3,7 +3,8 @@
 Exit 0 allows; its stdout is a plain message, or a JSON object read as the envelope
 `{"mutated", "message"}`, whose `mutated` must have the shape of `Input` or the hook
 has failed (an unchanged `Input` is no mutation, on any phase). Exit 2 blocks, the reason from stdout (preferred) or stderr. Any other
-exit is a hook error. Default timeout: 30 s.
+exit is a hook error; on the team phases, which only annotate, exit 2 is a message.
+Default timeout: 30 s.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ _MUTATION_TARGET = {
 _COMMON = (
     "event", "session_id", "cwd", "asked", "tool", "transcript_path", "permission_mode",
 )  # fmt: skip
+#: Phases the seed says cannot block: an exit 2 there is a message, whatever hookgate's
+#: own formats let a block do on the same event.
+ANNOTATE_ONLY = ("TeammateIdle", "TaskCreated", "TaskCompleted")
 
 
 class MecatlFormat(FormatDefaults):
@@ -57,6 +61,8 @@ class MecatlFormat(FormatDefaults):
     ) -> HookReply:
         check_exit(result)
         if result.returncode == EXIT_BLOCK:
+            if event.mecatl_phase in ANNOTATE_ONLY:
+                return HookReply(message=f"objected: {block_reason(result)}")
             return HookReply(block=True, reason=block_reason(result))
         envelope = read_json_object(result.stdout)
         if envelope is None:
