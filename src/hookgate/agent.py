@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookgate.agentfile import AgentConfig
+from hookgate.approvals import Approvals
 from hookgate.callcaps import CallCaps
 from hookgate.consent import AlwaysAllow, AlwaysDeny, Consent
 from hookgate.errors import SessionError
@@ -196,6 +197,7 @@ async def open_agent(
         ),
         caps=CallCaps(config.max_tool_calls, config.max_argument_bytes),
         asker=consent,
+        approvals=Approvals(record=history.event),
     )
     agent = AgentSession(
         config, engine, model, gate, history, project_dir, handoffs=handoffs,
@@ -238,6 +240,7 @@ def _tool_context(
         hookgate_home=home.resolve(),
         protected_files=protected_files,
         shell_limits=config.shell.limits,
+        web=config.web,
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from hookgate.hooks import HookgateError, HooksConfig
 from hookgate.hooks.config import hooks_of_document, load_hooks_file, parse_duration
+from hookgate.hooks.guardrails import with_guardrails
 from hookgate.hooks.yamlfile import (
     Where,
     check_keys,
@@ -24,12 +25,14 @@ from hookgate.hooks.yamlfile import (
 )
 from hookgate.mcp import McpServerConfig, parse_mcp_servers
 from hookgate.models import MODEL_KEYS, model_setting_problem
-from hookgate.tools import BUILTIN_TOOL_NAMES
+from hookgate.tools import BUILTIN_TOOL_NAMES, DEFAULT_TOOL_NAMES
+from hookgate.tools.base import WebLimits
 from hookgate.toolsettings import (
     DEFAULT_MAX_ARGUMENT_BYTES,
     DEFAULT_MAX_TOOL_CALLS,
     ShellSettings,
     parse_shell,
+    parse_web_fetch,
     parse_workspace,
 )
 
@@ -40,7 +43,7 @@ TOP_LEVEL_KEYS = (
     "model", "system", "tools", "permissions", "yolo", "hooks", "claude_settings", "agents",
     "mcp_servers",
     "max_steps", "context_budget", "shell_timeout", "max_ask_depth", "workspace", "shell",
-    "max_tool_calls", "max_argument_bytes", "team",
+    "max_tool_calls", "max_argument_bytes", "team", "web_fetch", "guardrails",
 )  # fmt: skip
 AGENT_KEYS = ("file", "description", "timeout")
 TEAM_KEYS = ("name", "members", "max_parallel", "max_rounds")
@@ -93,7 +96,7 @@ class AgentConfig:
     path: Path
     model: str | Mapping[str, Any]
     system: str = DEFAULT_SYSTEM
-    tools: tuple[str, ...] = BUILTIN_TOOL_NAMES
+    tools: tuple[str, ...] = DEFAULT_TOOL_NAMES
     permissions: Permissions = field(default_factory=Permissions)
     yolo: bool = False
     hooks: HooksConfig = field(default_factory=HooksConfig)
@@ -114,6 +117,8 @@ class AgentConfig:
     """Tool calls one model reply may make; those past it fail with a message."""
     max_argument_bytes: int = DEFAULT_MAX_ARGUMENT_BYTES
     """Bytes of JSON arguments one tool call may carry."""
+    web: WebLimits = field(default_factory=WebLimits)
+    """What `web_fetch` may reach and read."""
 
     @property
     def base_dir(self) -> Path:
@@ -155,7 +160,12 @@ def load_agent_file(
         tools=_tools(document, where),
         permissions=_permissions(document, where),
         yolo=_bool(document, where, "yolo"),
-        hooks=hooks_of_document(document, where, path.parent, import_python=import_hooks),
+        hooks=with_guardrails(
+            hooks_of_document(document, where, path.parent, import_python=import_hooks),
+            document,
+            where,
+            path.parent,
+        ),
         agents=_agents(document, where, path.parent),
         team=_team(document, where, path.parent),
         mcp_servers=parse_mcp_servers(
@@ -167,6 +177,7 @@ def load_agent_file(
         max_ask_depth=_positive(document, where, "max_ask_depth", DEFAULT_MAX_ASK_DEPTH),
         workspace_dirs=parse_workspace(document, where, path.parent),
         shell=parse_shell(document, where),
+        web=parse_web_fetch(document, where),
         max_tool_calls=_positive(document, where, "max_tool_calls", DEFAULT_MAX_TOOL_CALLS),
         max_argument_bytes=_positive(
             document, where, "max_argument_bytes", DEFAULT_MAX_ARGUMENT_BYTES
@@ -238,7 +249,7 @@ def _string_list(document: Mapping[Any, Any], where: Where, key: str) -> tuple[s
 
 def _tools(document: Mapping[Any, Any], where: Where) -> tuple[str, ...]:
     if "tools" not in document:
-        return BUILTIN_TOOL_NAMES
+        return DEFAULT_TOOL_NAMES
     names = _string_list(document, where, "tools")
     for index, name in enumerate(names):
         if name not in BUILTIN_TOOL_NAMES:
@@ -351,7 +362,7 @@ def offered_tool_names(path: Path) -> tuple[str, ...] | None:
         return None
     if document.get("mcp_servers"):
         return None  # their tools are known only once the servers run
-    tools = document.get("tools", list(BUILTIN_TOOL_NAMES))
+    tools = document.get("tools", list(DEFAULT_TOOL_NAMES))
     if not isinstance(tools, list) or not all(isinstance(name, str) for name in tools):
         return None
     if document.get("agents"):

@@ -7,8 +7,9 @@ answers the model as text and the turn goes on; a hook's replaced arguments run 
 are not written back into the history, except on a call the hook also denied: that
 is a redaction, and the hook's arguments replace the model's wherever the call is
 shown or recorded. A replaced result is what the model and the user both see; a
-result a fail-safe postToolCall hook failed on is withheld from both. A file tool
-call past the workspace needs consent like a call that changes things.
+result a fail-safe postToolCall hook failed on is withheld from both, as is one a
+guardrail blocked. A call a guardrail blocked may pass it once (`approvals.py`). A
+file tool call past the workspace needs consent like a call that changes things.
 """
 
 from __future__ import annotations
@@ -16,9 +17,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from hookgate.approvals import Approvals, ApproveMode, GuardrailBlock, blocking_guardrail
 from hookgate.callcaps import CallCaps
 from hookgate.consent import AlwaysDeny, Consent, ConsentRequest
-from hookgate.hooks import HookEngine, OnError, Outcome
+from hookgate.hooks import HookEngine, HookSpec, OnError, Outcome
+from hookgate.hooks.guardrails import GUARDRAIL_PREFIX
+from hookgate.hooks.modelcheck import WITHHELD_BY_GUARDRAILS
 from hookgate.messages import ToolCall
 from hookgate.policy import Policy, Verdict, rules_allowing
 from hookgate.tools import ToolContext, ToolRegistry, ToolResult
@@ -44,6 +48,8 @@ class ToolGate:
     asker: Consent | None = None
     """Who is asked when a hook says `ask`: the front end's own consent, which `yolo`
     does not replace (None: `consent`)."""
+    approvals: Approvals = field(default_factory=Approvals)
+    """Guardrail blocks, and the calls the user let past one, once."""
 
 
 @dataclass(frozen=True)
@@ -56,18 +62,67 @@ class ScreenedCall:
     """The call as the history, later requests and the user see it: the model's,
     unless a hook denied it and replaced its arguments (a redaction)."""
     pre: Outcome
+    skipped: tuple[HookSpec, ...] = ()
+    """The guardrail the user approved this call past, once."""
 
 
-async def screen_call(gate: ToolGate, call: ToolCall, view: TurnView) -> ScreenedCall:
-    """Run the preToolCall hooks of `call`, before the call is recorded anywhere."""
-    pre = await gate.engine.run(
-        "preToolCall", {"tool": call.name, "call_id": call.id, "arguments": dict(call.arguments)}
-    )
-    show_notices(pre, view)
+async def screen_call(
+    gate: ToolGate, call: ToolCall, view: TurnView, skip: tuple[HookSpec, ...] | None = None
+) -> ScreenedCall:
+    """Run the preToolCall hooks of `call`, before the call is recorded anywhere.
+
+    A call identical to one the user approved past a guardrail skips that guardrail
+    (this once); a call a guardrail blocks now may be approved at once where the front
+    end asks (ACP), else it gets an id to approve later, or none (`-p`).
+    """
+    announce = skip is None  # a rescreen does not say the approval again
+    if skip is None:
+        skip = gate.approvals.take(gate.engine, call.name, call.arguments)
+    pre = await _pre_tool_call(gate, call, skip, view, announce=announce)
+    guard = blocking_guardrail(gate.engine, "preToolCall", pre.blocked_by) if pre.blocked else None
+    if guard is not None:
+        block = gate.approvals.blocked(call.name, call.arguments, guard, pre.reason or "")
+        if await _approved_at_once(gate, block, view):
+            skip = (*skip, guard)
+            pre = await _pre_tool_call(gate, call, skip, view, announce=True)
     recorded = call
     if pre.blocked and "arguments" in pre.changed:
         recorded = ToolCall(call.id, call.name, pre.payload["arguments"])
-    return ScreenedCall(call, recorded, pre)
+    return ScreenedCall(call, recorded, pre, skip)
+
+
+async def _pre_tool_call(
+    gate: ToolGate, call: ToolCall, skip: tuple[HookSpec, ...], view: TurnView, *, announce: bool
+) -> Outcome:
+    pre = await gate.engine.run(
+        "preToolCall",
+        {"tool": call.name, "call_id": call.id, "arguments": dict(call.arguments)},
+        skip=skip,
+    )
+    for hook in skip if announce else ():
+        view.notice(f"{call.name} call passes guardrail {hook.name.removeprefix(GUARDRAIL_PREFIX)!r} "
+                    "this once: you approved it; every other hook and rule still applies",
+                    NoticeKind.CHANGED)  # fmt: skip
+    show_notices(pre, view)
+    return pre
+
+
+async def _approved_at_once(gate: ToolGate, block: GuardrailBlock, view: TurnView) -> bool:
+    """Say the block; where the front end asks (ACP), whether the user let it through."""
+    said = f"guardrail {block.rule!r} blocked the {block.tool} call: {block.reason}"
+    approvals = gate.approvals
+    if approvals.mode is ApproveMode.ASK and approvals.ask is not None:
+        if await approvals.ask(block):
+            approvals.approve(block.id, "permission request", now=True)
+            return True
+        view.notice(said, NoticeKind.DENIED)
+    elif approvals.mode is ApproveMode.COMMAND:
+        view.notice(f"{said} (/approve {block.id} lets this exact call through once)",
+                    NoticeKind.DENIED)  # fmt: skip
+    else:
+        view.notice(f"{said} (no way around it here, as in -p: line mode and editors can "
+                    "approve it once; or change the guardrails' rules)", NoticeKind.DENIED)  # fmt: skip
+    return False
 
 
 async def rescreen(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> ScreenedCall:
@@ -78,8 +133,8 @@ async def rescreen(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> Sc
     """
     if screened.pre.blocked:
         return screened
-    again = await screen_call(gate, screened.asked, view)
-    return ScreenedCall(screened.asked, screened.recorded, again.pre)
+    again = await screen_call(gate, screened.asked, view, skip=screened.skipped)
+    return ScreenedCall(screened.asked, screened.recorded, again.pre, screened.skipped)
 
 
 @dataclass(frozen=True)
@@ -140,6 +195,10 @@ async def _guarded_call(
     if (withheld := _withheld(post)) is not None:
         # Not post.context either: a failure's reason may quote the hook's stderr.
         return withheld, pre.context, post.stop_reason
+    if _withheld_by_guardrails(post):  # its own notice said so; its reason is in the result
+        by = post.changed_by.get("result", "a guardrail")
+        _mark(view, screened, MarkKind.REPLACED, by, post.payload["result"]["content"])
+        return ToolResult(**post.payload["result"]), pre.context, post.stop_reason
     if "result" in post.changed:
         view.notice(f"the result of {call.name} was replaced by a hook", NoticeKind.CHANGED)
         _mark(view, screened, MarkKind.REPLACED, post.changed_by.get("result", "a hook"), "")
@@ -149,6 +208,10 @@ async def _guarded_call(
 async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> ToolResult | None:
     """Why the call must not run: a hook, an unknown tool, a deny rule or the user."""
     call, pre = screened.asked, screened.pre
+    if pre.blocked and blocking_guardrail(gate.engine, "preToolCall", pre.blocked_by):
+        rule = (pre.blocked_by or "").removeprefix(GUARDRAIL_PREFIX)
+        _mark(view, screened, MarkKind.DENIED, pre.blocked_by or "a guardrail", pre.reason or "")
+        return ToolResult(f"[denied by guardrail {rule!r}: {pre.reason}]", is_error=True)
     if pre.blocked:
         _mark(view, screened, MarkKind.DENIED, pre.blocked_by or "a hook", pre.reason or "")
         return ToolResult(f"[denied by a hook: {pre.reason}]", is_error=True)
@@ -207,6 +270,18 @@ def _withheld(post: Outcome) -> ToolResult | None:
     return None
 
 
+def _withheld_by_guardrails(post: Outcome) -> bool:
+    content = post.payload.get("result", {}).get("content")
+    prefix = WITHHELD_BY_GUARDRAILS.split("{", 1)[0]
+    return "result" in post.changed and isinstance(content, str) and content.startswith(prefix)
+
+
 def show_notices(outcome: Outcome, view: TurnView) -> None:
     for notice in outcome.notices:
-        view.notice(notice)
+        if notice.startswith(GUARDRAIL_PREFIX) and " objected: " in notice:
+            # A guardrail on a result: its objection withheld the result (see modelcheck).
+            guard, reason = notice.split(" objected: ", 1)
+            view.notice(f"{guard} withheld the result of the {outcome.payload.get('tool')} call: "
+                        f"{reason}", NoticeKind.DENIED)  # fmt: skip
+        else:
+            view.notice(notice)

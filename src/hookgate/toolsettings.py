@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hookgate.hooks.config import MAX_TIMEOUT, parse_duration
 from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping
-from hookgate.tools.base import ShellLimits
+from hookgate.tools.base import ShellLimits, WebLimits
 
 #: Tool calls one model reply may make; the calls past it fail with a message.
 DEFAULT_MAX_TOOL_CALLS = 64
@@ -24,6 +25,7 @@ SHELL_KEYS = ("env", "limits")
 #: The largest limit setrlimit(2) takes as a number on every 64-bit Linux.
 MAX_LIMIT = 2**62
 LIMIT_KEYS = ("processes", "cpu_seconds", "file_size")
+WEB_KEYS = ("allow_private", "max_bytes", "timeout")
 
 
 @dataclass(frozen=True)
@@ -114,3 +116,29 @@ def _limits(node: Mapping[Any, Any], where: Where) -> ShellLimits:
             )
         values[key] = value
     return ShellLimits(**values)
+
+
+def parse_web_fetch(document: Mapping[Any, Any], where: Where) -> WebLimits:
+    """`web_fetch: {allow_private, max_bytes, timeout}`: what the `web_fetch` tool may do."""
+    if (found := _section(document, where, "web_fetch", WEB_KEYS)) is None:
+        return WebLimits()
+    node, at = found
+    defaults = WebLimits()
+    allow_private = node.get("allow_private", False)
+    if not isinstance(allow_private, bool):
+        raise at.key(node, "allow_private").error(
+            f"expected true or false, got {describe(allow_private)}"
+        )
+    max_bytes = node.get("max_bytes", defaults.max_bytes)
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes <= 0:
+        raise at.key(node, "max_bytes").error(
+            f"expected a positive whole number of bytes, got {describe(max_bytes)}"
+        )
+    timeout = parse_duration(node.get("timeout", defaults.timeout))
+    if timeout is None or not 0 < timeout <= MAX_TIMEOUT:
+        raise at.key(node, "timeout").error(
+            f"expected a duration above 0 and at most {MAX_TIMEOUT:g}s, "
+            f"got {describe(node.get('timeout'))}",
+            hint="e.g. timeout: 10s",
+        )
+    return WebLimits(allow_private=allow_private, max_bytes=max_bytes, timeout=timeout)

@@ -26,7 +26,10 @@ def test_demo_runs_offline_and_leaks_no_secret(project: Project, tmp_path: Path)
     assert "notice: scrub-aws: AWS credentials scrubbed from the tool output" in run.stdout
     assert "no secret in the audit log" in run.stdout
     audit = [json.loads(line) for line in (kept / "audit.log").read_text().splitlines()]
-    assert [entry["outcome"] for entry in audit] == ["answered", "answered", "blocked", "answered"]
+    assert [entry["outcome"] for entry in audit] == [
+        "answered", "answered", "blocked", "answered", "answered"]  # fmt: skip
+    assert "guardrail 'shell' blocked the shell call: it uploads secrets.env" in run.stdout
+    assert "tool failed: [denied by guardrail 'shell'" in run.stdout
     artifacts = [kept / "audit.log", *(p for p in (kept / "home").rglob("*") if p.is_file())]
     for path in artifacts:
         text = path.read_text()

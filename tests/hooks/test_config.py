@@ -196,7 +196,7 @@ def test_an_invalid_matcher(tmp_path: Path) -> None:
 def test_exactly_one_way_to_run(tmp_path: Path, entry: str, found: str) -> None:
     message = error_of(tmp_path, f"hooks:\n  preToolCall:\n    - {entry}\n")
     assert (
-        f"hooks.preToolCall[0]: a hook needs exactly one of command, args, python or http; found {found}"
+        f"hooks.preToolCall[0]: a hook needs exactly one of command, args, python, http or model; found {found}"
         in message
     )
     assert "hint: command: 'a shell command line'" in message

@@ -316,7 +316,7 @@ def test_a_valid_http_hook(tmp_path: Path) -> None:
         ("- http: {url: 'http://a', env_allowlist: TOKEN}\n", "expected a list of variable names"),
         ("- http: {url: 'http://a', headers: {'a b': x}}\n", "invalid header name 'a b'"),
         ("- http: {url: 'http://a', headers: {X: \"a\\nb\"}}\n", "expected a one-line string"),
-        ("- http: {url: 'http://a'}\n  command: ls\n", "exactly one of command, args, python or http; found command and http"),
+        ("- http: {url: 'http://a'}\n  command: ls\n", "exactly one of command, args, python, http or model; found command and http"),
         ("- http: {url: 'http://a'}\n  cwd: .\n", "'cwd' applies to a process the hook starts; an http hook starts none"),
         ("- http: {url: 'http://a'}\n  env: {A: b}\n", "'env' applies to a process the hook starts"),
     ],

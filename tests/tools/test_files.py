@@ -11,6 +11,7 @@ import pytest
 
 from hookgate.tools import (
     BUILTIN_TOOL_NAMES,
+    DEFAULT_TOOL_NAMES,
     Tool,
     ToolContext,
     ToolRegistry,
@@ -433,12 +434,15 @@ def test_builtin_tools_and_consent() -> None:
         "edit_file",
         "list_files",
         "grep",
+        "web_fetch",
     )
+    assert BUILTIN_TOOL_NAMES[:-1] == DEFAULT_TOOL_NAMES  # web_fetch only where listed
     assert tuple(tools) == BUILTIN_TOOL_NAMES
     assert {name for name, tool in tools.items() if tool.needs_consent} == {
         "shell",
         "write_file",
         "edit_file",
+        "web_fetch",
     }
 
 

@@ -35,6 +35,7 @@ from acp.schema import (
 )
 
 from hookgate.agent import AgentSession, open_agent
+from hookgate.approvals import ApproveMode
 from hookgate.frontends.acp_session import AcpChannel, AcpView, editor_mcp_servers, prompt_text
 from hookgate.frontends.acp_wire import GuardedNdjson
 from hookgate.frontends.terminal import notice_line
@@ -119,6 +120,8 @@ class HookgateAcpAgent:
         except HookgateError as exc:
             raise RequestError.internal_error({"message": str(exc)}) from exc
         channel.session_id = agent.session_id
+        agent.gate.approvals.mode = ApproveMode.ASK
+        agent.gate.approvals.ask = channel.approve_guardrail
         self._sessions[agent.session_id] = AcpSession(agent, channel)
         await _add_editor_servers(agent, mcp_servers or [], channel)
         return NewSessionResponse(session_id=agent.session_id)

@@ -40,6 +40,7 @@ from acp.schema import (
     ToolKind,
 )
 
+from hookgate.approvals import GuardrailBlock
 from hookgate.consent import Answer, ConsentRequest, SessionConsent
 from hookgate.frontends.terminal import notice_line
 from hookgate.mcp import HttpServer, McpServerConfig, StdioServer
@@ -65,6 +66,13 @@ PERMISSION_OPTIONS = [
         option_id=Answer.ALWAYS.value,
         name="Always allow this exact call (this session)",
         kind="allow_always",
+    ),
+    PermissionOption(option_id=Answer.DENY.value, name="Reject", kind="reject_once"),
+]
+#: What the editor is offered when a guardrail blocked a call: once, or not at all.
+GUARDRAIL_OPTIONS = [
+    PermissionOption(
+        option_id=Answer.ONCE.value, name="Allow once, past the guardrail", kind="allow_once"
     ),
     PermissionOption(option_id=Answer.DENY.value, name="Reject", kind="reject_once"),
 ]
@@ -183,21 +191,35 @@ class AcpChannel:
         """`Consent`: ask the editor; anything but "allow" (or no answer) denies."""
         return await self._consent.ask(request)
 
-    async def _answer(self, request: ConsentRequest) -> Answer:
+    async def approve_guardrail(self, block: GuardrailBlock) -> bool:
+        """Ask the editor whether a call a guardrail blocked may pass it, this once."""
+        request = ConsentRequest(block.tool, block.arguments)
+        title = f"guardrail {block.rule!r} blocked: {request.describe()}"
+        details = f"{block.reason}\n\n{request.details()}"
+        answer = await self._answer(request, title, details, GUARDRAIL_OPTIONS)
+        return answer is Answer.ONCE
+
+    async def _answer(
+        self,
+        request: ConsentRequest,
+        title: str | None = None,
+        details: str | None = None,
+        options: list[PermissionOption] = PERMISSION_OPTIONS,
+    ) -> Answer:
         view = self.view
         call = view.current_call if view is not None else None
         if view is not None:
             await view.drain()  # the editor must know the tool call before it is asked
         tool_call = ToolCallUpdate(
             tool_call_id=call.id if call is not None else f"consent-{next(self._request_ids)}",
-            title=request.describe(),  # some editors show only the title: uncut too
+            title=title or request.describe(),  # some editors show only the title: uncut too
             kind=TOOL_KINDS.get(request.tool, "other"),
-            content=[tool_content(text_block(request.details()))],  # the whole call, uncut
+            content=[tool_content(text_block(details or request.details()))],  # uncut
             raw_input=dict(request.arguments),
         )
         try:
             response = await self._client.request_permission(
-                session_id=self.session_id, tool_call=tool_call, options=PERMISSION_OPTIONS
+                session_id=self.session_id, tool_call=tool_call, options=options
             )
         except Exception as exc:  # a refused or lost request: nobody allowed the call
             self.notify(f"the editor did not answer the permission request ({exc}); denied")

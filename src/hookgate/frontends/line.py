@@ -2,8 +2,9 @@
 
 Enter sends, Esc then Enter (or Alt-Enter) starts a new line; Ctrl-C cancels the
 running turn (or clears the line), Ctrl-D exits; SIGTERM or SIGHUP (a closed terminal)
-cancels the turn, lets its postGeneration hooks run and exits with 143 or 129. Commands: /help, /hooks, /exit, and
-/ask-<name> QUESTION for each agent the file lists under `agents:`.
+cancels the turn, lets its postGeneration hooks run and exits with 143 or 129. Commands: /help, /hooks, /exit,
+/approve ID (let a call a guardrail blocked through once), and /ask-<name> QUESTION
+for each agent the file lists under `agents:`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings
 
 from hookgate.agent import AgentSession, open_agent
+from hookgate.approvals import ApproveMode
 from hookgate.frontends.status import STATUS
 from hookgate.frontends.terminal import (
     TerminalConsent,
@@ -48,6 +50,7 @@ from hookgate.view import NoticeKind
 HELP = """\
 Type a question and press Enter; Esc Enter adds a line.
   /hooks   list the hooks of this session, in the order they run
+  /approve ID   let the next call identical to guardrail block ID through it, once
   /ask-<name> QUESTION   hand QUESTION to another agent of the file's 'agents:'
   /help    this text
   /exit    leave (or Ctrl-D); Ctrl-C cancels a running turn"""
@@ -169,6 +172,7 @@ async def line_mode(agent_file: Path, *, resume: str | None, continue_last: bool
     if agent is None:
         return 1
     notice_line(f"session {agent.session_id} — /help for help, Ctrl-D to leave")
+    agent.gate.approvals.mode = ApproveMode.COMMAND
     history = CheckedFileHistory(str(store.home / "input_history"), notice_line)
     prompt: PromptSession[str] = PromptSession(history=history, key_bindings=_bindings())
     # Ctrl-C cancels a turn (see `_turn`); SIGTERM or SIGHUP ends the session, after the
@@ -238,6 +242,8 @@ async def _handle(agent: AgentSession, text: str, history: CheckedFileHistory) -
         print(HELP)
     elif text == "/hooks":
         print_answer(describe_hooks(agent))
+    elif text.split()[0] == "/approve":
+        _approve(agent, text.removeprefix("/approve").strip())
     elif text.startswith(COMMAND_PREFIX):
         if not await _ask(agent, text):
             history.drop()  # a refused hand-off: the question may hold what preAsk stopped
@@ -324,6 +330,19 @@ async def _until_ctrl_c(work: Coroutine[Any, Any, HandoffOutcome]) -> HandoffOut
         raise
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+
+
+def _approve(agent: AgentSession, block_id: str) -> None:
+    approvals = agent.gate.approvals
+    block = approvals.approve(block_id, "/approve")
+    if block is not None:
+        notice_line(f"approved once: the next {block.tool} call with these exact arguments "
+                    f"skips guardrail {block.rule!r}; every other hook and rule still applies",
+                    kind=NoticeKind.CHANGED)  # fmt: skip
+        return
+    pending = ", ".join(b.id for b in approvals.pending()) or "none"
+    notice_line(f"no guardrail block {block_id!r} to approve (blocks now: {pending})",
+                kind=NoticeKind.ERROR)  # fmt: skip
 
 
 def describe_hooks(agent: AgentSession) -> str:

@@ -313,6 +313,9 @@ def _describe(hook: HookSpec) -> str:
     elif hook.http is not None:
         sent = ", ".join(f"${name}" for name in hook.http.sent_variables())
         what = f"POST {hook.http.url}" + (f" (headers send {sent})" if sent else "")
+    elif hook.model is not None:
+        rule = f"guardrail {hook.model.rule!r}, " if hook.model.rule else ""
+        what = f"{rule}checker {hook.model.checker.describe()}"
     else:
         what = f"{hook.shell} -c {json.dumps(hook.command)}"
     parts = [f"{hook.name!r}: {what}"]

@@ -18,6 +18,12 @@ from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, OnError, canonical_event
 from hookgate.hooks.formats import FORMATS, ReplyFormat
 from hookgate.hooks.httptarget import HttpTarget, parse_http_target
+from hookgate.hooks.modeltarget import (
+    ModelTarget,
+    parse_budget,
+    parse_checker,
+    parse_instructions,
+)
 from hookgate.hooks.pyimport import HookCallable, python_hook
 from hookgate.hooks.yamlfile import (
     Where,
@@ -33,9 +39,11 @@ DEFAULT_SHELL = "/bin/sh"
 MAX_TIMEOUT = 3600.0
 HOOK_KEYS = (
     "name", "command", "args", "python", "http", "shell", "matcher", "timeout",
-    "onError", "format", "env", "cwd",
+    "onError", "format", "env", "cwd", "model", "instructions", "input_budget",
 )  # fmt: skip
-KINDS = ("command", "args", "python", "http")
+KINDS = ("command", "args", "python", "http", "model")
+#: Keys that only mean something to a model hook.
+_MODEL_ONLY = ("instructions", "input_budget")
 #: Keys that only mean something to a process the hook starts.
 _PROCESS_ONLY = ("shell", "env", "cwd")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
@@ -50,7 +58,8 @@ _PASTED_HINT = (
 
 @dataclass(frozen=True)
 class HookSpec:
-    """One configured hook, validated: exactly one of command, args, function or http is set."""
+    """One configured hook, validated: exactly one of command, args, function, http or
+    model is set."""
 
     event: EventSpec
     name: str
@@ -63,6 +72,8 @@ class HookSpec:
     python: str | None = None
     """The `python:` reference (`package.module:function`) the function came from."""
     http: HttpTarget | None = None
+    model: ModelTarget | None = None
+    """A checker model that judges the event (the `model` kind)."""
     shell: str = DEFAULT_SHELL
     matcher: re.Pattern[str] | None = None
     env: Mapping[str, str] = field(default_factory=dict)
@@ -181,16 +192,13 @@ def parse_hook(
     if len(kinds) != 1:
         found = " and ".join(kinds) or "none of them"
         raise where.error(
-            f"a hook needs exactly one of command, args, python or http; found {found}",
+            f"a hook needs exactly one of command, args, python, http or model; found {found}",
             hint="command: 'a shell command line', args: [program, arg, ...], "
-            "python: package.module:function, http: {url: 'https://...'}",
+            "python: package.module:function, http: {url: 'https://...'}, "
+            "model: {name: ..., base_url: ...} with instructions: ...",
         )
     kind = kinds[0]
-    if kind == "http" and (stray := [key for key in _PROCESS_ONLY if key in node]):
-        raise where.key(node, stray[0]).error(
-            f"{stray[0]!r} applies to a process the hook starts; an http hook starts none",
-            hint="remove it (headers go under http.headers)",
-        )
+    _check_kind_keys(node, where, kind)
     format_name = _choice(node, where, "format", tuple(FORMATS), "native")
     fmt = FORMATS[format_name]
     if not fmt.supports(event):
@@ -198,8 +206,10 @@ def parse_hook(
             f"format {format_name!r} has no counterpart of event {event.name!r}",
             hint="use format: native for this event",
         )
+    # A checker that cannot answer must not let the call through.
+    default_on_error = OnError.FAIL if kind == "model" else fmt.on_error_for(event)
     on_error = OnError(_choice(node, where, "onError", tuple(e.value for e in OnError),
-                               fmt.on_error_for(event).value))  # fmt: skip
+                               default_on_error.value))  # fmt: skip
     return HookSpec(
         event=event,
         name=_string(node, where, "name") or _default_name(node, kind),
@@ -211,11 +221,45 @@ def parse_hook(
         http=parse_http_target(node["http"], where.key(node, "http")) if kind == "http" else None,
         function=python_hook(node, where, base_dir, import_python) if kind == "python" else None,
         python=str(node["python"]) if kind == "python" else None,
+        model=_model_target(node, where, event, base_dir) if kind == "model" else None,
         shell=_string(node, where, "shell") or DEFAULT_SHELL,
         matcher=_matcher(node, where, event, fmt),
         env=_env(node, where),
         cwd=_cwd(node, where, base_dir),
         origin=f"{where.file}:{where.line}" if where.line else where.file,
+    )
+
+
+def _check_kind_keys(node: Mapping[Any, Any], where: Where, kind: str) -> None:
+    """Refuse keys that mean nothing to a hook of `kind`."""
+    if kind in ("http", "model") and (stray := [key for key in _PROCESS_ONLY if key in node]):
+        raise where.key(node, stray[0]).error(
+            f"{stray[0]!r} applies to a process the hook starts; {'an' if kind == 'http' else 'a'} "
+            f"{kind} hook starts none",
+            hint="remove it" + (" (headers go under http.headers)" if kind == "http" else ""),
+        )
+    if kind != "model" and (stray := [key for key in _MODEL_ONLY if key in node]):
+        raise where.key(node, stray[0]).error(
+            f"{stray[0]!r} applies to a model hook only", hint="remove it, or use model: ..."
+        )
+
+
+def _model_target(
+    node: Mapping[Any, Any], where: Where, event: EventSpec, base_dir: Path
+) -> ModelTarget:
+    if not event.can_block and event.name != "postToolCall":
+        raise where.key(node, "model").error(
+            f"a model hook judges events that can block, and {event.name!r} cannot",
+            hint="use it on preToolCall, postToolCall (a block withholds the result), "
+            "preGeneration, preAsk or sessionStart",
+        )
+    if "format" in node and node["format"] != "native":
+        raise where.key(node, "format").error("a model hook has no reply format to choose",
+                                              hint="remove format")  # fmt: skip
+    return ModelTarget(
+        checker=parse_checker(node["model"], where.key(node, "model"), base_dir),
+        instructions=parse_instructions(node, where),
+        input_budget=parse_budget(node, where),
     )
 
 
@@ -236,6 +280,8 @@ def _default_name(node: Mapping[Any, Any], kind: str) -> str:
     value = node[kind]
     if kind == "http" and isinstance(value, Mapping):
         value = value.get("url", "http")
+    if kind == "model":
+        value = f"model {value.get('name', '') if isinstance(value, Mapping) else value}"
     text = " ".join(str(a) for a in value) if isinstance(value, list) else str(value)
     text = " ".join(text.split())
     return text if len(text) <= 40 else text[:39] + "…"

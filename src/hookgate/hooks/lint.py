@@ -99,7 +99,7 @@ async def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:
         return _http_warnings(hook.http)
     if hook.python is not None:
         return _find_module(hook.python, project_dir)
-    if hook.function is not None:
+    if hook.function is not None or hook.model is not None:
         return []
     cwd = Path(hook.cwd) if hook.cwd else project_dir
     env = {**os.environ, **hook.env}

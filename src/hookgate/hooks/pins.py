@@ -105,7 +105,7 @@ def _system_file(path: Path) -> bool:
 
 def hook_files(hook: HookSpec, default_cwd: Path) -> list[Path]:
     """The files a process hook runs, resolved where it runs (its `cwd`, else `default_cwd`)."""
-    if hook.function is not None or hook.python is not None:
+    if hook.function is not None or hook.python is not None or hook.model is not None:
         return []
     return files_named(command_words(hook), Path(hook.cwd) if hook.cwd else default_cwd)
 

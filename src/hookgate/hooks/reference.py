@@ -46,7 +46,8 @@ def defaults_table() -> str:
                       f"{claude.default_timeout:g} s (`format: claude`; {prompt:g} s on "
                       f"`UserPromptSubmit`); at most {MAX_TIMEOUT:g} s"),
         ("`onError`", "`fail` on `sessionStart` and `preGeneration` (fail-safe), `warn` elsewhere; "
-                      "`warn` everywhere under `format: claude`"),
+                      "`warn` everywhere under `format: claude`; `fail` for model hooks, whatever "
+                      "the event"),
         ("`format`", "`native`"),
         ("`shell`", f"`{DEFAULT_SHELL}` (for `command`; `args` runs without a shell)"),
         ("`cwd`", "the project directory (where hookgate runs); relative paths from the config file"),

@@ -30,9 +30,11 @@ from hookgate.hooks.formats import (
 )
 from hookgate.hooks.http import HttpPool, HttpRequest, post_event
 from hookgate.hooks.httptarget import HttpHookError
+from hookgate.hooks.modelcheck import CheckerError, ModelChecks
 from hookgate.hooks.outcome import HookFailure, Outcome
 from hookgate.hooks.pins import FilePins, UnpinnedFile, hook_files
 from hookgate.hooks.process import ProcessResult, SpawnError, run_process, run_process_sync
+from hookgate.hooks.scriptedchecker import ScriptError
 from hookgate.hooks.yamlfile import did_you_mean
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -135,10 +137,15 @@ class HookEngine:
             if pinned is not None
         }
         self._http = HttpPool()
+        self.checks = ModelChecks(base_env)
+        """The model hooks' checker clients and verdict cache (`checks.calls` counts calls)."""
 
     async def aclose(self) -> None:
-        """Close the http hooks' connections."""
-        await self._http.aclose()
+        """Close the http hooks' and the checkers' connections."""
+        try:
+            await self.checks.aclose()
+        finally:
+            await self._http.aclose()
 
     def close(self) -> None:
         """Close the connections `run_sync` opened, and its thread (`aclose` does too)."""
@@ -152,9 +159,12 @@ class HookEngine:
         """The hooks of `event` (either spelling), in the order they run."""
         return self._hooks.get(EVENT_NAMES.get(event, event), ())
 
-    async def run(self, event: str, payload: Mapping[str, Any]) -> Outcome:
-        """Run the hooks of `event` on `payload` (the event's own fields)."""
-        name, hooks = self._matching(event, payload)
+    async def run(
+        self, event: str, payload: Mapping[str, Any], *, skip: Iterable[HookSpec] = ()
+    ) -> Outcome:
+        """Run the hooks of `event` on `payload` (the event's own fields); those in
+        `skip` do not run (a guardrail the user approved this call past, once)."""
+        name, hooks = self._matching(event, payload, skip)
         if not hooks:
             return Outcome(event=name, payload=payload)
         chain = _Chain(EVENTS[name], dict(payload))
@@ -192,7 +202,9 @@ class HookEngine:
                 break
         return chain.outcome()
 
-    def _matching(self, event: str, payload: Mapping[str, Any]) -> tuple[str, list[HookSpec]]:
+    def _matching(
+        self, event: str, payload: Mapping[str, Any], skip: Iterable[HookSpec] = ()
+    ) -> tuple[str, list[HookSpec]]:
         """The canonical name of `event` and its hooks that match `payload`, in order."""
         name = EVENT_NAMES.get(event)
         if name is None:
@@ -201,7 +213,12 @@ class HookEngine:
         if not hooks:
             return name, []
         target = _target(EVENTS[name], payload)
-        return name, [hook for hook in hooks if hook.matches(_as_named_by(hook, target))]
+        skipped = {id(hook) for hook in skip}
+        return name, [
+            hook
+            for hook in hooks
+            if id(hook) not in skipped and hook.matches(_as_named_by(hook, target))
+        ]
 
     async def _ask(self, hook: HookSpec, chain: _Chain) -> HookReply:
         chain.hooks_run += 1
@@ -212,6 +229,8 @@ class HookEngine:
                 async with asyncio.timeout(hook.timeout):
                     answer = await answer
             return _python_reply(chain.spec, envelope, answer)
+        if hook.model is not None:
+            return await self.checks.verdict(hook.model, chain.spec.name, envelope, hook.timeout)
         fmt = FORMATS[hook.format]
         if hook.http is not None:
             result = await post_event(
@@ -232,6 +251,11 @@ class HookEngine:
             if inspect.isawaitable(answer):
                 answer = _await_alone(answer, hook.timeout)
             return _python_reply(chain.spec, envelope, answer)
+        if hook.model is not None:
+            verdict = self.checks.verdict_closing(
+                hook.model, chain.spec.name, envelope, hook.timeout
+            )
+            return _await_alone(verdict, hook.timeout)  # type: ignore[no-any-return]
         fmt = FORMATS[hook.format]
         if hook.http is not None:
             result = self._http.post_sync(self._http_request(hook, fmt, chain, envelope))
@@ -358,7 +382,9 @@ def _failure(hook: HookSpec, exc: Exception) -> str:
     """What a hook's failure says, in its notice or its block reason."""
     if isinstance(exc, TimeoutError):
         return f"timed out after {hook.timeout:g}s"
-    if isinstance(exc, BadReply | SpawnError | UnpinnedFile | HttpHookError):
+    if isinstance(
+        exc, BadReply | SpawnError | UnpinnedFile | HttpHookError | CheckerError | ScriptError
+    ):
         return str(exc)
     return f"raised {type(exc).__name__}: {exc}"  # a Python hook's own bug: its failure
 

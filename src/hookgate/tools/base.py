@@ -55,6 +55,22 @@ class ShellLimits:
     """Bytes a file the command writes may grow to (RLIMIT_FSIZE)."""
 
 
+#: Bytes of a web page `web_fetch` reads at most; the rest is cut, and the cut said.
+DEFAULT_WEB_MAX_BYTES = 2 * 1024 * 1024
+#: Seconds one `web_fetch` call may take, redirects included.
+DEFAULT_WEB_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class WebLimits:
+    """What `web_fetch` may reach and read (the agent file's `web_fetch:` settings)."""
+
+    allow_private: bool = False
+    """Loopback, private, link-local and other non-public addresses may be fetched."""
+    max_bytes: int = DEFAULT_WEB_MAX_BYTES
+    timeout: float = DEFAULT_WEB_TIMEOUT
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """Where and how tools run: relative paths start at `project_dir`.
@@ -76,6 +92,7 @@ class ToolContext:
     protected_files: frozenset[Path] = frozenset()
     """Resolved paths the model's file tools never write: the agent file's trust closure."""
     shell_limits: ShellLimits = ShellLimits()
+    web: WebLimits = WebLimits()
 
 
 class Tool(Protocol):

@@ -73,6 +73,8 @@ def _files_of(config: AgentConfig) -> dict[Path, str]:
             module_name, _ = split_reference(hook.python)
             for path in local_module_files(module_name, config.base_dir):
                 files.setdefault(path, "python hook module")
+        if hook.model is not None and hook.model.checker.script is not None:
+            files.setdefault(hook.model.checker.script, "checker script")
     for server in config.mcp_servers.values():
         if isinstance(server, StdioServer):
             words = [server.command, *server.args]

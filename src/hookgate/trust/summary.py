@@ -62,6 +62,12 @@ def _hook_command(hook: HookSpec) -> str:
         sent = ", ".join(f"${name}" for name in hook.http.sent_variables())
         sending = f", its headers sending the value of {sent}" if sent else ""
         return f"POSTs each event to {hook.http.url}{sending}"
+    if hook.model is not None:
+        checker = hook.model.checker
+        if checker.script is not None:
+            return f"asks a scripted checker (offline) playing {checker.script}"
+        return (f"sends each event to the checker model {checker.name} at {checker.base_url}, "
+                f"with the value of ${checker.api_key_env} as the API key")  # fmt: skip
     argv = hook.argv()
     if len(argv) == 3 and argv[1] == "-c":
         return argv[2]

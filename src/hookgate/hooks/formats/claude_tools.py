@@ -47,6 +47,7 @@ _ARGUMENTS: Mapping[str, tuple[tuple[str, str, str], ...]] = {
         ("ignore_case", "-i", ""),
     ),
     "ask_agent": (("question", "prompt", ""), ("agent", "subagent_type", "")),
+    "web_fetch": (("url", "url", ""), ("prompt", "prompt", "")),
 }
 #: Claude arguments that say nothing hookgate's tool acts on, with the value that
 #: keeps it so; any other value cannot map back.
