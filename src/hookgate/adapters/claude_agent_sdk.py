@@ -1,0 +1,192 @@
+"""hookgate's hooks inside a Claude Agent SDK session, as the SDK's own hook callbacks:
+
+    options = ClaudeAgentOptions(hooks=hookgate_hooks("hookgate.yaml"), ...)
+
+UserPromptSubmit runs preGeneration (block, context), PreToolUse preToolCall (deny,
+rewrite), PostToolUse postToolCall (replace), Stop postGeneration. Claude's tool names
+and arguments are mapped to hookgate's (`Bash` is `shell`) as the `claude` format maps
+them. The SDK cannot rewrite a question: a hook's rewrite blocks it instead, and
+set-up warns. Every matcher fails closed (`on_failure="block"`) where the SDK allows it.
+A run that ends in an error or a cancellation runs no Stop: `async with hooks.guard():`
+around the query runs postGeneration then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import warnings
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from claude_agent_sdk import HookMatcher
+
+from hookgate.adapters.gate import (
+    CallAllowed,
+    CallDenied,
+    Gate,
+    HooksSource,
+    PromptBlocked,
+    TurnEnd,
+)
+from hookgate.hooks import BadReply
+from hookgate.hooks.formats.claude_tools import (
+    CLAUDE_TOOL_NAMES,
+    arguments_from_claude,
+    claude_input,
+    claude_response,
+    result_from_claude,
+)
+
+#: The reason a question is blocked when a hook rewrote it: the SDK can only block.
+REWRITE_BLOCKED = (
+    "a hook rewrote the question, and the Claude Agent SDK cannot send a rewritten "
+    "question; it was blocked instead"
+)
+#: Added to each matcher's timeout beyond the sum of its hooks' own timeouts.
+TIMEOUT_MARGIN = 5.0
+_HOOKGATE_NAMES = {claude: ours for ours, claude in CLAUDE_TOOL_NAMES.items()}
+Callback = Callable[[Any, str | None, Any], Awaitable[dict[str, Any]]]
+
+
+class CannotRewritePrompt(UserWarning):
+    """preGeneration hooks are configured, and the SDK cannot send a rewritten question."""
+
+
+def hookgate_hooks(source: HooksSource, *, session_id: str | None = None) -> HookgateHooks:
+    """`ClaudeAgentOptions.hooks` running the hooks of `source` (a hooks file, a parsed
+    config or an engine)."""
+    return HookgateHooks(Gate(source, session_id=session_id))
+
+
+class HookgateHooks(dict[str, list[HookMatcher]]):
+    """The SDK's hook matchers, one per event hookgate maps, in a dict the SDK takes."""
+
+    def __init__(self, gate: Gate) -> None:
+        self.gate = gate
+        self._prompts: dict[str, str] = {}
+        """Per Claude session: the question of the turn whose postGeneration is pending."""
+        super().__init__(
+            UserPromptSubmit=[self._matcher("preGeneration", self._user_prompt_submit, True)],
+            PreToolUse=[self._matcher("preToolCall", self._pre_tool_use, True)],
+            PostToolUse=[self._matcher("postToolCall", self._post_tool_use, True)],
+            Stop=[self._matcher("postGeneration", self._stop, False)],
+        )
+        if gate.engine.hooks_for("preGeneration"):
+            warnings.warn(
+                "the Claude Agent SDK cannot rewrite a question: a preGeneration hook's "
+                "rewrite blocks the question instead",
+                CannotRewritePrompt,
+                stacklevel=3,
+            )
+
+    @contextlib.asynccontextmanager
+    async def guard(self) -> AsyncIterator[None]:
+        """Run postGeneration for a turn that ends in an error or a cancellation (the
+        CLI's Stop does not fire then)."""
+        try:
+            yield
+        except asyncio.CancelledError:
+            await self._finish_pending("cancelled")
+            raise
+        except Exception:
+            await self._finish_pending("error")
+            raise
+
+    async def _finish_pending(self, outcome: TurnEnd) -> None:
+        while self._prompts:
+            _, prompt = self._prompts.popitem()
+            await self.gate.finish(prompt, None, outcome)
+
+    def _matcher(self, event: str, callback: Callback, fail_closed: bool) -> HookMatcher:
+        budget = sum(hook.timeout for hook in self.gate.engine.hooks_for(event))
+        return HookMatcher(
+            matcher=None,
+            hooks=[callback],  # type: ignore[list-item]  # the SDK's input is a union
+            timeout=budget + TIMEOUT_MARGIN,
+            on_failure="block" if fail_closed else None,
+        )
+
+    async def _user_prompt_submit(
+        self, data: Any, tool_use_id: str | None, _: Any
+    ) -> dict[str, Any]:
+        decision = await self.gate.screen_prompt(str(data.get("prompt", "")))
+        if not isinstance(decision, PromptBlocked) and decision.rewritten:
+            decision = PromptBlocked(REWRITE_BLOCKED, REWRITE_BLOCKED)
+        if isinstance(decision, PromptBlocked):
+            await self.gate.finish(decision.marker, decision.response, "blocked")
+            return {"decision": "block", "reason": decision.reason}
+        self._prompts[str(data.get("session_id", ""))] = decision.prompt
+        return _specific("UserPromptSubmit", decision.context)
+
+    async def _pre_tool_use(self, data: Any, tool_use_id: str | None, _: Any) -> dict[str, Any]:
+        tool, arguments = _ours(data)
+        decision = await self.gate.screen_call(tool, arguments, tool_use_id)
+        if isinstance(decision, CallDenied):
+            output = {"permissionDecision": "deny", "permissionDecisionReason": decision.message}
+            return {"hookSpecificOutput": {"hookEventName": "PreToolUse", **output}}
+        reply = _specific("PreToolUse", decision.context)
+        if decision.rewritten:
+            # The CLI applies updatedInput only with a decision: `ask` keeps the user's
+            # (or can_use_tool's) say, unless a hook said `allow` itself.
+            reply["hookSpecificOutput"].update(
+                permissionDecision="allow" if decision.permission == "allow" else "ask",
+                updatedInput=_theirs(tool, decision.arguments, data),
+            )
+        return reply
+
+    async def _post_tool_use(self, data: Any, tool_use_id: str | None, _: Any) -> dict[str, Any]:
+        tool, arguments = _ours(data)
+        result = _result(tool, data.get("tool_response"))
+        call = CallAllowed(arguments, call_id=tool_use_id or "")
+        checked = await self.gate.check_result(call, tool, result["content"], result["is_error"])
+        if not checked.replaced:
+            return {}
+        replaced = {"content": checked.content, "is_error": checked.is_error}
+        output = claude_response(tool, arguments, replaced, str(data.get("cwd", os.getcwd())))
+        return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": output}}
+
+    async def _stop(self, data: Any, tool_use_id: str | None, _: Any) -> dict[str, Any]:
+        prompt = self._prompts.pop(str(data.get("session_id", "")), "")
+        await self.gate.finish(prompt, data.get("last_assistant_message"), "answered")
+        return {}
+
+
+def _specific(event: str, context: tuple[str, ...]) -> dict[str, Any]:
+    output: dict[str, Any] = {"hookEventName": event}
+    if context:
+        output["additionalContext"] = "\n\n".join(context)
+    return {"hookSpecificOutput": output}
+
+
+def _ours(data: Any) -> tuple[str, dict[str, Any]]:
+    """The call as hookgate names it: `Bash`'s `command` is `shell`'s. Arguments with no
+    hookgate counterpart keep Claude's names, so a hook still sees them."""
+    claude_name = str(data.get("tool_name", ""))
+    tool = _HOOKGATE_NAMES.get(claude_name, claude_name)
+    cwd = str(data.get("cwd", os.getcwd()))
+    arguments: dict[str, Any] = {}
+    for key, value in dict(data.get("tool_input") or {}).items():
+        try:
+            arguments.update(arguments_from_claude(tool, {key: value}, {}, cwd))
+        except BadReply:
+            arguments[key] = value
+    return tool, arguments
+
+
+def _theirs(tool: str, arguments: dict[str, Any], data: Any) -> dict[str, Any]:
+    """hookgate's arguments back in Claude's names: the whole input, as the CLI wants."""
+    cwd = str(data.get("cwd", os.getcwd()))
+    updated: dict[str, Any] = {}
+    for key, value in arguments.items():
+        updated.update(claude_input(tool, {key: value}, cwd) or {key: value})
+    return updated
+
+
+def _result(tool: str, response: Any) -> dict[str, Any]:
+    try:
+        return result_from_claude(tool, response, None)
+    except BadReply:
+        return {"content": json.dumps(response, default=str), "is_error": False}

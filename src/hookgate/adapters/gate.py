@@ -1,0 +1,263 @@
+"""What every adapter asks the hooks, framework aside: a prompt screened, a tool call
+screened, a result checked, a turn finished. Each answer is a small dataclass that an
+adapter maps onto its framework; the wording the model reads is the runtime's own.
+
+Only `hookgate.hooks` is used here: an adapter never needs the agent runtime.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from hookgate.hooks import HookEngine, HooksConfig, OnError, Outcome, load_hooks_file
+
+#: What the model reads for a call a hook denied (the runtime's wording).
+DENIED_CALL = "[denied by a hook: {reason}]"
+#: What the model reads for a call a hook stopped along with the rest of the turn.
+STOPPED_CALL = "[not run: {reason}]"
+#: What the model reads in place of a result a fail-safe postToolCall hook failed on.
+WITHHELD_RESULT = "[result withheld: hook {hook!r} failed]"
+#: Where a blocked question was: the question itself must not reach the model or the log.
+BLOCKED_MARKER = "[prompt blocked by a hook: {reason}]"
+#: What postGeneration hooks read for a run cancelled before preGeneration allowed its
+#: question: it may hold exactly what preGeneration exists to stop.
+UNCHECKED_MARKER = "[prompt not checked: the turn ended before preGeneration finished]"
+#: The answer to a blocked question when the blocking hook gave none.
+DEFAULT_BLOCK_RESPONSE = "The question was stopped by a hook and not sent to the model."
+
+TurnEnd = Literal["answered", "blocked", "error", "cancelled"]
+HooksSource = str | os.PathLike[str] | HooksConfig | HookEngine
+log = logging.getLogger("hookgate.adapters")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class PromptAllowed:
+    prompt: str
+    """The question as the hooks left it (rewritten or not)."""
+    context: tuple[str, ...] = ()
+    rewritten: bool = False
+
+
+@dataclass(frozen=True)
+class PromptBlocked:
+    reason: str
+    response: str
+    """The answer in place of the model's."""
+
+    @property
+    def marker(self) -> str:
+        return BLOCKED_MARKER.format(reason=self.reason)
+
+
+@dataclass(frozen=True)
+class CallAllowed:
+    arguments: dict[str, Any]
+    """The arguments the call runs with (a hook may have replaced them)."""
+    context: tuple[str, ...] = ()
+    rewritten: bool = False
+    permission: str | None = None
+    """A hook said `allow` (no consent needed) or `ask` (consent, always)."""
+    call_id: str = ""
+    """The model's id of the call, which postToolCall hooks read too."""
+
+
+@dataclass(frozen=True)
+class CallDenied:
+    message: str
+    """What the model reads as the call's (error) result."""
+
+
+@dataclass(frozen=True)
+class CheckedResult:
+    content: str
+    is_error: bool
+    replaced: bool = False
+    """A hook replaced the result, or withheld it."""
+
+
+def hook_engine(source: HooksSource, *, session_id: str | None = None) -> HookEngine:
+    """The engine for a hooks file (its directory is the hooks' project directory), a
+    parsed config, or an engine the caller made (returned as is)."""
+    if isinstance(source, HookEngine):
+        return source
+    session = session_id or str(uuid.uuid4())
+    if isinstance(source, HooksConfig):
+        return HookEngine(source, session_id=session)
+    path = Path(source)
+    return HookEngine(
+        load_hooks_file(path), session_id=session, project_dir=str(path.parent.absolute())
+    )
+
+
+def with_notes(content: str, context: tuple[str, ...]) -> str:
+    """A tool result with the hooks' added context after it, as the runtime sends it."""
+    if not context:
+        return content
+    return f"{content}\n\n[hook notes]\n" + "\n".join(context)
+
+
+class Gate:
+    """The hooks of one agent, asked the runtime's questions, async or sync."""
+
+    def __init__(self, source: HooksSource, *, session_id: str | None = None) -> None:
+        self.engine = hook_engine(source, session_id=session_id)
+
+    # preGeneration
+    async def screen_prompt(self, prompt: str) -> PromptAllowed | PromptBlocked:
+        return _prompt_decision(await self.engine.run("preGeneration", {"prompt": prompt}))
+
+    def screen_prompt_sync(self, prompt: str) -> PromptAllowed | PromptBlocked:
+        return _prompt_decision(self.engine.run_sync("preGeneration", {"prompt": prompt}))
+
+    # preToolCall
+    async def screen_call(
+        self, tool: str, arguments: Mapping[str, Any], call_id: str | None
+    ) -> CallAllowed | CallDenied:
+        payload = _call_payload(tool, arguments, call_id)
+        return _call_decision(await self.engine.run("preToolCall", payload))
+
+    def screen_call_sync(
+        self, tool: str, arguments: Mapping[str, Any], call_id: str | None
+    ) -> CallAllowed | CallDenied:
+        payload = _call_payload(tool, arguments, call_id)
+        return _call_decision(self.engine.run_sync("preToolCall", payload))
+
+    # postToolCall
+    async def check_result(
+        self, call: CallAllowed, tool: str, content: str, is_error: bool = False
+    ) -> CheckedResult:
+        """The result the model reads, with the context the call's hooks added."""
+        payload = _result_payload(tool, call, content, is_error)
+        return _checked(await self.engine.run("postToolCall", payload), call, content, is_error)
+
+    def check_result_sync(
+        self, call: CallAllowed, tool: str, content: str, is_error: bool = False
+    ) -> CheckedResult:
+        payload = _result_payload(tool, call, content, is_error)
+        return _checked(self.engine.run_sync("postToolCall", payload), call, content, is_error)
+
+    # postGeneration
+    async def finish(self, prompt: str, answer: str | None, outcome: TurnEnd) -> None:
+        """Run the postGeneration hooks to the end, even under cancellation (which is
+        raised again once they are done): an audit hook must not lose the turn."""
+        task = asyncio.ensure_future(
+            self.engine.run("postGeneration", _end(prompt, answer, outcome))
+        )
+        cancelled = False
+        while not task.done():
+            try:
+                await asyncio.shield(task)
+            except asyncio.CancelledError:
+                cancelled = True
+        _log_notices(task.result())
+        if cancelled:
+            raise asyncio.CancelledError
+
+    async def run_turn(
+        self,
+        prompt: str,
+        allowed: Callable[[PromptAllowed], Awaitable[T]],
+        blocked: Callable[[PromptBlocked], Awaitable[T]],
+        answer_of: Callable[[T], str | None],
+    ) -> T:
+        """One run between preGeneration and postGeneration: `allowed(decision)` runs it,
+        `blocked(decision)` answers a blocked question, and postGeneration runs however
+        it ends (answered, blocked, error, cancelled)."""
+        try:
+            decision = await self.screen_prompt(prompt)
+        except asyncio.CancelledError:
+            await self.finish(UNCHECKED_MARKER, None, "cancelled")
+            raise
+        if isinstance(decision, PromptBlocked):
+            try:
+                return await blocked(decision)
+            finally:
+                await self.finish(decision.marker, decision.response, "blocked")
+        try:
+            result = await allowed(decision)
+        except asyncio.CancelledError:
+            await self.finish(decision.prompt, None, "cancelled")
+            raise
+        except Exception:
+            await self.finish(decision.prompt, None, "error")
+            raise
+        await self.finish(decision.prompt, answer_of(result), "answered")
+        return result
+
+    def finish_sync(self, prompt: str, answer: str | None, outcome: TurnEnd) -> None:
+        _log_notices(self.engine.run_sync("postGeneration", _end(prompt, answer, outcome)))
+
+    async def aclose(self) -> None:
+        await self.engine.aclose()
+
+    def close(self) -> None:
+        self.engine.close()
+
+
+def _prompt_decision(outcome: Outcome) -> PromptAllowed | PromptBlocked:
+    _log_notices(outcome)
+    if outcome.blocked or outcome.stop_reason is not None:
+        reason = outcome.reason or outcome.stop_reason or "blocked"
+        return PromptBlocked(reason, outcome.response or DEFAULT_BLOCK_RESPONSE)
+    return PromptAllowed(
+        str(outcome.payload["prompt"]), outcome.context, rewritten="prompt" in outcome.changed
+    )
+
+
+def _call_payload(tool: str, arguments: Mapping[str, Any], call_id: str | None) -> dict[str, Any]:
+    return {"tool": tool, "call_id": call_id or "", "arguments": dict(arguments)}
+
+
+def _call_decision(outcome: Outcome) -> CallAllowed | CallDenied:
+    _log_notices(outcome)
+    if outcome.stop_reason is not None:
+        return CallDenied(STOPPED_CALL.format(reason=outcome.stop_reason))
+    if outcome.blocked:
+        return CallDenied(DENIED_CALL.format(reason=outcome.reason))
+    return CallAllowed(
+        dict(outcome.payload["arguments"]),
+        outcome.context,
+        rewritten="arguments" in outcome.changed,
+        permission=outcome.permission,
+        call_id=str(outcome.payload.get("call_id", "")),
+    )
+
+
+def _result_payload(tool: str, call: CallAllowed, content: str, is_error: bool) -> dict[str, Any]:
+    return {
+        "tool": tool,
+        "call_id": call.call_id,
+        "arguments": dict(call.arguments),
+        "result": {"content": content, "is_error": is_error},
+    }
+
+
+def _checked(outcome: Outcome, call: CallAllowed, content: str, is_error: bool) -> CheckedResult:
+    """The result the model reads: withheld when a fail-safe hook failed on it (a
+    scrubber that timed out must not let the raw result through), else as replaced."""
+    _log_notices(outcome)
+    for failure in outcome.errors:
+        if failure.on_error is OnError.FAIL:
+            return CheckedResult(WITHHELD_RESULT.format(hook=failure.hook), True, replaced=True)
+    notes = call.context + outcome.context
+    if "result" not in outcome.changed:
+        return CheckedResult(with_notes(content, notes), is_error)
+    result = outcome.payload["result"]
+    return CheckedResult(with_notes(str(result["content"]), notes), bool(result["is_error"]), True)
+
+
+def _end(prompt: str, answer: str | None, outcome: TurnEnd) -> dict[str, Any]:
+    return {"prompt": prompt, "answer": answer, "outcome": outcome, "continued": False}
+
+
+def _log_notices(outcome: Outcome) -> None:
+    for notice in outcome.notices:
+        log.warning("%s", notice)

@@ -1,0 +1,254 @@
+"""hookgate's hooks around a LangChain v1 agent, as one middleware:
+
+    create_agent(model, tools, middleware=[hookgate_middleware("hookgate.yaml")])
+
+preGeneration in `before_agent` (a block ends the run with the hook's answer), pre- and
+postToolCall around every tool call (sync and async), postGeneration in `after_agent`,
+and on an error or a cancellation that ends the run from the model or a tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, NotRequired, cast
+
+from langchain.agents.middleware import (
+    AgentMiddleware,
+    AgentState,
+    ModelRequest,
+    ModelResponse,
+    ToolCallRequest,
+    hook_config,
+)
+from langchain.agents.middleware.types import PrivateStateAttr
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from langgraph.errors import GraphBubbleUp
+from langgraph.prebuilt.tool_node import ToolInvocationError
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from hookgate.adapters.gate import (
+    CallAllowed,
+    CallDenied,
+    CheckedResult,
+    Gate,
+    HooksSource,
+    PromptAllowed,
+    PromptBlocked,
+    TurnEnd,
+)
+
+ToolAnswer = ToolMessage | Command[Any]
+#: Raised through the wrappers without ending the run: LangChain answers the model with a
+#: tool's bad arguments, and an interrupt (human in the loop) pauses the run.
+_NOT_AN_END = (ToolInvocationError, GraphBubbleUp)
+
+
+class HookgateState(AgentState[Any]):
+    """What the middleware remembers during one run, never shown to the model."""
+
+    hookgate_prompt: NotRequired[Annotated[str, PrivateStateAttr]]
+    hookgate_context: NotRequired[Annotated[list[str], PrivateStateAttr]]
+    hookgate_blocked: NotRequired[Annotated[bool, PrivateStateAttr]]
+
+
+def hookgate_middleware(
+    source: HooksSource, *, session_id: str | None = None
+) -> HookgateMiddleware:
+    """The middleware running the hooks of `source` (a hooks file, a parsed config or
+    an engine) around every run of the agent it is given to."""
+    return HookgateMiddleware(Gate(source, session_id=session_id))
+
+
+class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
+    """The hooks of one agent file at LangChain's interception points."""
+
+    state_schema = HookgateState
+
+    def __init__(self, gate: Gate) -> None:
+        super().__init__()
+        self.gate = gate
+
+    @property
+    def name(self) -> str:
+        return "hookgate"
+
+    # preGeneration
+    @hook_config(can_jump_to=["end"])
+    def before_agent(self, state: HookgateState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        question = _question(state)
+        if question is None:
+            return _fresh("")
+        return _screened(question, self.gate.screen_prompt_sync(_text(question)))
+
+    @hook_config(can_jump_to=["end"])
+    async def abefore_agent(
+        self, state: HookgateState, runtime: Runtime[Any]
+    ) -> dict[str, Any] | None:
+        question = _question(state)
+        if question is None:
+            return _fresh("")
+        return _screened(question, await self.gate.screen_prompt(_text(question)))
+
+    # postGeneration, when the run ends well (or blocked)
+    def after_agent(self, state: HookgateState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        self.gate.finish_sync(*_ending(state))
+        return None
+
+    async def aafter_agent(
+        self, state: HookgateState, runtime: Runtime[Any]
+    ) -> dict[str, Any] | None:
+        await self.gate.finish(*_ending(state))
+        return None
+
+    # The model call: the context hooks added, and postGeneration when it fails.
+    def wrap_model_call(
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
+    ) -> Any:
+        try:
+            return handler(_with_context(request))
+        except _NOT_AN_END:
+            raise
+        except Exception:
+            self.gate.finish_sync(_prompt_of(request.state), None, "error")
+            raise
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> Any:
+        try:
+            return await handler(_with_context(request))
+        except _NOT_AN_END:
+            raise
+        except (Exception, asyncio.CancelledError) as exc:
+            await self.gate.finish(_prompt_of(request.state), None, _failed(exc))
+            raise
+
+    # pre- and postToolCall
+    def wrap_tool_call(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolAnswer]
+    ) -> ToolAnswer:
+        name, call_id = request.tool_call["name"], request.tool_call["id"]
+        decision = self.gate.screen_call_sync(name, request.tool_call["args"], call_id)
+        if isinstance(decision, CallDenied):
+            return _denied(decision, name, call_id)
+        try:
+            answer = handler(_rewritten(request, decision))
+        except _NOT_AN_END:
+            raise
+        except Exception:
+            self.gate.finish_sync(_prompt_of(request.state), None, "error")
+            raise
+        if not isinstance(answer, ToolMessage):
+            return answer
+        return _checked(answer, self.gate.check_result_sync(decision, name, *_result(answer)))
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolAnswer]],
+    ) -> ToolAnswer:
+        name, call_id = request.tool_call["name"], request.tool_call["id"]
+        decision = await self.gate.screen_call(name, request.tool_call["args"], call_id)
+        if isinstance(decision, CallDenied):
+            return _denied(decision, name, call_id)
+        try:
+            answer = await handler(_rewritten(request, decision))
+        except _NOT_AN_END:
+            raise
+        except (Exception, asyncio.CancelledError) as exc:
+            await self.gate.finish(_prompt_of(request.state), None, _failed(exc))
+            raise
+        if not isinstance(answer, ToolMessage):
+            return answer
+        checked = await self.gate.check_result(decision, name, *_result(answer))
+        return _checked(answer, checked)
+
+
+def _question(state: HookgateState) -> HumanMessage | None:
+    """The question of this run: the last human message."""
+    for message in reversed(state["messages"]):
+        if isinstance(message, HumanMessage):
+            return message
+    return None
+
+
+def _text(message: AnyMessage) -> str:
+    return message.content if isinstance(message.content, str) else message.text
+
+
+def _fresh(prompt: str, context: tuple[str, ...] = (), *, blocked: bool = False) -> dict[str, Any]:
+    """The middleware's state for a new run (a thread's state outlives its runs)."""
+    return {
+        "hookgate_prompt": prompt,
+        "hookgate_context": list(context),
+        "hookgate_blocked": blocked,
+    }
+
+
+def _screened(question: HumanMessage, decision: PromptAllowed | PromptBlocked) -> dict[str, Any]:
+    """The state update for the question as the hooks decided: blocked, the question
+    becomes a marker and the hook's answer ends the run; rewritten, the rewrite is the
+    question (same message id: it replaces it)."""
+    if isinstance(decision, PromptBlocked):
+        marker = HumanMessage(content=decision.marker, id=question.id)
+        return {
+            **_fresh(decision.marker, blocked=True),
+            "messages": [marker, AIMessage(content=decision.response)],
+            "jump_to": "end",
+        }
+    update = _fresh(decision.prompt, decision.context)
+    if decision.rewritten:
+        update["messages"] = [HumanMessage(content=decision.prompt, id=question.id)]
+    return update
+
+
+def _ending(state: HookgateState) -> tuple[str, str | None, TurnEnd]:
+    answer = next((m for m in reversed(state["messages"]) if isinstance(m, AIMessage)), None)
+    text = None if answer is None else _text(answer)
+    return _prompt_of(state), text, "blocked" if state.get("hookgate_blocked") else "answered"
+
+
+def _prompt_of(state: Any) -> str:
+    return str(state.get("hookgate_prompt", "")) if isinstance(state, dict) else ""
+
+
+def _failed(exc: BaseException) -> TurnEnd:
+    return "cancelled" if isinstance(exc, asyncio.CancelledError) else "error"
+
+
+def _with_context(request: ModelRequest[Any]) -> ModelRequest[Any]:
+    """The request with the context preGeneration hooks added, for this run only."""
+    context = cast("list[str]", request.state.get("hookgate_context") or [])
+    if not context:
+        return request
+    notes = "\n\n".join(context)
+    system = request.system_message
+    text = notes if system is None else f"{_text(system)}\n\n{notes}"
+    return request.override(system_message=SystemMessage(content=text))
+
+
+def _rewritten(request: ToolCallRequest, decision: CallAllowed) -> ToolCallRequest:
+    if not decision.rewritten:
+        return request
+    return request.override(tool_call={**request.tool_call, "args": decision.arguments})
+
+
+def _denied(decision: CallDenied, name: str, call_id: str | None) -> ToolMessage:
+    return ToolMessage(
+        content=decision.message, tool_call_id=call_id or "", name=name, status="error"
+    )
+
+
+def _result(answer: ToolMessage) -> tuple[str, bool]:
+    return _text(answer), answer.status == "error"
+
+
+def _checked(answer: ToolMessage, checked: CheckedResult) -> ToolMessage:
+    if checked.content == _text(answer) and not checked.replaced:
+        return answer
+    status = "error" if checked.is_error else "success"
+    return answer.model_copy(update={"content": checked.content, "status": status})

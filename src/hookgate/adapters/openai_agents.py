@@ -1,0 +1,215 @@
+"""hookgate's hooks around an OpenAI Agents SDK agent, as a wrapped agent:
+
+    result = await hookgate_agent(agent, "hookgate.yaml").run("question")
+
+`run` (or `run_sync`) takes `Runner.run`'s arguments. preGeneration screens the
+question (a block answers with the hook's message; the model is never called),
+pre- and postToolCall wrap every function tool's `on_invoke_tool` (the agent's, and
+those of the agents it hands off to), postGeneration ends every run, errors and
+cancellation included. Hosted tools run on OpenAI's side, and MCP servers' and
+`Handoff` objects' tools are built at run time: none of them can be screened, and
+set-up says so (a warning, and `unscreened`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import inspect
+import json
+import warnings
+from typing import Any
+
+from agents import Agent, FunctionTool, RunConfig, Runner, RunResult
+from agents.run_config import CallModelData, ModelInputData
+from agents.testing import ScriptedModel, assistant_message
+from agents.tool_context import ToolContext
+
+from hookgate.adapters.gate import CallDenied, Gate, HooksSource, PromptAllowed, PromptBlocked
+
+
+class UnscreenedTools(UserWarning):
+    """Some of an agent's tools run where no hook can see them."""
+
+
+def hookgate_agent(
+    agent: Agent[Any], source: HooksSource, *, session_id: str | None = None
+) -> HookgateAgent:
+    """`agent` with the hooks of `source` (a hooks file, a parsed config or an engine)
+    around its runs and its function tools."""
+    return HookgateAgent(agent, Gate(source, session_id=session_id))
+
+
+class HookgateAgent:
+    """An agent whose runs and function tools pass through hookgate's hooks."""
+
+    def __init__(self, agent: Agent[Any], gate: Gate) -> None:
+        self.gate = gate
+        self.unscreened: list[str] = []
+        """What no hook sees: hosted tools, MCP servers, `Handoff` objects, by name."""
+        self.agent = self._guarded(agent, {})
+        if self.unscreened:
+            warnings.warn(
+                "hookgate cannot screen these tools (they run outside the agent's function "
+                f"tools): {', '.join(self.unscreened)}",
+                UnscreenedTools,
+                stacklevel=3,
+            )
+
+    async def run(self, input: str | list[Any], **options: Any) -> RunResult:
+        """`Runner.run(agent, input, **options)` with the hooks around it."""
+
+        async def allowed(decision: PromptAllowed) -> RunResult:
+            question = _rewritten(input, decision)
+            return await Runner.run(self.agent, question, **_with_context(decision, options))
+
+        async def blocked(decision: PromptBlocked) -> RunResult:
+            return await self._answer_blocked(decision, options)
+
+        return await self.gate.run_turn(
+            _prompt_text(input), allowed, blocked, lambda result: str(result.final_output)
+        )
+
+    def run_sync(self, input: str | list[Any], **options: Any) -> RunResult:
+        """`run`, for a caller without an event loop, on the loop `Runner.run_sync` uses
+        (clients made on it stay usable from one run to the next). Interrupted (Ctrl-C),
+        the run is cancelled and its postGeneration hooks finish first."""
+        loop = _default_loop()
+        task = loop.create_task(self.run(input, **options))
+        try:
+            return loop.run_until_complete(task)
+        except BaseException:
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    loop.run_until_complete(task)
+            raise
+
+    async def _answer_blocked(self, blocked: PromptBlocked, options: dict[str, Any]) -> RunResult:
+        """A run whose only answer is the hook's: the model is never called, and the
+        history (a session's too) keeps the marker, not the question."""
+        answering = self.agent.clone(
+            model=ScriptedModel([[assistant_message(blocked.response)]]),
+            tools=[],
+            handoffs=[],
+            mcp_servers=[],
+            input_guardrails=[],
+            output_guardrails=[],
+        )
+        kept = {key: options[key] for key in ("context", "session") if key in options}
+        return await Runner.run(answering, blocked.marker, **kept)
+
+    def _guarded(self, agent: Agent[Any], done: dict[int, Agent[Any]]) -> Agent[Any]:
+        """A clone of `agent` (and of each agent it hands off to) with every function
+        tool screened."""
+        if id(agent) in done:
+            return done[id(agent)]
+        clone = agent.clone()
+        done[id(agent)] = clone
+        clone.tools = [self._screened(tool, agent.name) for tool in agent.tools]
+        clone.handoffs = [
+            self._guarded(target, done)
+            if isinstance(target, Agent)
+            else self._unscreened(target, agent.name)
+            for target in agent.handoffs
+        ]
+        self.unscreened += [
+            f"{agent.name}: MCP server {server.name}" for server in agent.mcp_servers
+        ]
+        return clone
+
+    def _unscreened(self, item: Any, owner: str) -> Any:
+        self.unscreened.append(
+            f"{owner}: {type(item).__name__} {getattr(item, 'name', '')}".rstrip()
+        )
+        return item
+
+    def _screened(self, tool: Any, owner: str) -> Any:
+        if not isinstance(tool, FunctionTool):
+            return self._unscreened(tool, owner)
+        invoke, gate = tool.on_invoke_tool, self.gate
+
+        async def on_invoke_tool(context: ToolContext[Any], arguments: str) -> Any:
+            decision = await gate.screen_call(
+                tool.name, json.loads(arguments or "{}"), context.tool_call_id
+            )
+            if isinstance(decision, CallDenied):
+                return decision.message  # a tool's text answer: the model reads it
+            if decision.rewritten:
+                arguments = json.dumps(decision.arguments)
+            result = await invoke(context, arguments)
+            content = result if isinstance(result, str) else str(result)
+            checked = await gate.check_result(decision, tool.name, content)
+            return checked.content if checked.content != content else result
+
+        return dataclasses.replace(tool, on_invoke_tool=on_invoke_tool)
+
+
+def _default_loop() -> asyncio.AbstractEventLoop:
+    """The thread's default event loop, made if there is none or it was closed."""
+    policy = asyncio.get_event_loop_policy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            loop = policy.get_event_loop()
+        except RuntimeError:
+            loop = None
+    if loop is None or loop.is_closed():
+        loop = policy.new_event_loop()
+        policy.set_event_loop(loop)
+    return loop
+
+
+def _prompt_text(input: str | list[Any]) -> str:
+    """The question: the input, or the text of its last user message."""
+    if isinstance(input, str):
+        return input
+    for item in reversed(input):
+        if isinstance(item, dict) and item.get("role") == "user":
+            content = item.get("content")
+            if isinstance(content, str):
+                return content
+            return "\n".join(
+                part.get("text", "") for part in content or () if isinstance(part, dict)
+            )
+    return ""
+
+
+def _rewritten(input: str | list[Any], decision: PromptAllowed) -> str | list[Any]:
+    if not decision.rewritten:
+        return input
+    if isinstance(input, str):
+        return decision.prompt
+    items = list(input)
+    for index in range(len(items) - 1, -1, -1):
+        item = items[index]
+        if isinstance(item, dict) and item.get("role") == "user":
+            items[index] = {**item, "content": decision.prompt}
+            break
+    return items
+
+
+def _with_context(decision: PromptAllowed, options: dict[str, Any]) -> dict[str, Any]:
+    """`options` with a model-input filter adding the hooks' context to the
+    instructions, for this run only (after the caller's own filter, if any)."""
+    if not decision.context:
+        return options
+    config = options.get("run_config") or RunConfig()
+    if isinstance(config, dict):
+        config = RunConfig(**config)
+    theirs = config.call_model_input_filter
+    notes = "\n\n".join(decision.context)
+
+    async def add_context(data: CallModelData[Any]) -> ModelInputData:
+        model_data = data.model_data
+        if theirs is not None:
+            filtered = theirs(data)
+            model_data = await filtered if inspect.isawaitable(filtered) else filtered
+        instructions = f"{model_data.instructions}\n\n{notes}" if model_data.instructions else notes
+        return ModelInputData(input=model_data.input, instructions=instructions)
+
+    return {
+        **options,
+        "run_config": dataclasses.replace(config, call_model_input_filter=add_context),
+    }

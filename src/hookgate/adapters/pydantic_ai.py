@@ -1,0 +1,126 @@
+"""hookgate's hooks around a pydantic-ai agent, as one capability:
+
+    Agent(model, tools=[...], capabilities=[hookgate_capability("hookgate.yaml")])
+
+preGeneration and postGeneration around the run (`wrap_run`: a blocked question is
+answered by the hook and never reaches the model; errors and cancellation end the run
+through postGeneration too), the rewritten question and added context on the first
+model request, and pre- and postToolCall around each tool's execution.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_ai import RunContext
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.capabilities.abstract import WrapRunHandler, WrapToolExecuteHandler
+from pydantic_ai.exceptions import ToolFailed
+from pydantic_ai.messages import InstructionPart, ModelRequest, ToolCallPart, UserPromptPart
+from pydantic_ai.models import ModelRequestContext
+from pydantic_ai.run import AgentRunResult
+from pydantic_ai.tools import ToolDefinition
+
+from hookgate.adapters.gate import CallDenied, Gate, HooksSource, PromptAllowed, PromptBlocked
+
+
+def hookgate_capability(
+    source: HooksSource, *, session_id: str | None = None
+) -> HookgateCapability:
+    """The capability running the hooks of `source` (a hooks file, a parsed config or an
+    engine) around every run of the agent it is given to."""
+    return HookgateCapability(Gate(source, session_id=session_id))
+
+
+@dataclass
+class HookgateCapability(AbstractCapability[Any]):
+    """The hooks of one agent file at pydantic-ai's interception points."""
+
+    gate: Gate
+    question: PromptAllowed | None = field(default=None, repr=False)
+    """This run's question as the hooks allowed it (each run has its own copy)."""
+
+    async def for_run(self, ctx: RunContext[Any]) -> HookgateCapability:
+        return dataclasses.replace(self, question=None)
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        return None  # built from a hooks file, not from an agent spec
+
+    async def wrap_run(
+        self, ctx: RunContext[Any], *, handler: WrapRunHandler
+    ) -> AgentRunResult[Any]:
+        async def allowed(decision: PromptAllowed) -> AgentRunResult[Any]:
+            self.question = decision
+            return await handler()
+
+        async def blocked(decision: PromptBlocked) -> AgentRunResult[Any]:
+            return AgentRunResult(output=decision.response)
+
+        return await self.gate.run_turn(
+            _prompt_text(ctx.prompt), allowed, blocked, lambda result: _answer(result.output)
+        )
+
+    async def before_model_request(
+        self, ctx: RunContext[Any], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
+        """On the run's first request: the question as rewritten (kept in the history
+        too), and the hooks' context as instructions for this run only."""
+        question, self.question = self.question, None
+        if question is None:
+            return request_context
+        if question.rewritten:
+            _rewrite_question(ctx.messages, question.prompt)
+            _rewrite_question(request_context.messages, question.prompt)
+        if question.context:
+            parameters = request_context.model_request_parameters
+            notes = [InstructionPart(content=note) for note in question.context]
+            request_context.model_request_parameters = dataclasses.replace(
+                parameters, instruction_parts=[*(parameters.instruction_parts or []), *notes]
+            )
+        return request_context
+
+    async def wrap_tool_execute(
+        self,
+        ctx: RunContext[Any],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: Any,
+        handler: WrapToolExecuteHandler,
+    ) -> Any:
+        decision = await self.gate.screen_call(call.tool_name, dict(args), call.tool_call_id)
+        if isinstance(decision, CallDenied):
+            raise ToolFailed(decision.message)  # the model reads it; no retry is spent
+        result = await handler(decision.arguments if decision.rewritten else args)
+        content = result if isinstance(result, str) else json.dumps(result, default=str)
+        checked = await self.gate.check_result(decision, call.tool_name, content)
+        if checked.is_error:
+            raise ToolFailed(checked.content)
+        return checked.content if checked.content != content else result
+
+
+def _prompt_text(prompt: Any) -> str:
+    if prompt is None or isinstance(prompt, str):
+        return prompt or ""
+    return "\n".join(part for part in prompt if isinstance(part, str))
+
+
+def _answer(output: Any) -> str:
+    return output if isinstance(output, str) else json.dumps(output, default=str)
+
+
+def _rewrite_question(messages: list[Any], prompt: str) -> None:
+    """Replace the text of the newest user prompt in `messages`."""
+    for message in reversed(messages):
+        if not isinstance(message, ModelRequest):
+            continue
+        for index, part in enumerate(message.parts):
+            if isinstance(part, UserPromptPart):
+                parts = list(message.parts)
+                parts[index] = dataclasses.replace(part, content=prompt)
+                message.parts = parts
+                return

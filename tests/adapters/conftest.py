@@ -1,0 +1,100 @@
+"""The hooks every adapter test runs, as real processes: the example rm -rf guard
+(a shell script) and a Python policy hook, in one hookgate.yaml per test."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+GUARD = REPO / "examples" / "guard-rm-rf.sh"
+POLICY = Path(__file__).resolve().parent / "hooks" / "policy.py"
+
+HOOKS_YAML = f"""\
+hooks:
+  preGeneration:
+    - command: {sys.executable} {POLICY}
+  preToolCall:
+    - matcher: ^shell$
+      command: {GUARD}
+      onError: fail
+    - matcher: ^fragile$
+      command: exit 3          # a guard that cannot run
+      onError: fail
+    - matcher: echo$
+      command: {sys.executable} {POLICY}
+  postToolCall:
+    - matcher: echo$
+      command: {sys.executable} {POLICY}
+  postGeneration:
+    - command: {sys.executable} {POLICY}
+"""
+
+
+@dataclass
+class Hooked:
+    """A project whose hookgate.yaml runs the test hooks, and what they wrote."""
+
+    dir: Path
+
+    @property
+    def file(self) -> Path:
+        return self.dir / "hookgate.yaml"
+
+    def ends(self) -> list[dict[str, Any]]:
+        """Every postGeneration event the Python hook saw, in order."""
+        log = self.dir / "ends.jsonl"
+        if not log.exists():
+            return []
+        return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+@pytest.fixture
+def hooked(tmp_path: Path) -> Hooked:
+    project = Hooked(tmp_path)
+    project.file.write_text(HOOKS_YAML)
+    return project
+
+
+class Tools:
+    """The tools of the fake conversations, recording what they were called with."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    def shell(self, command: str) -> str:
+        self.calls.append(("shell", {"command": command}))
+        return f"ran {command}"
+
+    def echo(self, text: str) -> str:
+        self.calls.append(("echo", {"text": text}))
+        return f"echo: {text}"
+
+    def fragile(self, text: str) -> str:
+        self.calls.append(("fragile", {"text": text}))
+        return "fragile ran"
+
+    def broken(self, text: str) -> str:
+        self.calls.append(("broken", {"text": text}))
+        raise RuntimeError("the tool broke")
+
+
+@pytest.fixture
+def tools() -> Tools:
+    return Tools()
+
+
+async def cancel_when_started(run: Coroutine[Any, Any, Any], started: asyncio.Event) -> None:
+    """Start `run`, cancel it once `started` is set, and see the cancellation come out."""
+    task = asyncio.ensure_future(run)
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task

@@ -1,0 +1,201 @@
+"""The Claude Agent SDK adapter: `ClaudeAgentOptions(hooks=hookgate_hooks(...))` through
+the SDK's real `query()` and control protocol, a scripted CLI on its transport, and the
+test hooks as real processes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("claude_agent_sdk")
+
+from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
+
+from adapters.claude_cli import Script, ScriptedCLI
+from adapters.conftest import Hooked, cancel_when_started
+from hookgate.adapters.claude_agent_sdk import (
+    REWRITE_BLOCKED,
+    CannotRewritePrompt,
+    HookgateHooks,
+    hookgate_hooks,
+)
+
+
+def hooks_of(hooked: Hooked) -> HookgateHooks:
+    with pytest.warns(CannotRewritePrompt):  # said at set-up, every time
+        return hookgate_hooks(hooked.file)
+
+
+def converse(hooked: Hooked, question: str, script: Script) -> tuple[ScriptedCLI, str | None]:
+    """Run `question` through `query()`; the CLI and the final result's text."""
+    hooks = hooks_of(hooked)
+    cli = ScriptedCLI(script, str(hooked.dir))
+
+    async def run() -> str | None:
+        answer = None
+        async with hooks.guard():
+            options = ClaudeAgentOptions(hooks=hooks)  # type: ignore[arg-type]
+            async for message in query(prompt=question, options=options, transport=cli):
+                if isinstance(message, ResultMessage):
+                    answer = message.result
+        return answer
+
+    return cli, asyncio.run(run())
+
+
+def test_a_denied_call_never_runs_and_the_model_reads_why(hooked: Hooked) -> None:
+    async def script(cli: ScriptedCLI, prompt: str) -> None:
+        if await cli.prompt_allowed(prompt):
+            await cli.tool("Bash", {"command": "rm -rf /", "description": "clean"}, _stdout)
+            await cli.finish("I will not.")
+
+    cli, answer = converse(hooked, "clean up", script)
+    assert cli.ran == []
+    [read] = cli.model_read
+    assert read.startswith("[denied by a hook: rm -rf is not allowed by this project")
+    assert answer == "I will not."
+    assert hooked.ends() == [{"prompt": "clean up", "answer": "I will not.", "outcome": "answered"}]
+
+
+def test_a_rewritten_call_runs_rewritten_and_a_replaced_result_is_what_the_model_reads(
+    hooked: Hooked,
+) -> None:
+    async def script(cli: ScriptedCLI, prompt: str) -> None:
+        if await cli.prompt_allowed(prompt):
+            await cli.tool("mcp__tools__echo", {"text": "say it lower"}, _echo)
+            await cli.tool("mcp__tools__echo", {"text": "the SECRET"}, _echo)
+            await cli.finish("ok")
+
+    cli, _ = converse(hooked, "echo twice", script)
+    assert cli.ran == [
+        ("mcp__tools__echo", {"text": "SAY IT LOWER"}),
+        ("mcp__tools__echo", {"text": "the SECRET"}),
+    ]
+    read = [json.loads(text)["content"][0]["text"] for text in cli.model_read]
+    assert read == ["echo: SAY IT LOWER", "[scrubbed by policy]"]
+
+
+def test_a_guard_that_cannot_run_fails_closed(hooked: Hooked) -> None:
+    async def script(cli: ScriptedCLI, prompt: str) -> None:
+        if await cli.prompt_allowed(prompt):
+            await cli.tool("fragile", {"text": "x"}, _echo)
+            await cli.finish("done")
+
+    cli, _ = converse(hooked, "try it", script)
+    assert cli.ran == []
+    assert cli.model_read[0].startswith("[denied by a hook: hook ")
+
+
+def test_a_blocked_question_never_reaches_the_model(hooked: Hooked) -> None:
+    async def script(cli: ScriptedCLI, prompt: str) -> None:
+        if await cli.prompt_allowed(prompt):
+            await cli.finish("should never be said")
+
+    _, answer = converse(hooked, "BLOCK me", script)
+    assert answer == "blocked: a blocked word"
+    assert hooked.ends()[0]["outcome"] == "blocked"
+    assert "BLOCK me" not in str(hooked.ends())
+
+
+def test_a_question_a_hook_rewrites_is_blocked_since_the_sdk_cannot_send_a_rewrite(
+    hooked: Hooked,
+) -> None:
+    async def script(cli: ScriptedCLI, prompt: str) -> None:
+        if await cli.prompt_allowed(prompt):
+            await cli.finish("should never be said")
+
+    _, answer = converse(hooked, "please rewrite this", script)
+    assert answer == f"blocked: {REWRITE_BLOCKED}"
+
+
+def test_context_a_hook_adds_reaches_the_model_as_additional_context(hooked: Hooked) -> None:
+    async def script(cli: ScriptedCLI, prompt: str) -> None:
+        if await cli.prompt_allowed(prompt):
+            await cli.finish("one line")
+
+    cli, _ = converse(hooked, "answer with context", script)
+    [answer] = cli.prompt_answers
+    assert answer["hookSpecificOutput"]["additionalContext"] == "House rule: answer in one line."
+
+
+def test_post_generation_runs_when_the_cli_dies(hooked: Hooked) -> None:
+    async def script(cli: ScriptedCLI, prompt: str) -> None:
+        if await cli.prompt_allowed(prompt):
+            raise ConnectionError("the CLI exited")
+
+    with pytest.raises(Exception, match="the CLI exited"):
+        converse(hooked, "hello", script)
+    assert hooked.ends() == [{"prompt": "hello", "answer": None, "outcome": "error"}]
+
+
+def test_every_matcher_that_can_fail_closed_does(hooked: Hooked) -> None:
+    hooks = hooks_of(hooked)
+    failing = {event: [m.on_failure for m in matchers] for event, matchers in hooks.items()}
+    assert failing == {
+        "UserPromptSubmit": ["block"],
+        "PreToolUse": ["block"],
+        "PostToolUse": ["block"],
+        "Stop": [None],  # the SDK ignores on_failure on Stop
+    }
+
+
+def _stdout(tool_input: dict[str, Any]) -> dict[str, Any]:
+    return {"stdout": f"ran {tool_input['command']}", "stderr": "", "interrupted": False}
+
+
+def _echo(tool_input: dict[str, Any]) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": f"echo: {tool_input['text']}"}]}
+
+
+GOLDEN = Path(__file__).resolve().parent / "golden_claude_sdk"
+
+
+@pytest.mark.parametrize(
+    ("case", "question", "calls"),
+    [
+        ("deny", "clean up", [("Bash", {"command": "rm -rf /", "description": "clean"})]),
+        (
+            "rewrite_and_replace",
+            "echo with context",
+            [("mcp__tools__echo", {"text": "lower SECRET"})],
+        ),
+        ("fail_closed", "try it", [("fragile", {"text": "x"})]),
+        ("block", "BLOCK me", []),
+    ],
+)
+def test_the_answers_on_the_wire_match_the_golden_files(
+    hooked: Hooked, case: str, question: str, calls: list[tuple[str, dict[str, Any]]]
+) -> None:
+    async def script(cli: ScriptedCLI, prompt: str) -> None:
+        if await cli.prompt_allowed(prompt):
+            for name, tool_input in calls:
+                await cli.tool(name, tool_input, _echo if "echo" in name else _stdout)
+            await cli.finish("ok")
+
+    cli, _ = converse(hooked, question, script)
+    golden = GOLDEN / f"{case}.json"
+    assert cli.answers == json.loads(golden.read_text()), golden
+
+
+def test_post_generation_runs_when_the_query_is_cancelled(hooked: Hooked) -> None:
+    hooks = hooks_of(hooked)
+    started = asyncio.Event()
+
+    async def script(cli: ScriptedCLI, prompt: str) -> None:
+        if await cli.prompt_allowed(prompt):
+            started.set()
+            await asyncio.sleep(60)
+
+    async def consume() -> None:
+        async with hooks.guard():
+            options = ClaudeAgentOptions(hooks=hooks)  # type: ignore[arg-type]
+            cli = ScriptedCLI(script, str(hooked.dir))
+            async for _ in query(prompt="wait", options=options, transport=cli):
+                pass
+
+    asyncio.run(cancel_when_started(consume(), started))
+    assert hooked.ends() == [{"prompt": "wait", "answer": None, "outcome": "cancelled"}]

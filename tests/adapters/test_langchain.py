@@ -1,0 +1,182 @@
+"""The LangChain adapter: a `create_agent` agent with `hookgate_middleware`, driven by
+LangChain's own fake chat model, with the test hooks as real processes."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langchain")
+
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.tools import StructuredTool
+
+from adapters.conftest import Hooked, Tools, cancel_when_started
+from hookgate.adapters.langchain import hookgate_middleware
+
+
+class ScriptedChat(GenericFakeChatModel):
+    """LangChain's fake model, recording what it was sent; tools bind to itself."""
+
+    seen: list[list[BaseMessage]] = []  # noqa: RUF012 (a pydantic field, copied per instance)
+    fail: bool = False
+    hang: asyncio.Event | None = None
+    """Set: the model signals it and never answers (until cancelled)."""
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChat:  # type: ignore[override]
+        return self
+
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Any:
+        self.seen.append(list(messages))
+        if self.fail:
+            raise ConnectionError("the model is unreachable")
+        return super()._generate(messages, *args, **kwargs)
+
+    async def _agenerate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Any:
+        if self.hang is not None:
+            self.hang.set()
+            await asyncio.sleep(60)
+        return await super()._agenerate(messages, *args, **kwargs)
+
+
+def call(name: str, **args: Any) -> AIMessage:
+    return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"call-{name}"}])
+
+
+def agent(hooked: Hooked, tools: Tools, *replies: AIMessage | str, fail: bool = False) -> Any:
+    model = ScriptedChat(messages=iter(replies), fail=fail)
+    functions = [tools.shell, tools.echo, tools.fragile, tools.broken]
+    wrapped = [
+        StructuredTool.from_function(f, description=f"the {f.__name__} tool") for f in functions
+    ]
+    built = create_agent(model, wrapped, middleware=[hookgate_middleware(hooked.file)])
+    built.model = model  # for the assertions below
+    return built
+
+
+def tool_answers(model: ScriptedChat) -> list[str]:
+    """What the model read as tool results, in order."""
+    return [m.text for m in model.seen[-1] if isinstance(m, ToolMessage)]
+
+
+def ask(built: Any, question: str, *, use_async: bool) -> dict[str, Any]:
+    request = {"messages": [{"role": "user", "content": question}]}
+    if use_async:
+        return asyncio.run(built.ainvoke(request))  # type: ignore[no-any-return]
+    return built.invoke(request)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_a_denied_call_never_runs_and_the_model_reads_why(
+    hooked: Hooked, tools: Tools, use_async: bool
+) -> None:
+    built = agent(hooked, tools, call("shell", command="rm -rf /"), "I will not.")
+    state = ask(built, "clean up", use_async=use_async)
+    assert tools.calls == []
+    [answer] = tool_answers(built.model)
+    assert answer.startswith("[denied by a hook: rm -rf is not allowed by this project")
+    assert state["messages"][-1].text == "I will not."
+    assert hooked.ends() == [{"prompt": "clean up", "answer": "I will not.", "outcome": "answered"}]
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_a_rewritten_call_runs_rewritten_and_a_replaced_result_is_what_the_model_reads(
+    hooked: Hooked, tools: Tools, use_async: bool
+) -> None:
+    built = agent(
+        hooked, tools, call("echo", text="say it lower"), call("echo", text="the SECRET"), "ok"
+    )
+    ask(built, "echo twice", use_async=use_async)
+    assert tools.calls == [("echo", {"text": "SAY IT LOWER"}), ("echo", {"text": "the SECRET"})]
+    assert tool_answers(built.model) == ["echo: SAY IT LOWER", "[scrubbed by policy]"]
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_a_guard_that_cannot_run_fails_closed(
+    hooked: Hooked, tools: Tools, use_async: bool
+) -> None:
+    built = agent(hooked, tools, call("fragile", text="x"), "done")
+    ask(built, "try it", use_async=use_async)
+    assert tools.calls == []
+    [answer] = tool_answers(built.model)
+    assert answer.startswith("[denied by a hook: hook ")
+    assert "failed" in answer
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_a_blocked_question_never_reaches_the_model(
+    hooked: Hooked, tools: Tools, use_async: bool
+) -> None:
+    built = agent(hooked, tools, "should never be said")
+    state = ask(built, "BLOCK me", use_async=use_async)
+    assert built.model.seen == []
+    texts = [m.text for m in state["messages"]]
+    assert texts == ["[prompt blocked by a hook: a blocked word]", "Not answering that."]
+    assert hooked.ends()[0]["outcome"] == "blocked"
+    assert "BLOCK me" not in str(hooked.ends())
+
+
+def test_a_rewritten_question_and_added_context_are_what_the_model_reads(
+    hooked: Hooked, tools: Tools
+) -> None:
+    built = agent(hooked, tools, "one line")
+    ask(built, "please rewrite this, with context", use_async=False)
+    [sent] = built.model.seen
+    assert sent[0].type == "system"
+    assert sent[0].text == "House rule: answer in one line."
+    assert sent[-1].text == "rewritten by policy this, with context"
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_post_generation_runs_when_the_model_fails(
+    hooked: Hooked, tools: Tools, use_async: bool
+) -> None:
+    built = agent(hooked, tools, fail=True)
+    with pytest.raises(ConnectionError):
+        ask(built, "hello", use_async=use_async)
+    assert hooked.ends() == [{"prompt": "hello", "answer": None, "outcome": "error"}]
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_post_generation_runs_when_a_tool_raises(
+    hooked: Hooked, tools: Tools, use_async: bool
+) -> None:
+    built = agent(hooked, tools, call("broken", text="x"), "never")
+    with pytest.raises(RuntimeError, match="the tool broke"):
+        ask(built, "break it", use_async=use_async)
+    assert [end["outcome"] for end in hooked.ends()] == ["error"]
+
+
+def test_an_interrupt_pauses_the_run_without_ending_it(hooked: Hooked, tools: Tools) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import interrupt
+
+    def approve(text: str) -> str:
+        """Ask a person first."""
+        return str(interrupt(f"approve {text}?"))
+
+    model = ScriptedChat(messages=iter([call("approve", text="x"), "done"]))
+    built = create_agent(
+        model,
+        [StructuredTool.from_function(approve)],
+        middleware=[hookgate_middleware(hooked.file)],
+        checkpointer=InMemorySaver(),
+    )
+    config = {"configurable": {"thread_id": "1"}}
+    state = built.invoke({"messages": [{"role": "user", "content": "go"}]}, config)
+    assert state["__interrupt__"][0].value == "approve x?"
+    assert hooked.ends() == []  # paused, not over
+
+
+def test_post_generation_runs_when_the_run_is_cancelled(hooked: Hooked, tools: Tools) -> None:
+    started = asyncio.Event()
+    model = ScriptedChat(messages=iter(["never"]), hang=started)
+    built = create_agent(model, [], middleware=[hookgate_middleware(hooked.file)])
+    question = {"messages": [{"role": "user", "content": "wait"}]}
+    asyncio.run(cancel_when_started(built.ainvoke(question), started))
+    assert hooked.ends() == [{"prompt": "wait", "answer": None, "outcome": "cancelled"}]

@@ -1,0 +1,169 @@
+"""The OpenAI Agents SDK adapter: `hookgate_agent(agent, ...)`, driven by the SDK's own
+`ScriptedModel`, with the test hooks as real processes."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+import pytest
+
+pytest.importorskip("agents")
+
+from agents import Agent, RunConfig, WebSearchTool, function_tool, set_tracing_disabled
+from agents.run_config import CallModelData, ModelInputData
+from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+
+from adapters.conftest import Hooked, Tools, cancel_when_started
+from hookgate.adapters.openai_agents import HookgateAgent, UnscreenedTools, hookgate_agent
+
+CALL_IDS = itertools.count()
+
+set_tracing_disabled(True)  # offline: no trace export
+
+
+def call(name: str, **args: Any) -> list[Any]:
+    return [function_call(name, args, call_id=f"call-{next(CALL_IDS)}")]
+
+
+def said(text: str) -> list[Any]:
+    return [assistant_message(text)]
+
+
+def agent(hooked: Hooked, tools: Tools, model: ScriptedModel) -> HookgateAgent:
+    functions = [tools.shell, tools.echo, tools.fragile]
+    plain = Agent(name="helper", model=model, tools=[function_tool(f) for f in functions])
+    return hookgate_agent(plain, hooked.file)
+
+
+def tool_answers(model: ScriptedModel) -> list[str]:
+    """What the model read as tool results, in order."""
+    last = model.last_call
+    assert last is not None
+    return [
+        str(item["output"])
+        for item in last.input
+        if isinstance(item, dict) and item.get("type") == "function_call_output"
+    ]
+
+
+def ask(guarded: HookgateAgent, question: str, *, use_async: bool, **options: Any) -> Any:
+    if use_async:
+        return asyncio.run(guarded.run(question, **options))
+    return guarded.run_sync(question, **options)
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_a_denied_call_never_runs_and_the_model_reads_why(
+    hooked: Hooked, tools: Tools, use_async: bool
+) -> None:
+    model = ScriptedModel([call("shell", command="rm -rf /"), said("I will not.")])
+    result = ask(agent(hooked, tools, model), "clean up", use_async=use_async)
+    assert tools.calls == []
+    [answer] = tool_answers(model)
+    assert answer.startswith("[denied by a hook: rm -rf is not allowed by this project")
+    assert result.final_output == "I will not."
+    assert hooked.ends() == [{"prompt": "clean up", "answer": "I will not.", "outcome": "answered"}]
+
+
+def test_a_rewritten_call_runs_rewritten_and_a_replaced_result_is_what_the_model_reads(
+    hooked: Hooked, tools: Tools
+) -> None:
+    model = ScriptedModel(
+        [call("echo", text="say it lower"), call("echo", text="the SECRET"), said("ok")]
+    )
+    ask(agent(hooked, tools, model), "echo twice", use_async=False)
+    assert tools.calls == [("echo", {"text": "SAY IT LOWER"}), ("echo", {"text": "the SECRET"})]
+    assert tool_answers(model) == ["echo: SAY IT LOWER", "[scrubbed by policy]"]
+
+
+def test_a_guard_that_cannot_run_fails_closed(hooked: Hooked, tools: Tools) -> None:
+    model = ScriptedModel([call("fragile", text="x"), said("done")])
+    ask(agent(hooked, tools, model), "try it", use_async=False)
+    assert tools.calls == []
+    [answer] = tool_answers(model)
+    assert answer.startswith("[denied by a hook: hook ")
+    assert "failed" in answer
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_a_blocked_question_never_reaches_the_model(
+    hooked: Hooked, tools: Tools, use_async: bool
+) -> None:
+    model = ScriptedModel([said("should never be said")])
+    result = ask(agent(hooked, tools, model), "BLOCK me", use_async=use_async)
+    assert model.calls == ()
+    assert result.final_output == "Not answering that."
+    assert "BLOCK me" not in str(result.to_input_list())
+    assert hooked.ends()[0]["outcome"] == "blocked"
+
+
+def test_a_rewritten_question_and_added_context_are_what_the_model_reads(
+    hooked: Hooked, tools: Tools
+) -> None:
+    model = ScriptedModel([said("one line")])
+    seen: list[str | None] = []
+
+    def theirs(data: CallModelData[Any]) -> ModelInputData:
+        seen.append(data.model_data.instructions)  # the caller's own filter still runs
+        return data.model_data
+
+    config = RunConfig(call_model_input_filter=theirs)
+    ask(
+        agent(hooked, tools, model),
+        "please rewrite this, with context",
+        use_async=False,
+        run_config=config,
+    )
+    [sent] = model.calls
+    assert sent.system_instructions == "House rule: answer in one line."
+    assert sent.input[-1]["content"] == "rewritten by policy this, with context"
+    assert seen == [None]
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_post_generation_runs_when_the_model_fails(
+    hooked: Hooked, tools: Tools, use_async: bool
+) -> None:
+    model = ScriptedModel([ConnectionError("the model is unreachable")])
+    with pytest.raises(ConnectionError):
+        ask(agent(hooked, tools, model), "hello", use_async=use_async)
+    assert hooked.ends() == [{"prompt": "hello", "answer": None, "outcome": "error"}]
+
+
+def test_hosted_tools_are_named_at_set_up_as_unscreened(hooked: Hooked) -> None:
+    plain = Agent(name="searcher", tools=[WebSearchTool()])
+    with pytest.warns(UnscreenedTools, match="searcher: WebSearchTool"):
+        guarded = hookgate_agent(plain, hooked.file)
+    assert guarded.unscreened == ["searcher: WebSearchTool web_search"]
+
+
+def test_the_tools_of_an_agent_handed_off_to_are_screened_too(hooked: Hooked, tools: Tools) -> None:
+    model = ScriptedModel(
+        [
+            call("transfer_to_cleaner"),
+            call("shell", command="rm -rf /"),
+            said("I will not."),
+        ]
+    )
+    cleaner = Agent(name="cleaner", model=model, tools=[function_tool(tools.shell)])
+    front = Agent(name="front", model=model, handoffs=[cleaner])
+    result = hookgate_agent(front, hooked.file).run_sync("clean up")
+    assert tools.calls == []
+    assert result.last_agent.name == "cleaner"
+    assert tool_answers(model)[-1].startswith("[denied by a hook: rm -rf")
+
+
+def test_post_generation_runs_when_the_run_is_cancelled(hooked: Hooked, tools: Tools) -> None:
+    started = asyncio.Event()
+
+    async def slow(call: Any) -> Any:
+        started.set()
+        await asyncio.sleep(60)
+        raise AssertionError("not cancelled")
+
+    guarded = agent(hooked, tools, ScriptedModel([ModelStep.respond(slow)]))
+
+    asyncio.run(cancel_when_started(guarded.run("wait"), started))
+    assert hooked.ends() == [{"prompt": "wait", "answer": None, "outcome": "cancelled"}]
