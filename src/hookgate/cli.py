@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
+import shutil
 import signal
 import sys
 from collections.abc import Sequence
@@ -162,15 +164,28 @@ def _run_init(args: argparse.Namespace) -> int:
 
     path, *hooks = write_starter(args.agent, force=args.force)
     config = "" if args.agent == DEFAULT_AGENT_FILE else f" --agent {path}"
-    agent = "" if args.agent == DEFAULT_AGENT_FILE else f" --agent {path}"
+    hookgate = _invoked_as()
     names = [str(written) for written in (path, *hooks)]
     print(f"wrote {', '.join(names[:-1])} and {names[-1]}, and trusted them. Try:")
-    print(f"  hookgate hooks check{config}  # what runs, and when")
-    print(f"""  echo '{{"command": "rm -rf build"}}' | hookgate hooks fire preToolCall"""
+    print(f"  {hookgate} hooks check{config}  # what runs, and when")
+    print(f"""  echo '{{"command": "rm -rf build"}}' | {hookgate} hooks fire preToolCall"""
           f"""{config} --tool shell  # the guard blocks it""")  # fmt: skip
-    print(f"  hookgate{agent}  # a session: first point model: at your server")
-    print(f"After an edit, check it again and trust it anew: hookgate trust {path}")
+    print(f"  {hookgate}{config}  # a session: first point model: at your server")
+    print(f"After an edit, check it again and trust it anew: {hookgate} trust {path}")
     return 0
+
+
+def _invoked_as() -> str:
+    """How to run this hookgate again from here: `hookgate` when that is what PATH finds,
+    else the path it was started by (a fresh clone's `.venv/bin` is not on PATH)."""
+    started = Path(sys.argv[0])
+    found = shutil.which("hookgate")
+    if found is not None and Path(found).resolve() == started.resolve():
+        return "hookgate"
+    if not started.is_absolute():
+        return shlex.quote(str(started))
+    inside = os.path.relpath(started)
+    return shlex.quote(str(started) if inside.startswith("..") else inside)
 
 
 def _run_demo(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from hookgate.agentfile import load_agent_file
 from hookgate.demo import API_KEY, AWS_KEY
 from hookgate.trust.check import load_trusted
 from hookgate.trust.store import TrustStore
-from runtime.project import Project
+from runtime.project import HOOKGATE, Project
 
 
 def test_demo_runs_offline_and_leaks_no_secret(project: Project, tmp_path: Path) -> None:
@@ -51,7 +51,10 @@ def test_init_writes_a_file_that_hooks_check_and_the_runtime_accept(project: Pro
 
 
 def test_init_writes_the_hooks_it_names_trusted_and_working(project: Project) -> None:
-    run = project.hookgate("init", trusted=False)
+    # hookgate is not on PATH, as in a fresh clone before `.venv` is activated.
+    dirs = os.environ.get("PATH", "").split(os.pathsep)
+    path = os.pathsep.join(d for d in dirs if d and Path(d).resolve() != HOOKGATE.parent.resolve())
+    run = project.hookgate("init", trusted=False, env={**project.env(), "PATH": path})
     rm = project.hookgate(
         "hooks", "fire", "preToolCall", "--tool", "shell", trusted=False,
         stdin='{"command": "rm -rf build"}',
@@ -70,11 +73,23 @@ def test_init_writes_the_hooks_it_names_trusted_and_working(project: Project) ->
     load_trusted(project.agent_file, store=TrustStore(project.home))  # raises if not
     assert (rm.returncode, ls.returncode) == (2, 0), rm.stdout + ls.stdout
     commands = [line.strip() for line in run.stdout.splitlines() if line.startswith("  ")]
+    # Each command names hookgate by the path it was started by: it runs when pasted.
+    program = str(HOOKGATE)
     assert [command.split("#")[0].split()[:3] for command in commands] == [
-        ["hookgate", "hooks", "check"],
+        [program, "hooks", "check"],
         ["echo", '\'{"command":', '"rm'],
-        ["hookgate"],
+        [program],
     ]
+    assert f"| {program} hooks fire preToolCall --tool shell" in commands[1]
+
+
+def test_init_names_hookgate_plainly_when_path_finds_it(project: Project) -> None:
+    path = f"{HOOKGATE.parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    run = project.hookgate("init", trusted=False, env={**project.env(), "PATH": path})
+
+    assert run.returncode == 0, run.stderr
+    assert "  hookgate hooks check  #" in run.stdout
+    assert str(HOOKGATE) not in run.stdout
 
 
 def test_init_leaves_an_existing_hook_script_alone_without_force(project: Project) -> None:
