@@ -67,18 +67,23 @@ class ScreenedCall:
 
 
 async def screen_call(
-    gate: ToolGate, call: ToolCall, view: TurnView, skip: tuple[HookSpec, ...] | None = None
+    gate: ToolGate,
+    call: ToolCall,
+    view: TurnView,
+    skip: tuple[HookSpec, ...] | None = None,
+    shown: tuple[str, ...] = (),
 ) -> ScreenedCall:
     """Run the preToolCall hooks of `call`, before the call is recorded anywhere.
 
     A call identical to one the user approved past a guardrail skips that guardrail
     (this once); a call a guardrail blocks now may be approved at once where the front
-    end asks (ACP), else it gets an id to approve later, or none (`-p`).
+    end asks (ACP), else it gets an id to approve later, or none (`-p`). The hooks'
+    notices in `shown` (said when the call was first screened) are not said again.
     """
     announce = skip is None  # a rescreen does not say the approval again
     if skip is None:
         skip = gate.approvals.take(gate.engine, call.name, call.arguments)
-    pre = await _pre_tool_call(gate, call, skip, view, announce=announce)
+    pre = await _pre_tool_call(gate, call, skip, view, announce=announce, shown=shown)
     guard = blocking_guardrail(gate.engine, "preToolCall", pre.blocked_by) if pre.blocked else None
     if guard is not None:
         block = gate.approvals.blocked(call.name, call.arguments, guard, pre.reason or "")
@@ -92,7 +97,13 @@ async def screen_call(
 
 
 async def _pre_tool_call(
-    gate: ToolGate, call: ToolCall, skip: tuple[HookSpec, ...], view: TurnView, *, announce: bool
+    gate: ToolGate,
+    call: ToolCall,
+    skip: tuple[HookSpec, ...],
+    view: TurnView,
+    *,
+    announce: bool,
+    shown: tuple[str, ...] = (),
 ) -> Outcome:
     pre = await gate.engine.run(
         "preToolCall",
@@ -103,7 +114,7 @@ async def _pre_tool_call(
         view.notice(f"{call.name} call passes guardrail {hook.name.removeprefix(GUARDRAIL_PREFIX)!r} "
                     "this once: you approved it; every other hook and rule still applies",
                     NoticeKind.CHANGED)  # fmt: skip
-    show_notices(pre, view)
+    show_notices(pre, view, shown)
     return pre
 
 
@@ -133,7 +144,9 @@ async def rescreen(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> Sc
     """
     if screened.pre.blocked:
         return screened
-    again = await screen_call(gate, screened.asked, view, skip=screened.skipped)
+    again = await screen_call(
+        gate, screened.asked, view, skip=screened.skipped, shown=screened.pre.notices
+    )
     return ScreenedCall(screened.asked, screened.recorded, again.pre, screened.skipped)
 
 
@@ -280,10 +293,13 @@ def _withheld_by_guardrails(post: Outcome) -> bool:
     return "result" in post.changed and isinstance(content, str) and content.startswith(prefix)
 
 
-def show_notices(outcome: Outcome, view: TurnView) -> None:
-    """The hooks' lines for the user; a hook that failed under `onError: warn` is an error."""
+def show_notices(outcome: Outcome, view: TurnView, shown: tuple[str, ...] = ()) -> None:
+    """The hooks' lines for the user, but those in `shown`, said already; a hook that
+    failed under `onError: warn` is an error."""
     failures = {str(failure) for failure in outcome.errors}
     for notice in outcome.notices:
+        if notice in shown:
+            continue
         if notice.startswith(GUARDRAIL_PREFIX) and " objected: " in notice:
             # A guardrail on a result: its objection withheld the result (see modelcheck).
             guard, reason = notice.split(" objected: ", 1)

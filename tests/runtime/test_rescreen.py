@@ -68,3 +68,18 @@ async def test_each_call_is_screened_once_for_the_record_and_once_before_it_runs
     order = [next(f"f{n}" for n in range(3) if f'"f{n}"' in line) for line in paths]
     # All up front (the record), then each call after the first again, right before it.
     assert order == ["f0", "f1", "f2", "f1", "f2"]
+
+
+async def test_a_hooks_message_is_shown_once_per_call_though_the_call_is_screened_twice(
+    project: Project, open_project_agent: OpenAgent
+) -> None:
+    calls = [{"name": "read_file", "arguments": {"path": f"f{n}"}} for n in range(2)]
+    model = project.script({"tool_calls": calls}, {"text": "Done."})
+    say = {"name": "say", "command": """echo '{"message": "reads are logged"}'"""}
+    project.write_agent(model, hooks={"preToolCall": [say]})
+    agent = await open_project_agent()
+    view = RecordingView()
+
+    await run_turn(agent, "read", view)
+
+    assert view.notices.count("say: reads are logged") == 2  # one per call, not three
