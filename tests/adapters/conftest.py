@@ -28,11 +28,19 @@ hooks:
     - matcher: ^fragile$
       command: exit 3          # a guard that cannot run
       onError: fail
-    - matcher: echo$
+    - matcher: (echo|research)$
       command: {sys.executable} {POLICY}
   postToolCall:
-    - matcher: echo$
+    - matcher: (echo|research)$
       command: {sys.executable} {POLICY}
+  preAsk:
+    - command: {sys.executable} {POLICY}
+  subagentStart:
+    - command: {sys.executable} {POLICY}
+  subagentStop:
+    - command: {sys.executable} {POLICY}
+  postAsk:
+    - command: {sys.executable} {POLICY}
   postGeneration:
     - command: {sys.executable} {POLICY}
 """
@@ -54,6 +62,11 @@ class Hooked:
         if not log.exists():
             return []
         return [json.loads(line) for line in log.read_text().splitlines()]
+
+    def hand_offs(self) -> list[str]:
+        """The hand-off tool's events the Python hook saw, in order (`event:name`)."""
+        log = self.dir / "asks.log"
+        return log.read_text().splitlines() if log.exists() else []
 
 
 @pytest.fixture
@@ -80,6 +93,13 @@ class Tools:
     def fragile(self, text: str) -> str:
         self.calls.append(("fragile", {"text": text}))
         return "fragile ran"
+
+    def research(self, question: str) -> str:
+        """A tool that hands the question to another agent (here, a canned one)."""
+        self.calls.append(("research", {"question": question}))
+        if "SECRET" in question:
+            return "the answer is SECRET"
+        return f"researched: {question}"
 
     def broken(self, text: str) -> str:
         self.calls.append(("broken", {"text": text}))

@@ -44,17 +44,23 @@ class ScriptedChat(GenericFakeChatModel):
         return await super()._agenerate(messages, *args, **kwargs)
 
 
+HAND_OFFS = {"research": "researcher"}
+"""The tool that runs another agent, declared to the adapter."""
+
+
 def call(name: str, **args: Any) -> AIMessage:
     return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"call-{name}"}])
 
 
 def agent(hooked: Hooked, tools: Tools, *replies: AIMessage | str, fail: bool = False) -> Any:
     model = ScriptedChat(messages=iter(replies), fail=fail)
-    functions = [tools.shell, tools.echo, tools.fragile, tools.broken]
+    functions = [tools.shell, tools.echo, tools.fragile, tools.broken, tools.research]
     wrapped = [
         StructuredTool.from_function(f, description=f"the {f.__name__} tool") for f in functions
     ]
-    built = create_agent(model, wrapped, middleware=[hookgate_middleware(hooked.file)])
+    built = create_agent(
+        model, wrapped, middleware=[hookgate_middleware(hooked.file, agents=HAND_OFFS)]
+    )
     built.model = model  # for the assertions below
     return built
 
@@ -176,7 +182,40 @@ def test_an_interrupt_pauses_the_run_without_ending_it(hooked: Hooked, tools: To
 def test_post_generation_runs_when_the_run_is_cancelled(hooked: Hooked, tools: Tools) -> None:
     started = asyncio.Event()
     model = ScriptedChat(messages=iter(["never"]), hang=started)
-    built = create_agent(model, [], middleware=[hookgate_middleware(hooked.file)])
+    built = create_agent(model, [], middleware=[hookgate_middleware(hooked.file, agents=HAND_OFFS)])
     question = {"messages": [{"role": "user", "content": "wait"}]}
     asyncio.run(cancel_when_started(built.ainvoke(question), started))
     assert hooked.ends() == [{"prompt": "wait", "answer": None, "outcome": "cancelled"}]
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_a_hand_off_runs_between_pre_ask_and_post_ask_inside_its_tool_call_hooks(
+    hooked: Hooked, tools: Tools, use_async: bool
+) -> None:
+    built = agent(hooked, tools, call("research", question="please rewrite it"), "done")
+    ask(built, "find out", use_async=use_async)
+    assert tools.calls == [("research", {"question": "rewritten by policy it"})]
+    assert tool_answers(built.model) == ["researched: rewritten by policy it"]
+    assert hooked.hand_offs() == [
+        "preToolCall:research", "preAsk:researcher", "subagentStart:researcher",
+        "subagentStop:researcher", "postAsk:researcher", "postToolCall:research",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_a_refused_hand_off_never_runs_and_the_model_reads_why(
+    hooked: Hooked, tools: Tools, use_async: bool
+) -> None:
+    built = agent(hooked, tools, call("research", question="the forbidden one"), "ok")
+    ask(built, "find out", use_async=use_async)
+    assert tools.calls == []
+    assert tool_answers(built.model) == [
+        "[hand-off refused: not a question for that agent]\nAsk me."
+    ]
+    assert "subagentStart:researcher" not in hooked.hand_offs()
+
+
+def test_a_replaced_answer_is_what_the_model_reads(hooked: Hooked, tools: Tools) -> None:
+    built = agent(hooked, tools, call("research", question="the SECRET"), "ok")
+    ask(built, "find out", use_async=False)
+    assert tool_answers(built.model) == ["[answer scrubbed by policy]"]

@@ -1,5 +1,5 @@
 """What every adapter asks the hooks, framework aside: a prompt screened, a tool call
-screened, a result checked, a turn finished. Each answer is a small dataclass that an
+screened, a result checked, a hand-off to another agent run, a turn finished. Each answer is a small dataclass that an
 adapter maps onto its framework; the wording the model reads is the runtime's own.
 
 Only `hookgate.hooks` is used here: an adapter never needs the agent runtime.
@@ -8,6 +8,7 @@ Only `hookgate.hooks` is used here: an adapter never needs the agent runtime.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import uuid
@@ -29,6 +30,10 @@ BLOCKED_MARKER = "[prompt blocked by a hook: {reason}]"
 #: What postGeneration hooks read for a run cancelled before preGeneration allowed its
 #: question: it may hold exactly what preGeneration exists to stop.
 UNCHECKED_MARKER = "[prompt not checked: the turn ended before preGeneration finished]"
+#: What the model reads for a hand-off a preAsk hook refused (the runtime's wording).
+REFUSED_HANDOFF = "[hand-off refused: {reason}]"
+#: The arguments a hand-off tool's question may be in, first found first.
+QUESTION_ARGUMENTS = ("question", "prompt", "input", "query", "request", "task")
 #: The answer to a blocked question when the blocking hook gave none.
 DEFAULT_BLOCK_RESPONSE = "The question was stopped by a hook and not sent to the model."
 
@@ -83,6 +88,39 @@ class CheckedResult:
     """A hook replaced the result, or withheld it."""
 
 
+@dataclass(frozen=True)
+class AskAllowed:
+    agent: str
+    question: str
+    """The question as preAsk left it."""
+    arguments: dict[str, Any]
+    """The tool's arguments with that question in place."""
+
+
+@dataclass(frozen=True)
+class AskRefused:
+    message: str
+    """What the model reads as the hand-off tool's (error) result."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    content: str
+    is_error: bool
+    replaced: bool = False
+    """A postAsk hook replaced the answer."""
+
+
+def question_argument(arguments: Mapping[str, Any]) -> str | None:
+    """The argument of a hand-off tool that holds its question: the first of
+    `QUESTION_ARGUMENTS`, else the only text argument, else None."""
+    for key in QUESTION_ARGUMENTS:
+        if isinstance(arguments.get(key), str):
+            return key
+    texts = [key for key, value in arguments.items() if isinstance(value, str)]
+    return texts[0] if len(texts) == 1 else None
+
+
 def hook_engine(source: HooksSource, *, session_id: str | None = None) -> HookEngine:
     """The engine for a hooks file (its directory is the hooks' project directory), a
     parsed config, or an engine the caller made (returned as is)."""
@@ -105,10 +143,20 @@ def with_notes(content: str, context: tuple[str, ...]) -> str:
 
 
 class Gate:
-    """The hooks of one agent, asked the runtime's questions, async or sync."""
+    """The hooks of one agent, asked the runtime's questions, async or sync.
 
-    def __init__(self, source: HooksSource, *, session_id: str | None = None) -> None:
+    `agents` maps the name of each tool that hands off to another agent to that agent's
+    name: such a call runs between preAsk and postAsk (`hand_off`)."""
+
+    def __init__(
+        self,
+        source: HooksSource,
+        *,
+        session_id: str | None = None,
+        agents: Mapping[str, str] | None = None,
+    ) -> None:
         self.engine = hook_engine(source, session_id=session_id)
+        self.agents = dict(agents or {})
 
     # preGeneration
     async def screen_prompt(self, prompt: str) -> PromptAllowed | PromptBlocked:
@@ -143,6 +191,49 @@ class Gate:
     ) -> CheckedResult:
         payload = _result_payload(tool, call, content, is_error)
         return _checked(self.engine.run_sync("postToolCall", payload), call, content, is_error)
+
+    # preAsk, subagentStart / subagentStop, postAsk: a tool that hands off, inside its
+    # pre- and postToolCall as the runtime's ask_agent.
+    async def hand_off(
+        self,
+        agent: str,
+        arguments: Mapping[str, Any],
+        run: Callable[[dict[str, Any]], Awaitable[tuple[str, bool]]],
+    ) -> Answer:
+        """Run a hand-off tool: `run(arguments)` runs the other agent and returns its
+        answer and whether it failed. A refusal is answered without running it."""
+        screened = _ask_decision(agent, arguments, await self.engine.run(*_ask(agent, arguments)))
+        if isinstance(screened, AskRefused):
+            return Answer(screened.message, True)
+        _log_notices(await self.engine.run("subagentStart", {"agent": agent}))
+        answer, failed = "", "the hand-off did not finish"
+        try:
+            answer, is_error = await run(screened.arguments)
+            failed = answer if is_error else None
+        finally:
+            stop = _stop(agent, answer, failed)
+            _log_notices(await self.engine.run("subagentStop", stop))
+        post = await self.engine.run("postAsk", _asked(screened, answer, failed))
+        return _answer(post, answer, is_error)
+
+    def hand_off_sync(
+        self,
+        agent: str,
+        arguments: Mapping[str, Any],
+        run: Callable[[dict[str, Any]], tuple[str, bool]],
+    ) -> Answer:
+        screened = _ask_decision(agent, arguments, self.engine.run_sync(*_ask(agent, arguments)))
+        if isinstance(screened, AskRefused):
+            return Answer(screened.message, True)
+        _log_notices(self.engine.run_sync("subagentStart", {"agent": agent}))
+        answer, failed = "", "the hand-off did not finish"
+        try:
+            answer, is_error = run(screened.arguments)
+            failed = answer if is_error else None
+        finally:
+            _log_notices(self.engine.run_sync("subagentStop", _stop(agent, answer, failed)))
+        post = self.engine.run_sync("postAsk", _asked(screened, answer, failed))
+        return _answer(post, answer, is_error)
 
     # postGeneration
     async def finish(self, prompt: str, answer: str | None, outcome: TurnEnd) -> None:
@@ -252,6 +343,46 @@ def _checked(outcome: Outcome, call: CallAllowed, content: str, is_error: bool) 
         return CheckedResult(with_notes(content, notes), is_error)
     result = outcome.payload["result"]
     return CheckedResult(with_notes(str(result["content"]), notes), bool(result["is_error"]), True)
+
+
+def _ask(agent: str, arguments: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    key = question_argument(arguments)
+    question = arguments[key] if key else json.dumps(dict(arguments), default=str)
+    return "preAsk", {"agent": agent, "question": question, "conversation": []}
+
+
+def _ask_decision(
+    agent: str, arguments: Mapping[str, Any], outcome: Outcome
+) -> AskAllowed | AskRefused:
+    _log_notices(outcome)
+    if outcome.blocked or outcome.stop_reason is not None:
+        reason = outcome.reason or outcome.stop_reason or f"blocked by hook {outcome.blocked_by!r}"
+        text = REFUSED_HANDOFF.format(reason=reason)
+        return AskRefused(f"{text}\n{outcome.response}" if outcome.response else text)
+    question = str(outcome.payload["question"])
+    key = question_argument(arguments)
+    if "question" in outcome.changed and key is None:
+        # Nowhere to put the rewrite: sending the question unrewritten would undo the hook.
+        reason = "a hook rewrote the question, and the tool has no question argument to hold it"
+        return AskRefused(REFUSED_HANDOFF.format(reason=reason))
+    rewritten = {**arguments, key: question} if key else dict(arguments)
+    return AskAllowed(agent, question, rewritten)
+
+
+def _stop(agent: str, answer: str, error: str | None) -> dict[str, Any]:
+    return {"agent": agent, "answer": answer, "error": error, "continued": False}
+
+
+def _asked(ask: AskAllowed, answer: str, error: str | None) -> dict[str, Any]:
+    return {"agent": ask.agent, "question": ask.question, "answer": answer, "error": error}
+
+
+def _answer(outcome: Outcome, answer: str, is_error: bool) -> Answer:
+    """What the asking model reads: the answer as postAsk left it, with its notes."""
+    _log_notices(outcome)
+    replaced = "answer" in outcome.changed
+    content = str(outcome.payload["answer"]) if replaced else answer
+    return Answer(with_notes(content, outcome.context), is_error, replaced)
 
 
 def _end(prompt: str, answer: str | None, outcome: TurnEnd) -> dict[str, Any]:

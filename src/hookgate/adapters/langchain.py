@@ -10,7 +10,7 @@ and on an error or a cancellation that ends the run from the model or a tool.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, NotRequired, cast
 
 from langchain.agents.middleware import (
@@ -29,6 +29,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from hookgate.adapters.gate import (
+    Answer,
     CallAllowed,
     CallDenied,
     CheckedResult,
@@ -54,11 +55,15 @@ class HookgateState(AgentState[Any]):
 
 
 def hookgate_middleware(
-    source: HooksSource, *, session_id: str | None = None
+    source: HooksSource, *, session_id: str | None = None, agents: Mapping[str, str] | None = None
 ) -> HookgateMiddleware:
     """The middleware running the hooks of `source` (a hooks file, a parsed config or
-    an engine) around every run of the agent it is given to."""
-    return HookgateMiddleware(Gate(source, session_id=session_id))
+    an engine) around every run of the agent it is given to.
+
+    `agents` maps each tool that runs another agent to that agent's name
+    (`{"research": "researcher"}`): its calls also run preAsk, subagentStart,
+    subagentStop and postAsk, inside pre- and postToolCall."""
+    return HookgateMiddleware(Gate(source, session_id=session_id, agents=agents))
 
 
 class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
@@ -136,7 +141,7 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         if isinstance(decision, CallDenied):
             return _denied(decision, name, call_id)
         try:
-            answer = handler(_rewritten(request, decision))
+            answer = self._run_tool(_rewritten(request, decision), handler)
         except _NOT_AN_END:
             raise
         except Exception:
@@ -156,7 +161,7 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         if isinstance(decision, CallDenied):
             return _denied(decision, name, call_id)
         try:
-            answer = await handler(_rewritten(request, decision))
+            answer = await self._arun_tool(_rewritten(request, decision), handler)
         except _NOT_AN_END:
             raise
         except (Exception, asyncio.CancelledError) as exc:
@@ -166,6 +171,64 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
             return answer
         checked = await self.gate.check_result(decision, name, *_result(answer))
         return _checked(answer, checked)
+
+    def _run_tool(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolAnswer]
+    ) -> ToolAnswer:
+        """The tool's answer; a hand-off tool's between preAsk and postAsk."""
+        agent = self.gate.agents.get(request.tool_call["name"])
+        if agent is None:
+            return handler(request)
+        answers: list[ToolAnswer] = []
+
+        def run(arguments: dict[str, Any]) -> tuple[str, bool]:
+            answers.append(handler(_with_args(request, arguments)))
+            return _hand_off_result(answers[-1])
+
+        return _handed_off(request, answers, self.gate.hand_off_sync(agent, _args(request), run))
+
+    async def _arun_tool(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolAnswer]],
+    ) -> ToolAnswer:
+        agent = self.gate.agents.get(request.tool_call["name"])
+        if agent is None:
+            return await handler(request)
+        answers: list[ToolAnswer] = []
+
+        async def run(arguments: dict[str, Any]) -> tuple[str, bool]:
+            answers.append(await handler(_with_args(request, arguments)))
+            return _hand_off_result(answers[-1])
+
+        answer = await self.gate.hand_off(agent, _args(request), run)
+        return _handed_off(request, answers, answer)
+
+
+def _args(request: ToolCallRequest) -> dict[str, Any]:
+    return dict(request.tool_call["args"])
+
+
+def _with_args(request: ToolCallRequest, arguments: dict[str, Any]) -> ToolCallRequest:
+    if arguments == request.tool_call["args"]:
+        return request
+    return request.override(tool_call={**request.tool_call, "args": arguments})
+
+
+def _hand_off_result(answer: ToolAnswer) -> tuple[str, bool]:
+    return _result(answer) if isinstance(answer, ToolMessage) else ("", False)
+
+
+def _handed_off(request: ToolCallRequest, answers: list[ToolAnswer], answer: Answer) -> ToolAnswer:
+    """The hand-off tool's message as the hooks left it (a refusal when it did not run)."""
+    if not answers:
+        name, call_id = request.tool_call["name"], request.tool_call["id"]
+        return _denied(CallDenied(answer.content), name, call_id)
+    ran = answers[-1]
+    if not isinstance(ran, ToolMessage) or answer.content == _text(ran):
+        return ran
+    status = "error" if answer.is_error else "success"
+    return ran.model_copy(update={"content": answer.content, "status": status})
 
 
 def _question(state: HookgateState) -> HumanMessage | None:

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The Python hook of the adapter tests (native format), one process per event:
-blocks or rewrites a question, rewrites an `echo` call, scrubs its result, and
+blocks or rewrites a question, rewrites an `echo` call, scrubs its result, refuses,
+rewrites or scrubs a hand-off (logging its events to asks.log), and
 writes every postGeneration event to ends.jsonl in the project directory."""
 
 import json
@@ -10,6 +11,11 @@ import sys
 event = json.load(sys.stdin)
 name = event["event"]
 reply: dict[str, object] = {}
+if name in ("preAsk", "postAsk", "subagentStart", "subagentStop") or (
+    event.get("tool", "").endswith("research")
+):
+    with open(os.path.join(os.environ["HOOKGATE_PROJECT_DIR"], "asks.log"), "a") as log:
+        log.write(f"{name}:{event.get('agent') or event.get('tool')}\n")
 if name == "preGeneration":
     prompt = event["prompt"]
     if "BLOCK" in prompt:
@@ -27,6 +33,12 @@ elif name == "preToolCall" and event["tool"].endswith("echo"):
 elif name == "postToolCall" and event["tool"].endswith("echo"):
     if "SECRET" in event["result"]["content"]:
         reply = {"result": "[scrubbed by policy]"}
+elif name == "preAsk" and "forbidden" in event["question"]:
+    reply = {"action": "block", "reason": "not a question for that agent", "message": "Ask me."}
+elif name == "preAsk" and "please rewrite" in event["question"]:
+    reply = {"question": event["question"].replace("please rewrite", "rewritten by policy")}
+elif name == "postAsk" and "SECRET" in event["answer"]:
+    reply = {"answer": "[answer scrubbed by policy]"}
 elif name == "postGeneration":
     with open(os.path.join(os.environ["HOOKGATE_PROJECT_DIR"], "ends.jsonl"), "a") as log:
         fields = ("prompt", "answer", "outcome")
