@@ -63,8 +63,8 @@ def said(text: str) -> ModelResponse:
 def agent(hooked: Hooked, tools: Tools, script: Script) -> Agent[None, str]:
     return Agent(
         FunctionModel(script),
-        tools=[tools.shell, tools.echo, tools.fragile, tools.broken],
-        capabilities=[hookgate_capability(hooked.file)],
+        tools=[tools.shell, tools.echo, tools.fragile, tools.broken, tools.research],
+        capabilities=[hookgate_capability(hooked.file, agents={"research": "researcher"})],
     )
 
 
@@ -174,3 +174,35 @@ def test_post_generation_runs_when_the_run_is_cancelled(hooked: Hooked, tools: T
 
     asyncio.run(cancel_when_started(built.run("wait"), started))
     assert hooked.ends() == [{"prompt": "wait", "answer": None, "outcome": "cancelled"}]
+
+
+def test_a_hand_off_runs_between_pre_ask_and_post_ask_inside_its_tool_call_hooks(
+    hooked: Hooked, tools: Tools
+) -> None:
+    script = Script(call("research", question="please rewrite it"), said("done"))
+    ask(agent(hooked, tools, script), "find out", use_async=False)
+    assert tools.calls == [("research", {"question": "rewritten by policy it"})]
+    assert script.tool_answers() == ["researched: rewritten by policy it"]
+    assert hooked.hand_offs() == [
+        "preToolCall:research", "preAsk:researcher", "subagentStart:researcher",
+        "subagentStop:researcher", "postAsk:researcher", "postToolCall:research",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_a_refused_hand_off_never_runs_and_the_model_reads_why(
+    hooked: Hooked, tools: Tools, use_async: bool
+) -> None:
+    script = Script(call("research", question="the forbidden one"), said("ok"))
+    ask(agent(hooked, tools, script), "find out", use_async=use_async)
+    assert tools.calls == []
+    [answer] = script.tool_answers()
+    assert "[hand-off refused: not a question for that agent]" in answer
+    assert "Ask me." in answer
+    assert "subagentStart:researcher" not in hooked.hand_offs()
+
+
+def test_a_replaced_answer_is_what_the_model_reads(hooked: Hooked, tools: Tools) -> None:
+    script = Script(call("research", question="the SECRET"), said("ok"))
+    ask(agent(hooked, tools, script), "find out", use_async=False)
+    assert script.tool_answers() == ["[answer scrubbed by policy]"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,11 +29,15 @@ from hookgate.adapters.gate import CallDenied, Gate, HooksSource, PromptAllowed,
 
 
 def hookgate_capability(
-    source: HooksSource, *, session_id: str | None = None
+    source: HooksSource, *, session_id: str | None = None, agents: Mapping[str, str] | None = None
 ) -> HookgateCapability:
     """The capability running the hooks of `source` (a hooks file, a parsed config or an
-    engine) around every run of the agent it is given to."""
-    return HookgateCapability(Gate(source, session_id=session_id))
+    engine) around every run of the agent it is given to.
+
+    `agents` maps each tool that calls another agent to that agent's name
+    (`{"research": "researcher"}`): its calls also run preAsk, subagentStart,
+    subagentStop and postAsk, inside pre- and postToolCall."""
+    return HookgateCapability(Gate(source, session_id=session_id, agents=agents))
 
 
 @dataclass
@@ -95,12 +100,37 @@ class HookgateCapability(AbstractCapability[Any]):
         decision = await self.gate.screen_call(call.tool_name, dict(args), call.tool_call_id)
         if isinstance(decision, CallDenied):
             raise ToolFailed(decision.message)  # the model reads it; no retry is spent
-        result = await handler(decision.arguments if decision.rewritten else args)
-        content = result if isinstance(result, str) else json.dumps(result, default=str)
+        arguments = decision.arguments if decision.rewritten else args
+        agent = self.gate.agents.get(call.tool_name)
+        if agent is None:
+            result = await handler(arguments)
+        else:
+            result = await self._hand_off(agent, dict(arguments), handler)
+        content = _text(result)
         checked = await self.gate.check_result(decision, call.tool_name, content)
         if checked.is_error:
             raise ToolFailed(checked.content)
         return checked.content if checked.content != content else result
+
+    async def _hand_off(
+        self, agent: str, arguments: dict[str, Any], handler: WrapToolExecuteHandler
+    ) -> Any:
+        """The tool's result, run between preAsk and postAsk: the answer as postAsk left
+        it, or the refusal, which the model reads as the tool's failure."""
+        results: list[Any] = []
+
+        async def run(asked: dict[str, Any]) -> tuple[str, bool]:
+            results.append(await handler(asked))
+            return _text(results[-1]), False
+
+        answer = await self.gate.hand_off(agent, arguments, run)
+        if answer.is_error:
+            raise ToolFailed(answer.content)
+        return results[-1] if answer.content == _text(results[-1]) else answer.content
+
+
+def _text(result: Any) -> str:
+    return result if isinstance(result, str) else json.dumps(result, default=str)
 
 
 def _prompt_text(prompt: Any) -> str:
