@@ -167,3 +167,44 @@ def test_post_generation_runs_when_the_run_is_cancelled(hooked: Hooked, tools: T
 
     asyncio.run(cancel_when_started(guarded.run("wait"), started))
     assert hooked.ends() == [{"prompt": "wait", "answer": None, "outcome": "cancelled"}]
+
+
+def asking(
+    hooked: Hooked, tools: Tools, model: ScriptedModel, answer: str = "researched"
+) -> HookgateAgent:
+    """An agent whose `research` tool is another agent, made by `Agent.as_tool()`."""
+    researcher = Agent(name="researcher", model=ScriptedModel([said(answer)]))
+    tool = researcher.as_tool(tool_name="research", tool_description="ask the researcher")
+    return hookgate_agent(Agent(name="helper", model=model, tools=[tool]), hooked.file)
+
+
+def test_an_agent_tool_runs_between_pre_ask_and_post_ask_inside_its_tool_call_hooks(
+    hooked: Hooked, tools: Tools
+) -> None:
+    model = ScriptedModel([call("research", input="please rewrite it"), said("done")])
+    guarded = asking(hooked, tools, model)
+    ask(guarded, "find out", use_async=False)
+    assert tool_answers(model) == ["researched"]
+    researcher = guarded.agent.tools[0]._agent_instance.model  # type: ignore[attr-defined]
+    [sent] = [item for item in researcher.last_call.input if item.get("role") == "user"]
+    assert sent["content"] == "rewritten by policy it"
+    assert hooked.hand_offs() == [
+        "preToolCall:research", "preAsk:researcher", "subagentStart:researcher",
+        "subagentStop:researcher", "postAsk:researcher", "postToolCall:research",
+    ]  # fmt: skip
+
+
+def test_a_refused_agent_tool_never_runs_and_the_model_reads_why(
+    hooked: Hooked, tools: Tools
+) -> None:
+    model = ScriptedModel([call("research", input="the forbidden one"), said("ok")])
+    guarded = asking(hooked, tools, model)
+    ask(guarded, "find out", use_async=False)
+    assert tool_answers(model) == ["[hand-off refused: not a question for that agent]\nAsk me."]
+    assert guarded.agent.tools[0]._agent_instance.model.last_call is None  # type: ignore[attr-defined]
+
+
+def test_a_replaced_agent_answer_is_what_the_model_reads(hooked: Hooked, tools: Tools) -> None:
+    model = ScriptedModel([call("research", input="the SECRET"), said("ok")])
+    ask(asking(hooked, tools, model, "the SECRET is out"), "find out", use_async=False)
+    assert tool_answers(model) == ["[answer scrubbed by policy]"]

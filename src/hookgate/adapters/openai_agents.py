@@ -6,7 +6,8 @@
 question (a block answers with the hook's message; the model is never called),
 pre- and postToolCall wrap every function tool's `on_invoke_tool` (the agent's, and
 those of the agents it hands off to), postGeneration ends every run, errors and
-cancellation included. Hosted tools run on OpenAI's side, and MCP servers' and
+cancellation included. A tool made by `Agent.as_tool()` (or one named in `agents`) also
+runs preAsk, subagentStart, subagentStop and postAsk inside its tool-call hooks. Hosted tools run on OpenAI's side, and MCP servers' and
 `Handoff` objects' tools are built at run time: none of them can be screened, and
 set-up says so (a warning, and `unscreened`).
 """
@@ -19,6 +20,7 @@ import dataclasses
 import inspect
 import json
 import warnings
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from agents import Agent, FunctionTool, RunConfig, Runner, RunResult
@@ -34,11 +36,16 @@ class UnscreenedTools(UserWarning):
 
 
 def hookgate_agent(
-    agent: Agent[Any], source: HooksSource, *, session_id: str | None = None
+    agent: Agent[Any],
+    source: HooksSource,
+    *,
+    session_id: str | None = None,
+    agents: Mapping[str, str] | None = None,
 ) -> HookgateAgent:
     """`agent` with the hooks of `source` (a hooks file, a parsed config or an engine)
-    around its runs and its function tools."""
-    return HookgateAgent(agent, Gate(source, session_id=session_id))
+    around its runs and its function tools. Tools made by `Agent.as_tool()` are
+    hand-offs to their agent; `agents` maps other tools that run an agent to its name."""
+    return HookgateAgent(agent, Gate(source, session_id=session_id, agents=agents))
 
 
 class HookgateAgent:
@@ -129,6 +136,7 @@ class HookgateAgent:
         if not isinstance(tool, FunctionTool):
             return self._unscreened(tool, owner)
         invoke, gate = tool.on_invoke_tool, self.gate
+        asked = gate.agents.get(tool.name) or _asked_agent(tool)
 
         async def on_invoke_tool(context: ToolContext[Any], arguments: str) -> Any:
             decision = await gate.screen_call(
@@ -138,12 +146,45 @@ class HookgateAgent:
                 return decision.message  # a tool's text answer: the model reads it
             if decision.rewritten:
                 arguments = json.dumps(decision.arguments)
-            result = await invoke(context, arguments)
-            content = result if isinstance(result, str) else str(result)
+            if asked is None:
+                result = await invoke(context, arguments)
+            else:
+                result = await _hand_off(gate, asked, context, decision.arguments, invoke)
+            content = str(result)
             checked = await gate.check_result(decision, tool.name, content)
             return checked.content if checked.content != content else result
 
         return dataclasses.replace(tool, on_invoke_tool=on_invoke_tool)
+
+
+def _asked_agent(tool: FunctionTool) -> str | None:
+    """The name of the agent a tool made by `Agent.as_tool()` runs (the SDK marks such
+    a tool and keeps its agent on it), else None."""
+    agent = getattr(tool, "_agent_instance", None)
+    if not getattr(tool, "_is_agent_tool", False) or not isinstance(agent, Agent):
+        return None
+    return agent.name
+
+
+async def _hand_off(
+    gate: Gate,
+    agent: str,
+    context: ToolContext[Any],
+    arguments: dict[str, Any],
+    invoke: Callable[[ToolContext[Any], str], Awaitable[Any]],
+) -> Any:
+    """The agent tool's result between preAsk and postAsk: the answer as postAsk left it,
+    or the refusal, as the tool's text answer the model reads."""
+    results: list[Any] = []
+
+    async def run(question: dict[str, Any]) -> tuple[str, bool]:
+        results.append(await invoke(context, json.dumps(question)))
+        return str(results[-1]), False
+
+    answer = await gate.hand_off(agent, arguments, run)
+    if results and answer.content == str(results[-1]):
+        return results[-1]
+    return answer.content
 
 
 def _default_loop() -> asyncio.AbstractEventLoop:
