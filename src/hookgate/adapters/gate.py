@@ -32,6 +32,8 @@ BLOCKED_MARKER = "[prompt blocked by a hook: {reason}]"
 UNCHECKED_MARKER = "[prompt not checked: the turn ended before preGeneration finished]"
 #: What the model reads for a hand-off a preAsk hook refused (the runtime's wording).
 REFUSED_HANDOFF = "[hand-off refused: {reason}]"
+#: The error subagentStop hooks read for a hand-off that raised instead of answering.
+UNFINISHED_HANDOFF: str | None = "the hand-off did not finish"
 #: The arguments a hand-off tool's question may be in, first found first.
 QUESTION_ARGUMENTS = ("question", "prompt", "input", "query", "request", "task")
 #: The answer to a blocked question when the blocking hook gave none.
@@ -194,6 +196,20 @@ class Gate:
 
     # preAsk, subagentStart / subagentStop, postAsk: a tool that hands off, inside its
     # pre- and postToolCall as the runtime's ask_agent.
+    async def screen_ask(self, agent: str, arguments: Mapping[str, Any]) -> AskAllowed | AskRefused:
+        return _ask_decision(agent, arguments, await self.engine.run(*_ask(agent, arguments)))
+
+    async def agent_started(self, agent: str) -> None:
+        _log_notices(await self.engine.run("subagentStart", {"agent": agent}))
+
+    async def agent_stopped(self, agent: str, answer: str, error: str | None) -> None:
+        _log_notices(await self.engine.run("subagentStop", _stop(agent, answer, error)))
+
+    async def check_answer(self, ask: AskAllowed, answer: str, error: str | None) -> Answer:
+        """What the asking model reads: the answer as postAsk left it, with its notes."""
+        post = await self.engine.run("postAsk", _asked(ask, answer, error))
+        return _answer(post, answer, error is not None)
+
     async def hand_off(
         self,
         agent: str,
@@ -202,19 +218,17 @@ class Gate:
     ) -> Answer:
         """Run a hand-off tool: `run(arguments)` runs the other agent and returns its
         answer and whether it failed. A refusal is answered without running it."""
-        screened = _ask_decision(agent, arguments, await self.engine.run(*_ask(agent, arguments)))
+        screened = await self.screen_ask(agent, arguments)
         if isinstance(screened, AskRefused):
             return Answer(screened.message, True)
-        _log_notices(await self.engine.run("subagentStart", {"agent": agent}))
-        answer, failed = "", "the hand-off did not finish"
+        await self.agent_started(agent)
+        answer, failed = "", UNFINISHED_HANDOFF
         try:
             answer, is_error = await run(screened.arguments)
             failed = answer if is_error else None
         finally:
-            stop = _stop(agent, answer, failed)
-            _log_notices(await self.engine.run("subagentStop", stop))
-        post = await self.engine.run("postAsk", _asked(screened, answer, failed))
-        return _answer(post, answer, is_error)
+            await self.agent_stopped(agent, answer, failed)
+        return await self.check_answer(screened, answer, failed)
 
     def hand_off_sync(
         self,
@@ -226,7 +240,7 @@ class Gate:
         if isinstance(screened, AskRefused):
             return Answer(screened.message, True)
         _log_notices(self.engine.run_sync("subagentStart", {"agent": agent}))
-        answer, failed = "", "the hand-off did not finish"
+        answer, failed = "", UNFINISHED_HANDOFF
         try:
             answer, is_error = run(screened.arguments)
             failed = answer if is_error else None
