@@ -9,6 +9,7 @@ input, `updatedToolOutput` replaces the result, a failing callback under
 from __future__ import annotations
 
 import asyncio
+import inspect
 import itertools
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -131,10 +132,25 @@ class ScriptedCLI(Transport):
                 tool_input = specific["updatedInput"]
         self.ran.append((name, tool_input))
         response = run(tool_input)
+        if inspect.isawaitable(response):
+            response = await response
         fields = {**fields, "tool_input": tool_input, "tool_response": response}
         for answer in await self.hook("PostToolUse", fields):
             response = answer.get("hookSpecificOutput", {}).get("updatedToolOutput", response)
         self.model_read.append(json.dumps(response))
+
+    async def agent(self, tool_input: dict[str, Any], answer: str) -> None:
+        """An `Agent` tool call as the CLI makes it: the sub-agent runs between
+        SubagentStart and SubagentStop, and answers `answer`."""
+
+        async def run(asked: dict[str, Any]) -> dict[str, Any]:
+            fields = {"agent_id": "agent-1", "agent_type": asked.get("subagent_type", "")}
+            await self.hook("SubagentStart", fields)
+            await self.hook("SubagentStop", {**fields, "stop_hook_active": False,
+                            "agent_transcript_path": "", "last_assistant_message": answer})  # fmt: skip
+            return {"content": [{"type": "text", "text": answer}], "totalDurationMs": 1}
+
+        await self.tool("Agent", tool_input, run)
 
     async def finish(self, answer: str) -> None:
         self.send({"type": "assistant", "message": {"role": "assistant", "model": "scripted",

@@ -28,10 +28,10 @@ hooks:
     - matcher: ^fragile$
       command: exit 3          # a guard that cannot run
       onError: fail
-    - matcher: (echo|research)$
+    - matcher: (echo|research|ask_agent)$
       command: {sys.executable} {POLICY}
   postToolCall:
-    - matcher: (echo|research)$
+    - matcher: (echo|research|ask_agent)$
       command: {sys.executable} {POLICY}
   preAsk:
     - command: {sys.executable} {POLICY}

@@ -140,6 +140,8 @@ def test_every_matcher_that_can_fail_closed_does(hooked: Hooked) -> None:
         "PreToolUse": ["block"],
         "PostToolUse": ["block"],
         "Stop": [None],  # the SDK ignores on_failure on Stop
+        "SubagentStart": [None],
+        "SubagentStop": [None],
     }
 
 
@@ -199,3 +201,53 @@ def test_post_generation_runs_when_the_query_is_cancelled(hooked: Hooked) -> Non
 
     asyncio.run(cancel_when_started(consume(), started))
     assert hooked.ends() == [{"prompt": "wait", "answer": None, "outcome": "cancelled"}]
+
+
+def _asking(question: str, answer: str = "researched") -> Any:
+    async def script(cli: ScriptedCLI, prompt: str) -> None:
+        if await cli.prompt_allowed(prompt):
+            asked = {"subagent_type": "researcher", "prompt": question, "description": "ask"}
+            await cli.agent(asked, answer)
+            await cli.finish("done")
+
+    return script
+
+
+def test_an_agent_call_runs_between_pre_ask_and_post_ask_inside_its_tool_call_hooks(
+    hooked: Hooked,
+) -> None:
+    cli, _ = converse(hooked, "find out", _asking("please rewrite it"))
+    [(_, sent)] = cli.ran
+    assert sent["prompt"] == "rewritten by policy it"
+    assert sent["subagent_type"] == "researcher"
+    assert hooked.hand_offs() == [
+        "preToolCall:ask_agent", "preAsk:researcher", "subagentStart:researcher",
+        "subagentStop:researcher", "postAsk:researcher", "postToolCall:ask_agent",
+    ]  # fmt: skip
+
+
+def test_a_refused_agent_call_never_runs_and_the_model_reads_why(hooked: Hooked) -> None:
+    cli, _ = converse(hooked, "find out", _asking("the forbidden one"))
+    assert cli.ran == []
+    assert cli.model_read == ["[hand-off refused: not a question for that agent]\nAsk me."]
+
+
+def test_a_replaced_agent_answer_is_what_the_model_reads(hooked: Hooked) -> None:
+    cli, _ = converse(hooked, "find out", _asking("tell me", "the SECRET is out"))
+    [read] = cli.model_read
+    assert json.loads(read)["content"][0]["text"] == "[answer scrubbed by policy]"
+
+
+@pytest.mark.parametrize(
+    ("case", "question", "answer"),
+    [
+        ("hand_off_refused", "the forbidden one", "never said"),
+        ("hand_off_rewrite_and_replace", "please rewrite the SECRET", "the SECRET is out"),
+    ],
+)
+def test_the_hand_off_answers_on_the_wire_match_the_golden_files(
+    hooked: Hooked, case: str, question: str, answer: str
+) -> None:
+    cli, _ = converse(hooked, "find out", _asking(question, answer))
+    golden = GOLDEN / f"{case}.json"
+    assert cli.answers == json.loads(golden.read_text()), golden

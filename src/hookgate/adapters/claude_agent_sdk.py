@@ -6,7 +6,10 @@ UserPromptSubmit runs preGeneration (block, context), PreToolUse preToolCall (de
 rewrite), PostToolUse postToolCall (replace), Stop postGeneration. Claude's tool names
 and arguments are mapped to hookgate's (`Bash` is `shell`) as the `claude` format maps
 them. The SDK cannot rewrite a question: a hook's rewrite blocks it instead, and
-set-up warns. Every matcher fails closed (`on_failure="block"`) where the SDK allows it.
+set-up warns. A call of the `Agent` (formerly `Task`) tool is a hand-off: preAsk
+after preToolCall in PreToolUse (refuse, rewrite the `prompt`), postAsk before
+postToolCall in PostToolUse (replace the answer), and SubagentStart / SubagentStop run
+subagentStart / subagentStop. Every matcher fails closed (`on_failure="block"`) where the SDK allows it.
 A run that ends in an error or a cancellation runs no Stop: `async with hooks.guard():`
 around the query runs postGeneration then.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import warnings
@@ -24,6 +28,8 @@ from typing import Any
 from claude_agent_sdk import HookMatcher
 
 from hookgate.adapters.gate import (
+    AskAllowed,
+    AskRefused,
     CallAllowed,
     CallDenied,
     Gate,
@@ -47,7 +53,11 @@ REWRITE_BLOCKED = (
 )
 #: Added to each matcher's timeout beyond the sum of its hooks' own timeouts.
 TIMEOUT_MARGIN = 5.0
-_HOOKGATE_NAMES = {claude: ours for ours, claude in CLAUDE_TOOL_NAMES.items()}
+_HOOKGATE_NAMES = {claude: ours for ours, claude in CLAUDE_TOOL_NAMES.items()} | {
+    "Task": "ask_agent"  # the Agent tool's former name
+}
+#: The agent the `Agent` tool runs when the model names none (Claude Code's default).
+DEFAULT_SUBAGENT = "general-purpose"
 Callback = Callable[[Any, str | None, Any], Awaitable[dict[str, Any]]]
 
 
@@ -68,11 +78,15 @@ class HookgateHooks(dict[str, list[HookMatcher]]):
         self.gate = gate
         self._prompts: dict[str, str] = {}
         """Per Claude session: the question of the turn whose postGeneration is pending."""
+        self._asks: dict[str, AskAllowed] = {}
+        """Per `Agent` tool call: the hand-off preAsk allowed, for its postAsk."""
         super().__init__(
             UserPromptSubmit=[self._matcher("preGeneration", self._user_prompt_submit, True)],
             PreToolUse=[self._matcher("preToolCall", self._pre_tool_use, True)],
             PostToolUse=[self._matcher("postToolCall", self._post_tool_use, True)],
             Stop=[self._matcher("postGeneration", self._stop, False)],
+            SubagentStart=[self._matcher("subagentStart", self._subagent_start, False)],
+            SubagentStop=[self._matcher("subagentStop", self._subagent_stop, False)],
         )
         if gate.engine.hooks_for("preGeneration"):
             warnings.warn(
@@ -125,8 +139,14 @@ class HookgateHooks(dict[str, list[HookMatcher]]):
         tool, arguments = _ours(data)
         decision = await self.gate.screen_call(tool, arguments, tool_use_id)
         if isinstance(decision, CallDenied):
-            output = {"permissionDecision": "deny", "permissionDecisionReason": decision.message}
-            return {"hookSpecificOutput": {"hookEventName": "PreToolUse", **output}}
+            return _deny(decision.message)
+        if tool == "ask_agent":
+            asked = await self.gate.screen_ask(_subagent(decision.arguments), decision.arguments)
+            if isinstance(asked, AskRefused):
+                return _deny(asked.message)
+            self._asks[tool_use_id or ""] = asked
+            if asked.arguments != decision.arguments:
+                decision = dataclasses.replace(decision, arguments=asked.arguments, rewritten=True)
         reply = _specific("PreToolUse", decision.context)
         if decision.rewritten:
             # The CLI applies updatedInput only with a decision: `ask` keeps the user's
@@ -140,18 +160,42 @@ class HookgateHooks(dict[str, list[HookMatcher]]):
     async def _post_tool_use(self, data: Any, tool_use_id: str | None, _: Any) -> dict[str, Any]:
         tool, arguments = _ours(data)
         result = _result(tool, data.get("tool_response"))
+        asked = self._asks.pop(tool_use_id or "", None)
+        answered = False
+        if asked is not None:
+            error = result["content"] if result["is_error"] else None
+            answer = await self.gate.check_answer(asked, result["content"], error)
+            result, answered = {"content": answer.content, "is_error": answer.is_error}, True
         call = CallAllowed(arguments, call_id=tool_use_id or "")
         checked = await self.gate.check_result(call, tool, result["content"], result["is_error"])
-        if not checked.replaced:
+        if not checked.replaced and not (answered and answer.replaced):
             return {}
         replaced = {"content": checked.content, "is_error": checked.is_error}
         output = claude_response(tool, arguments, replaced, str(data.get("cwd", os.getcwd())))
         return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": output}}
 
+    async def _subagent_start(self, data: Any, tool_use_id: str | None, _: Any) -> dict[str, Any]:
+        await self.gate.agent_started(str(data.get("agent_type") or DEFAULT_SUBAGENT))
+        return {}
+
+    async def _subagent_stop(self, data: Any, tool_use_id: str | None, _: Any) -> dict[str, Any]:
+        agent = str(data.get("agent_type") or DEFAULT_SUBAGENT)
+        await self.gate.agent_stopped(agent, str(data.get("last_assistant_message") or ""), None)
+        return {}
+
     async def _stop(self, data: Any, tool_use_id: str | None, _: Any) -> dict[str, Any]:
         prompt = self._prompts.pop(str(data.get("session_id", "")), "")
         await self.gate.finish(prompt, data.get("last_assistant_message"), "answered")
         return {}
+
+
+def _deny(message: str) -> dict[str, Any]:
+    output = {"permissionDecision": "deny", "permissionDecisionReason": message}
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", **output}}
+
+
+def _subagent(arguments: dict[str, Any]) -> str:
+    return str(arguments.get("agent") or DEFAULT_SUBAGENT)
 
 
 def _specific(event: str, context: tuple[str, ...]) -> dict[str, Any]:

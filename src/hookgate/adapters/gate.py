@@ -33,7 +33,7 @@ UNCHECKED_MARKER = "[prompt not checked: the turn ended before preGeneration fin
 #: What the model reads for a hand-off a preAsk hook refused (the runtime's wording).
 REFUSED_HANDOFF = "[hand-off refused: {reason}]"
 #: The error subagentStop hooks read for a hand-off that raised instead of answering.
-UNFINISHED_HANDOFF: str | None = "the hand-off did not finish"
+UNFINISHED_HANDOFF = "the hand-off did not finish"
 #: The arguments a hand-off tool's question may be in, first found first.
 QUESTION_ARGUMENTS = ("question", "prompt", "input", "query", "request", "task")
 #: The answer to a blocked question when the blocking hook gave none.
@@ -222,7 +222,8 @@ class Gate:
         if isinstance(screened, AskRefused):
             return Answer(screened.message, True)
         await self.agent_started(agent)
-        answer, failed = "", UNFINISHED_HANDOFF
+        answer = ""
+        failed: str | None = UNFINISHED_HANDOFF
         try:
             answer, is_error = await run(screened.arguments)
             failed = answer if is_error else None
@@ -240,7 +241,8 @@ class Gate:
         if isinstance(screened, AskRefused):
             return Answer(screened.message, True)
         _log_notices(self.engine.run_sync("subagentStart", {"agent": agent}))
-        answer, failed = "", UNFINISHED_HANDOFF
+        answer = ""
+        failed: str | None = UNFINISHED_HANDOFF
         try:
             answer, is_error = run(screened.arguments)
             failed = answer if is_error else None

@@ -12,7 +12,7 @@ event = json.load(sys.stdin)
 name = event["event"]
 reply: dict[str, object] = {}
 if name in ("preAsk", "postAsk", "subagentStart", "subagentStop") or (
-    event.get("tool", "").endswith("research")
+    event.get("tool", "").endswith(("research", "ask_agent"))
 ):
     with open(os.path.join(os.environ["HOOKGATE_PROJECT_DIR"], "asks.log"), "a") as log:
         log.write(f"{name}:{event.get('agent') or event.get('tool')}\n")
