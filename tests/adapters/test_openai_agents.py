@@ -208,3 +208,13 @@ def test_a_replaced_agent_answer_is_what_the_model_reads(hooked: Hooked, tools: 
     model = ScriptedModel([call("research", input="the SECRET"), said("ok")])
     ask(asking(hooked, tools, model, "the SECRET is out"), "find out", use_async=False)
     assert tool_answers(model) == ["[answer scrubbed by policy]"]
+
+
+def test_the_tools_of_an_agent_tool_are_named_at_set_up_as_unscreened(
+    hooked: Hooked, tools: Tools
+) -> None:
+    researcher = Agent(name="researcher", tools=[function_tool(tools.shell)])
+    tool = researcher.as_tool(tool_name="research", tool_description="ask the researcher")
+    with pytest.warns(UnscreenedTools, match="tools of researcher"):
+        guarded = hookgate_agent(Agent(name="helper", tools=[tool]), hooked.file)
+    assert guarded.unscreened == ["helper: research: tools of researcher"]

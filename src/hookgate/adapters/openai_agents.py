@@ -54,7 +54,8 @@ class HookgateAgent:
     def __init__(self, agent: Agent[Any], gate: Gate) -> None:
         self.gate = gate
         self.unscreened: list[str] = []
-        """What no hook sees: hosted tools, MCP servers, `Handoff` objects, by name."""
+        """What no hook sees: hosted tools, MCP servers, `Handoff` objects, and the
+        tools of an agent run by `Agent.as_tool()`, by name."""
         self.agent = self._guarded(agent, {})
         if self.unscreened:
             warnings.warn(
@@ -137,6 +138,10 @@ class HookgateAgent:
             return self._unscreened(tool, owner)
         invoke, gate = tool.on_invoke_tool, self.gate
         asked = gate.agents.get(tool.name) or _asked_agent(tool)
+        inner = getattr(tool, "_agent_instance", None)
+        if isinstance(inner, Agent) and (inner.tools or inner.handoffs or inner.mcp_servers):
+            # The SDK runs the agent it keeps on the tool, not a clone we could screen.
+            self.unscreened.append(f"{owner}: {tool.name}: tools of {inner.name}")
 
         async def on_invoke_tool(context: ToolContext[Any], arguments: str) -> Any:
             decision = await gate.screen_call(
