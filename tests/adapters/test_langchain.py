@@ -4,7 +4,7 @@ LangChain's own fake chat model, with the test hooks as real processes."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -52,14 +52,20 @@ def call(name: str, **args: Any) -> AIMessage:
     return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"call-{name}"}])
 
 
-def agent(hooked: Hooked, tools: Tools, *replies: AIMessage | str, fail: bool = False) -> Any:
+def agent(
+    hooked: Hooked,
+    tools: Tools,
+    *replies: AIMessage | str,
+    fail: bool = False,
+    hand_offs: Mapping[str, str] = HAND_OFFS,
+) -> Any:
     model = ScriptedChat(messages=iter(replies), fail=fail)
     functions = [tools.shell, tools.echo, tools.fragile, tools.broken, tools.research]
     wrapped = [
         StructuredTool.from_function(f, description=f"the {f.__name__} tool") for f in functions
     ]
     built = create_agent(
-        model, wrapped, middleware=[hookgate_middleware(hooked.file, agents=HAND_OFFS)]
+        model, wrapped, middleware=[hookgate_middleware(hooked.file, agents=hand_offs)]
     )
     built.model = model  # for the assertions below
     return built
@@ -182,7 +188,7 @@ def test_an_interrupt_pauses_the_run_without_ending_it(hooked: Hooked, tools: To
 def test_post_generation_runs_when_the_run_is_cancelled(hooked: Hooked, tools: Tools) -> None:
     started = asyncio.Event()
     model = ScriptedChat(messages=iter(["never"]), hang=started)
-    built = create_agent(model, [], middleware=[hookgate_middleware(hooked.file, agents=HAND_OFFS)])
+    built = create_agent(model, [], middleware=[hookgate_middleware(hooked.file)])
     question = {"messages": [{"role": "user", "content": "wait"}]}
     asyncio.run(cancel_when_started(built.ainvoke(question), started))
     assert hooked.ends() == [{"prompt": "wait", "answer": None, "outcome": "cancelled"}]
@@ -219,3 +225,14 @@ def test_a_replaced_answer_is_what_the_model_reads(hooked: Hooked, tools: Tools)
     built = agent(hooked, tools, call("research", question="the SECRET"), "ok")
     ask(built, "find out", use_async=False)
     assert tool_answers(built.model) == ["[answer scrubbed by policy]"]
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_a_hand_off_that_raises_still_ends_with_subagent_stop(
+    hooked: Hooked, tools: Tools, use_async: bool
+) -> None:
+    built = agent(hooked, tools, call("broken", text="x"), "never", hand_offs={"broken": "fixer"})
+    with pytest.raises(RuntimeError, match="the tool broke"):
+        ask(built, "break it", use_async=use_async)
+    assert hooked.hand_offs() == ["preAsk:fixer", "subagentStart:fixer", "subagentStop:fixer"]
+    assert [end["outcome"] for end in hooked.ends()] == ["error"]
