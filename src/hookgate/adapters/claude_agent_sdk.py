@@ -159,16 +159,15 @@ class HookgateHooks(dict[str, list[HookMatcher]]):
 
     async def _post_tool_use(self, data: Any, tool_use_id: str | None, _: Any) -> dict[str, Any]:
         tool, arguments = _ours(data)
-        result = _result(tool, data.get("tool_response"))
+        result = original = _result(tool, data.get("tool_response"))
         asked = self._asks.pop(tool_use_id or "", None)
-        answered = False
-        if asked is not None:
+        if asked is not None:  # postAsk, then postToolCall, as around ask_agent
             error = result["content"] if result["is_error"] else None
             answer = await self.gate.check_answer(asked, result["content"], error)
-            result, answered = {"content": answer.content, "is_error": answer.is_error}, True
+            result = {"content": answer.content, "is_error": answer.is_error}
         call = CallAllowed(arguments, call_id=tool_use_id or "")
         checked = await self.gate.check_result(call, tool, result["content"], result["is_error"])
-        if not checked.replaced and not (answered and answer.replaced):
+        if not checked.replaced and result == original:
             return {}
         replaced = {"content": checked.content, "is_error": checked.is_error}
         output = claude_response(tool, arguments, replaced, str(data.get("cwd", os.getcwd())))
