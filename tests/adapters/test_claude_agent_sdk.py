@@ -232,6 +232,13 @@ def test_a_refused_agent_call_never_runs_and_the_model_reads_why(hooked: Hooked)
     assert cli.model_read == ["[hand-off refused: not a question for that agent]\nAsk me."]
 
 
+def test_context_post_ask_adds_follows_the_agent_answer(hooked: Hooked) -> None:
+    cli, _ = converse(hooked, "find out", _asking("tell me", "an answer with context"))
+    [read] = cli.model_read
+    text = json.loads(read)["content"][0]["text"]
+    assert text == "an answer with context\n\n[hook notes]\nChecked by policy."
+
+
 def test_a_replaced_agent_answer_is_what_the_model_reads(hooked: Hooked) -> None:
     cli, _ = converse(hooked, "find out", _asking("tell me", "the SECRET is out"))
     [read] = cli.model_read

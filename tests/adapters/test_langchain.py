@@ -221,6 +221,14 @@ def test_a_refused_hand_off_never_runs_and_the_model_reads_why(
     assert "subagentStart:researcher" not in hooked.hand_offs()
 
 
+def test_context_post_ask_adds_follows_the_answer(hooked: Hooked, tools: Tools) -> None:
+    built = agent(hooked, tools, call("research", question="with context"), "ok")
+    ask(built, "find out", use_async=False)
+    assert tool_answers(built.model) == [
+        "researched: with context\n\n[hook notes]\nChecked by policy."
+    ]
+
+
 def test_a_replaced_answer_is_what_the_model_reads(hooked: Hooked, tools: Tools) -> None:
     built = agent(hooked, tools, call("research", question="the SECRET"), "ok")
     ask(built, "find out", use_async=False)

@@ -39,6 +39,8 @@ elif name == "preAsk" and "please rewrite" in event["question"]:
     reply = {"question": event["question"].replace("please rewrite", "rewritten by policy")}
 elif name == "postAsk" and "SECRET" in event["answer"]:
     reply = {"answer": "[answer scrubbed by policy]"}
+elif name == "postAsk" and "context" in event["answer"]:
+    reply = {"context": "Checked by policy."}
 elif name == "postGeneration":
     with open(os.path.join(os.environ["HOOKGATE_PROJECT_DIR"], "ends.jsonl"), "a") as log:
         fields = ("prompt", "answer", "outcome")
