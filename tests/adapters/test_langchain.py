@@ -244,3 +244,25 @@ def test_a_hand_off_that_raises_still_ends_with_subagent_stop(
         ask(built, "break it", use_async=use_async)
     assert hooked.hand_offs() == ["preAsk:fixer", "subagentStart:fixer", "subagentStop:fixer"]
     assert [end["outcome"] for end in hooked.ends()] == ["error"]
+
+
+def test_a_rewrite_with_no_question_argument_to_hold_it_refuses_the_hand_off(
+    hooked: Hooked, tools: Tools
+) -> None:
+    def brief(topic: str, audience: str) -> str:
+        tools.calls.append(("brief", {"topic": topic, "audience": audience}))
+        return "briefed"
+
+    model = ScriptedChat(
+        messages=iter([call("brief", topic="please rewrite", audience="me"), "ok"])
+    )
+    tool = StructuredTool.from_function(brief, description="ask the briefer")
+    middleware = hookgate_middleware(hooked.file, agents={"brief": "briefer"})
+    create_agent(model, [tool], middleware=[middleware]).invoke(
+        {"messages": [{"role": "user", "content": "brief me"}]}
+    )
+    assert tools.calls == []
+    assert tool_answers(model) == [
+        "[hand-off refused: a hook rewrote the question, and the tool has no question "
+        "argument to hold it]"
+    ]

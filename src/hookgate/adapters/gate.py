@@ -1,6 +1,7 @@
 """What every adapter asks the hooks, framework aside: a prompt screened, a tool call
-screened, a result checked, a hand-off to another agent run, a turn finished. Each answer is a small dataclass that an
-adapter maps onto its framework; the wording the model reads is the runtime's own.
+screened, a result checked, a hand-off to another agent run, a turn finished. Each
+answer is a small dataclass that an adapter maps onto its framework; the wording the
+model reads is the runtime's own.
 
 Only `hookgate.hooks` is used here: an adapter never needs the agent runtime.
 """
