@@ -139,6 +139,7 @@ def test_every_matcher_that_can_fail_closed_does(hooked: Hooked) -> None:
         "UserPromptSubmit": ["block"],
         "PreToolUse": ["block"],
         "PostToolUse": ["block"],
+        "PostToolUseFailure": [None],
         "Stop": [None],  # the SDK ignores on_failure on Stop
         "SubagentStart": [None],
         "SubagentStop": [None],
@@ -258,3 +259,20 @@ def test_the_hand_off_answers_on_the_wire_match_the_golden_files(
     cli, _ = converse(hooked, "find out", _asking(question, answer))
     golden = GOLDEN / f"{case}.json"
     assert cli.answers == json.loads(golden.read_text()), golden
+
+
+def test_a_failed_agent_call_still_runs_post_ask_with_its_error(hooked: Hooked) -> None:
+    async def script(cli: ScriptedCLI, prompt: str) -> None:
+        if await cli.prompt_allowed(prompt):
+            asked = {"subagent_type": "researcher", "prompt": "tell me"}
+            fields = {"tool_name": "Agent", "tool_input": asked, "tool_use_id": "toolu_failed"}
+            await cli.hook("PreToolUse", fields)
+            await cli.hook("PostToolUseFailure", {**fields, "error": "the agent crashed"})
+            await cli.finish("done")
+
+    converse(hooked, "find out", script)
+    assert hooked.hand_offs() == [
+        "preToolCall:ask_agent",
+        "preAsk:researcher",
+        "postAsk:researcher",
+    ]

@@ -84,6 +84,7 @@ class HookgateHooks(dict[str, list[HookMatcher]]):
             UserPromptSubmit=[self._matcher("preGeneration", self._user_prompt_submit, True)],
             PreToolUse=[self._matcher("preToolCall", self._pre_tool_use, True)],
             PostToolUse=[self._matcher("postToolCall", self._post_tool_use, True)],
+            PostToolUseFailure=[self._matcher("postAsk", self._post_tool_use_failure, False)],
             Stop=[self._matcher("postGeneration", self._stop, False)],
             SubagentStart=[self._matcher("subagentStart", self._subagent_start, False)],
             SubagentStop=[self._matcher("subagentStop", self._subagent_stop, False)],
@@ -172,6 +173,16 @@ class HookgateHooks(dict[str, list[HookMatcher]]):
         replaced = {"content": checked.content, "is_error": checked.is_error}
         output = claude_response(tool, arguments, replaced, str(data.get("cwd", os.getcwd())))
         return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": output}}
+
+    async def _post_tool_use_failure(
+        self, data: Any, tool_use_id: str | None, _: Any
+    ) -> dict[str, Any]:
+        """A hand-off that failed: postAsk reads the error, as the runtime's does. What the
+        model reads then is the CLI's error: a hook's answer or context cannot replace it."""
+        asked = self._asks.pop(tool_use_id or "", None)
+        if asked is not None:
+            await self.gate.check_answer(asked, "", str(data.get("error") or "the tool failed"))
+        return {}
 
     async def _subagent_start(self, data: Any, tool_use_id: str | None, _: Any) -> dict[str, Any]:
         await self.gate.agent_started(str(data.get("agent_type") or DEFAULT_SUBAGENT))
