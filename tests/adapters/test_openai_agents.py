@@ -218,3 +218,18 @@ def test_the_tools_of_an_agent_tool_are_named_at_set_up_as_unscreened(
     with pytest.warns(UnscreenedTools, match="tools of researcher"):
         guarded = hookgate_agent(Agent(name="helper", tools=[tool]), hooked.file)
     assert guarded.unscreened == ["helper: research: tools of researcher"]
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_a_handoff_is_observed_as_subagent_start_and_stop(hooked: Hooked, use_async: bool) -> None:
+    """A `Handoff` gives the conversation away, so no preAsk can refuse it; the hooks
+    still see the other agent start and, when the run ends, stop with its answer."""
+    model = ScriptedModel([call("transfer_to_cleaner"), said("all clean")])
+    cleaner = Agent(name="cleaner", model=model)
+    front = Agent(name="front", model=model, handoffs=[cleaner])
+
+    result = ask(hookgate_agent(front, hooked.file), "clean up", use_async=use_async)
+
+    assert result.last_agent.name == "cleaner"
+    assert result.final_output == "all clean"
+    assert hooked.hand_offs() == ["subagentStart:cleaner", "subagentStop:cleaner"]

@@ -7,9 +7,12 @@ question (a block answers with the hook's message; the model is never called),
 pre- and postToolCall wrap every function tool's `on_invoke_tool` (the agent's, and
 those of the agents it hands off to), postGeneration ends every run, errors and
 cancellation included. A tool made by `Agent.as_tool()` (or one named in `agents`) also
-runs preAsk, subagentStart, subagentStop and postAsk inside its tool-call hooks. Hosted tools run on OpenAI's side, and MCP servers' and
-`Handoff` objects' tools are built at run time: none of them can be screened, and
-set-up says so (a warning, and `unscreened`).
+runs preAsk, subagentStart, subagentStop and postAsk inside its tool-call hooks. A
+hand-off to another agent (`handoffs=[agent]`) gives that agent the conversation, so
+nothing can refuse it as a preAsk would: it is observed, subagentStart when it
+happens, subagentStop when the run ends. Hosted tools run on OpenAI's side, and MCP
+servers' and `Handoff` objects' tools are built at run time: none of them can be
+screened, and set-up says so (a warning, and `unscreened`).
 """
 
 from __future__ import annotations
@@ -21,14 +24,18 @@ import inspect
 import json
 import warnings
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from typing import Any
 
-from agents import Agent, FunctionTool, RunConfig, Runner, RunResult
+from agents import Agent, FunctionTool, RunConfig, Runner, RunResult, handoff
 from agents.run_config import CallModelData, ModelInputData
 from agents.testing import ScriptedModel, assistant_message
 from agents.tool_context import ToolContext
 
 from hookgate.adapters.gate import CallDenied, Gate, HooksSource, PromptAllowed, PromptBlocked
+
+#: The agents the running turn handed the conversation to, in order (see `_observed`).
+_HANDED_TO: ContextVar[list[str]] = ContextVar("hookgate_handed_to")
 
 
 class UnscreenedTools(UserWarning):
@@ -70,7 +77,25 @@ class HookgateAgent:
 
         async def allowed(decision: PromptAllowed) -> RunResult:
             question = _rewritten(input, decision)
-            return await Runner.run(self.agent, question, **_with_context(decision, options))
+            handed_to: list[str] = []
+            token = _HANDED_TO.set(handed_to)
+            answer, error = "", "the run ended before the agent answered"
+            try:
+                result = await Runner.run(self.agent, question, **_with_context(decision, options))
+                answer, error = str(result.final_output), ""
+                return result
+            except Exception as exc:
+                error = f"{type(exc).__name__}: {exc}"
+                raise
+            finally:
+                _HANDED_TO.reset(token)
+                # Also after an error or a cancellation, like postGeneration. Only the
+                # last agent handed to answered; those before it handed on.
+                for index, agent in enumerate(handed_to):
+                    last = index == len(handed_to) - 1
+                    await self.gate.agent_stopped(
+                        agent, answer if last else "", (error or None) if last else None
+                    )
 
         async def blocked(decision: PromptBlocked) -> RunResult:
             return await self._answer_blocked(decision, options)
@@ -117,7 +142,7 @@ class HookgateAgent:
         done[id(agent)] = clone
         clone.tools = [self._screened(tool, agent.name) for tool in agent.tools]
         clone.handoffs = [
-            self._guarded(target, done)
+            handoff(self._guarded(target, done), on_handoff=self._observed(target.name))
             if isinstance(target, Agent)
             else self._unscreened(target, agent.name)
             for target in agent.handoffs
@@ -126,6 +151,18 @@ class HookgateAgent:
             f"{agent.name}: MCP server {server.name}" for server in agent.mcp_servers
         ]
         return clone
+
+    def _observed(self, agent: str) -> Callable[[Any], Awaitable[None]]:
+        """What a hand-off to `agent` does first: subagentStart (observed: the hooks
+        cannot refuse it), and `agent` noted for subagentStop at the end of the run."""
+
+        async def started(context: Any) -> None:
+            await self.gate.agent_started(agent)
+            handed_to = _HANDED_TO.get(None)
+            if handed_to is not None:
+                handed_to.append(agent)
+
+        return started
 
     def _unscreened(self, item: Any, owner: str) -> Any:
         self.unscreened.append(
