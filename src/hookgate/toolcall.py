@@ -22,7 +22,6 @@ from hookgate.callcaps import CallCaps
 from hookgate.consent import AlwaysDeny, Consent, ConsentRequest
 from hookgate.hooks import HookEngine, HookSpec, OnError, Outcome
 from hookgate.hooks.guardrails import GUARDRAIL_PREFIX
-from hookgate.hooks.modelcheck import WITHHELD_BY_GUARDRAILS
 from hookgate.messages import ToolCall
 from hookgate.policy import Policy, Verdict, rules_allowing
 from hookgate.tools import ToolContext, ToolRegistry, ToolResult
@@ -208,9 +207,10 @@ async def _guarded_call(
     if (withheld := _withheld(post)) is not None:
         # Not post.context either: a failure's reason may quote the hook's stderr.
         return withheld, pre.context, post.stop_reason
-    if _withheld_by_guardrails(post):  # its own notice said so; its reason is in the result
-        by = post.changed_by.get("result", "a guardrail")
-        _mark(view, screened, MarkKind.REPLACED, by, post.payload["result"]["content"])
+    # A guardrail changes a result only to withhold it; its own notice said so, and its
+    # reason is in the result.
+    if guard := blocking_guardrail(gate.engine, "postToolCall", post.changed_by.get("result")):
+        _mark(view, screened, MarkKind.REPLACED, guard.name, post.payload["result"]["content"])
         return ToolResult(**post.payload["result"]), pre.context, post.stop_reason
     if "result" in post.changed:
         view.notice(f"the result of {call.name} was replaced by a hook", NoticeKind.CHANGED)
@@ -285,12 +285,6 @@ def _withheld(post: Outcome) -> ToolResult | None:
         if failure.on_error is OnError.FAIL:
             return ToolResult(WITHHELD_RESULT.format(hook=failure.hook), is_error=True)
     return None
-
-
-def _withheld_by_guardrails(post: Outcome) -> bool:
-    content = post.payload.get("result", {}).get("content")
-    prefix = WITHHELD_BY_GUARDRAILS.split("{", 1)[0]
-    return "result" in post.changed and isinstance(content, str) and content.startswith(prefix)
 
 
 def show_notices(outcome: Outcome, view: TurnView, shown: tuple[str, ...] = ()) -> None:
