@@ -22,14 +22,13 @@ from hookgate.callcaps import CallCaps
 from hookgate.consent import AlwaysDeny, Consent, ConsentRequest
 from hookgate.hooks import HookEngine, HookSpec, OnError, Outcome
 from hookgate.hooks.guardrails import GUARDRAIL_PREFIX
+from hookgate.hooks.wording import DENIED_CALL, STOPPED_CALL, WITHHELD_RESULT
 from hookgate.messages import ToolCall
 from hookgate.policy import Policy, Verdict, rules_allowing
 from hookgate.tools import ToolContext, ToolRegistry, ToolResult
 from hookgate.tools.paths import leaves_workspace
 from hookgate.view import MarkKind, MarksToolCalls, NoticeKind, ToolMark, TurnView
 
-#: What the model, the history and the user get for a result a fail-safe hook failed on.
-WITHHELD_RESULT = "[result withheld: hook {hook!r} failed]"
 #: What the model reads for a call that needed consent when there was no one to ask.
 NOT_ASKED_RESULT = "[denied: this call needs consent and no one was asked (no terminal)]"
 
@@ -189,7 +188,11 @@ async def _guarded_call(
     """The call's result, the hooks' context for the model, and a hook's stop reason."""
     call, pre = screened.asked, screened.pre
     if pre.stop_reason is not None:
-        return ToolResult(f"[not run: {pre.stop_reason}]", is_error=True), (), pre.stop_reason
+        return (
+            ToolResult(STOPPED_CALL.format(reason=pre.stop_reason), is_error=True),
+            (),
+            pre.stop_reason,
+        )
     refusal = await _refusal(gate, screened, view)
     if refusal is not None:
         return refusal, (), None
@@ -229,7 +232,7 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> To
         )
     if pre.blocked:
         _mark(view, screened, MarkKind.DENIED, pre.blocked_by or "a hook", pre.reason or "")
-        return ToolResult(f"[denied by a hook: {pre.reason}]", is_error=True, denied=True)
+        return ToolResult(DENIED_CALL.format(reason=pre.reason), is_error=True, denied=True)
     tool = gate.tools.get(call.name)
     if tool is None:
         known = ", ".join(gate.tools.names())

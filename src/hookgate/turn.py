@@ -17,6 +17,7 @@ from hookgate.agent import AgentSession
 from hookgate.callcaps import RefusedCall, apply_caps
 from hookgate.errors import ModelError
 from hookgate.hooks import MAX_CONTINUES, OnError, Outcome
+from hookgate.hooks.wording import BLOCKED_MARKER, DEFAULT_BLOCK_RESPONSE, UNCHECKED_MARKER
 from hookgate.messages import Message, ToolCall
 from hookgate.toolcall import (
     CallOutcome,
@@ -29,15 +30,10 @@ from hookgate.toolcall import (
 from hookgate.tools import ToolResult
 from hookgate.view import NoticeKind, TurnView
 
-BLOCKED_MARKER = "[prompt blocked by a hook: {reason}]"
-#: What postGeneration hooks read when the turn ended before preGeneration allowed the
-#: question: it may hold exactly what preGeneration exists to stop.
-UNCHECKED_MARKER = "[prompt not checked: the turn ended before preGeneration finished]"
 #: The answer recorded for a tool call the user interrupted (or never let start).
 CANCELLED_TOOL_CALL = "[cancelled: the user interrupted the turn]"
 #: The answer recorded for a tool call left over when a hook stopped the turn.
 STOPPED_TOOL_CALL = "[not run: a hook stopped the turn]"
-DEFAULT_BLOCK_RESPONSE = "The question was stopped by a hook and not sent to the model."
 
 
 @dataclass(frozen=True)

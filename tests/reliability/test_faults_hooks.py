@@ -18,7 +18,8 @@ import pytest
 
 from handoff.conftest import AgentDir, agents_entry
 from hookgate.agent import SessionStopped
-from hookgate.turn import DEFAULT_BLOCK_RESPONSE, Answered, PromptBlocked, run_turn
+from hookgate.hooks.wording import DEFAULT_BLOCK_RESPONSE
+from hookgate.turn import Answered, PromptBlocked, run_turn
 from reliability.faultkit import (
     HANG_TIMEOUT_S,
     HOOK_FAULTS,

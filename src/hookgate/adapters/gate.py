@@ -19,26 +19,20 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from hookgate.hooks import HookEngine, HooksConfig, OnError, Outcome, load_hooks_file
+from hookgate.hooks.wording import (
+    BLOCKED_MARKER,
+    DEFAULT_BLOCK_RESPONSE,
+    DENIED_CALL,
+    REFUSED_HANDOFF,
+    STOPPED_CALL,
+    UNCHECKED_MARKER,
+    WITHHELD_RESULT,
+)
 
-#: What the model reads for a call a hook denied (the runtime's wording).
-DENIED_CALL = "[denied by a hook: {reason}]"
-#: What the model reads for a call a hook stopped along with the rest of the turn.
-STOPPED_CALL = "[not run: {reason}]"
-#: What the model reads in place of a result a fail-safe postToolCall hook failed on.
-WITHHELD_RESULT = "[result withheld: hook {hook!r} failed]"
-#: Where a blocked question was: the question itself must not reach the model or the log.
-BLOCKED_MARKER = "[prompt blocked by a hook: {reason}]"
-#: What postGeneration hooks read for a run cancelled before preGeneration allowed its
-#: question: it may hold exactly what preGeneration exists to stop.
-UNCHECKED_MARKER = "[prompt not checked: the turn ended before preGeneration finished]"
-#: What the model reads for a hand-off a preAsk hook refused (the runtime's wording).
-REFUSED_HANDOFF = "[hand-off refused: {reason}]"
 #: The error subagentStop hooks read for a hand-off that raised instead of answering.
 UNFINISHED_HANDOFF = "the hand-off did not finish"
 #: The arguments a hand-off tool's question may be in, first found first.
 QUESTION_ARGUMENTS = ("question", "prompt", "input", "query", "request", "task")
-#: The answer to a blocked question when the blocking hook gave none.
-DEFAULT_BLOCK_RESPONSE = "The question was stopped by a hook and not sent to the model."
 
 TurnEnd = Literal["answered", "blocked", "error", "cancelled"]
 HooksSource = str | os.PathLike[str] | HooksConfig | HookEngine

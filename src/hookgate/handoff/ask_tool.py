@@ -14,6 +14,7 @@ from typing import Any
 
 from hookgate.errors import ToolError
 from hookgate.handoff.delegate import HandoffOutcome, Handoffs, Refused, delegate
+from hookgate.hooks.wording import REFUSED_HANDOFF
 from hookgate.messages import Message, ToolSpec
 from hookgate.tools.base import ToolContext, ToolResult, check_arguments
 
@@ -82,7 +83,7 @@ def shared_conversation(messages: Sequence[Message]) -> list[dict[str, str]]:
 def tool_result(outcome: HandoffOutcome) -> ToolResult:
     """The tool output the asking model reads: the answer, or why there is none."""
     if isinstance(outcome, Refused):
-        text = f"[hand-off refused: {outcome.reason}]"
+        text = REFUSED_HANDOFF.format(reason=outcome.reason)
         return ToolResult(f"{text}\n{outcome.response}" if outcome.response else text, True)
     parts = []
     if outcome.error is not None:

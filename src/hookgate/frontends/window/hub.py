@@ -21,10 +21,10 @@ from hookgate.frontends.sessionlist import session_row
 from hookgate.frontends.window.render import render_markdown
 from hookgate.frontends.window.view import Event, WindowView, pretty
 from hookgate.hooks import EVENTS
+from hookgate.hooks.wording import BLOCKED_MARKER
 from hookgate.messages import Message
 from hookgate.session import SessionStore
 from hookgate.turn import (
-    BLOCKED_MARKER,
     Answered,
     PromptBlocked,
     TurnFailed,
