@@ -68,3 +68,14 @@ class Interrupts:
             return EXIT_SIGNAL_BASE + self.caught[0]
         finally:
             self._step = None
+
+
+async def cancel_started(turn: asyncio.Task[Any], started: asyncio.Event) -> None:
+    """Cancel a turn a front end runs as a task, once: the way ACP and the window stop one.
+
+    It waits for the turn's first step (a task cancelled before it would skip its
+    cleanup), and never cancels twice (a second cancel would cut postGeneration short).
+    """
+    await started.wait()
+    if not turn.cancelling():
+        turn.cancel()

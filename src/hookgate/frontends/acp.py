@@ -41,7 +41,7 @@ from hookgate.frontends.acp_wire import GuardedNdjson
 from hookgate.frontends.terminal import notice_line
 from hookgate.hooks import HookgateError
 from hookgate.hooks.process import reap_orphans
-from hookgate.interrupts import Interrupts
+from hookgate.interrupts import Interrupts, cancel_started
 from hookgate.session import SessionStore
 from hookgate.trust.check import is_trusted, load_trusted
 from hookgate.trust.closure import closure_of
@@ -64,12 +64,10 @@ class AcpSession:
 
     async def cancel_turn(self) -> asyncio.Task[TurnOutcome] | None:
         """Cancel the running turn, if there is one; its task, to wait for."""
-        turn, started = self.turn, self.turn_started
+        turn = self.turn
         if turn is None:
             return None
-        await started.wait()  # a task cancelled before its first step would skip cleanup
-        if not turn.cancelling():  # a second cancel must not cut postGeneration short
-            turn.cancel()
+        await cancel_started(turn, self.turn_started)
         return turn
 
 

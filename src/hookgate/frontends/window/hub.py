@@ -22,6 +22,7 @@ from hookgate.frontends.window.render import render_markdown
 from hookgate.frontends.window.view import Event, WindowView, pretty
 from hookgate.hooks import EVENTS
 from hookgate.hooks.wording import BLOCKED_MARKER
+from hookgate.interrupts import cancel_started
 from hookgate.messages import Message
 from hookgate.session import SessionStore
 from hookgate.turn import (
@@ -154,12 +155,10 @@ class WindowSession:
 
     async def cancel_turn(self) -> bool:
         """Cancel the running turn; False when there is none."""
-        turn, started = self.turn, self._started
+        turn = self.turn
         if turn is None:
             return False
-        await started.wait()  # a task cancelled before its first step would skip cleanup
-        if not turn.cancelling():  # a second cancel must not cut postGeneration short
-            turn.cancel()
+        await cancel_started(turn, self._started)
         return True
 
     async def _ask_page(self, request: ConsentRequest) -> Answer:
