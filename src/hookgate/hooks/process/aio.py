@@ -17,7 +17,7 @@ from hookgate.hooks.process.core import (
     Output,
     Process,
     ProcessResult,
-    exited_unreaped,
+    watch_exit,
 )
 
 
@@ -130,13 +130,7 @@ class _Child(Process):
 
     def started(self) -> None:
         self._waiter: asyncio.Future[None] | None = None
-        loop = asyncio.get_running_loop()
-        if self.pidfd is not None:
-            loop.add_reader(self.pidfd, self._mark_exited)
-        else:  # no pidfd: a thread waits for the exit
-            pid = self.pid
-            waiter = loop.run_in_executor(None, lambda: exited_unreaped(pid, block=True))
-            waiter.add_done_callback(lambda _: self._mark_exited())
+        watch_exit(asyncio.get_running_loop(), self.pid, self.pidfd, self._mark_exited)
 
     def feed(self, data: Input) -> None:
         """Write `data` to stdin, then close it; what does not fit now goes in the background."""

@@ -15,10 +15,13 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 from hookgate.hooks.errors import HookgateError
 from hookgate.hooks.process.guard import guarded, reaped, starting, track
+
+if TYPE_CHECKING:  # the blocking driver runs without asyncio
+    import asyncio
 
 #: Bytes kept of stdout and of stderr each; the rest is read and dropped, so a flood
 #: can neither block the process on a full pipe nor fill our memory.
@@ -310,6 +313,18 @@ def _open_pidfd(pid: int) -> int | None:
         return os.pidfd_open(pid)
     except (AttributeError, OSError):  # Linux < 5.3
         return None
+
+
+def watch_exit(
+    loop: asyncio.AbstractEventLoop, pid: int, pidfd: int | None, on_exit: Callable[[], None]
+) -> None:
+    """Call `on_exit` on `loop` once `pid` has exited: its pidfd watched, or without one
+    (Linux < 5.3) a thread waiting for the exit."""
+    if pidfd is not None:
+        loop.add_reader(pidfd, on_exit)
+    else:
+        waiter = loop.run_in_executor(None, lambda: exited_unreaped(pid, block=True))
+        waiter.add_done_callback(lambda _: on_exit())
 
 
 def exited_unreaped(pid: int, *, block: bool) -> bool:

@@ -30,6 +30,7 @@ from hookgate.hooks.process.core import (
     READ_CHUNK,
     Process,
     exited_unreaped,
+    watch_exit,
 )
 
 if TYPE_CHECKING:
@@ -192,12 +193,7 @@ class Resident:
         if not (self._stdout_eof or len(self._buffer) > LINE_CAP):
             loop.add_reader(process.stdout.fd, self._on_stdout)
         loop.add_reader(process.stderr.fd, self._read_stderr)
-        if process.pidfd is not None:
-            loop.add_reader(process.pidfd, self._on_exit)
-        else:  # no pidfd: a thread waits for the exit
-            pid = process.pid
-            waiter = loop.run_in_executor(None, lambda: exited_unreaped(pid, block=True))
-            waiter.add_done_callback(lambda _: self._on_exit())
+        watch_exit(loop, process.pid, process.pidfd, self._on_exit)
 
     def _detach(self) -> None:
         """Stop the loop watching our fds (a closed loop watches nothing any more)."""
