@@ -10,31 +10,31 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks import HookgateError, HooksConfig
 from hookgate.hooks.config import hooks_of_document, load_hooks_file, parse_duration
-from hookgate.hooks.guardrails import with_guardrails
 from hookgate.hooks.yamlfile import (
     Where,
     check_keys,
     describe,
     expect_mapping,
     load_yaml,
-    parse_yaml,
+    read_config,
 )
-from hookgate.mcp import McpServerConfig, parse_mcp_servers
-from hookgate.models import MODEL_KEYS, model_setting_problem
 from hookgate.tools import BUILTIN_TOOL_NAMES, DEFAULT_TOOL_NAMES
-from hookgate.tools.base import WebLimits
 from hookgate.toolsettings import (
     DEFAULT_MAX_ARGUMENT_BYTES,
     DEFAULT_MAX_TOOL_CALLS,
     ShellSettings,
+    WebLimits,
     parse_shell,
     parse_web_fetch,
     parse_workspace,
 )
+
+if TYPE_CHECKING:  # imported by a file that has MCP servers (`hooks fire` reads the rest)
+    from hookgate.mcp import McpServerConfig
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
 #: The tools a team's supervisor gets (hookgate.team.tools).
@@ -145,7 +145,7 @@ def load_agent_file(
     """
     path = path.resolve()
     where = Where(str(path))
-    document = load_yaml(path) if text is None else parse_yaml(text, str(path))
+    document = load_yaml(path) if text is None else read_config(text, str(path))
     document = expect_mapping(document if document is not None else {}, where, "the agent file")
     check_keys(document, where, TOP_LEVEL_KEYS)
     if "model" not in document:
@@ -160,17 +160,10 @@ def load_agent_file(
         tools=_tools(document, where),
         permissions=_permissions(document, where),
         yolo=_bool(document, where, "yolo"),
-        hooks=with_guardrails(
-            hooks_of_document(document, where, path.parent, import_python=import_hooks),
-            document,
-            where,
-            path.parent,
-        ),
+        hooks=_hooks(document, where, path.parent, import_hooks),
         agents=_agents(document, where, path.parent),
         team=_team(document, where, path.parent),
-        mcp_servers=parse_mcp_servers(
-            document.get("mcp_servers"), where.key(document, "mcp_servers"), path.parent
-        ),
+        mcp_servers=_mcp_servers(document, where, path.parent),
         max_steps=_positive(document, where, "max_steps", 50),
         context_budget=_positive(document, where, "context_budget", 200_000),
         shell_timeout=_seconds(document, where, "shell_timeout", 120),
@@ -185,6 +178,27 @@ def load_agent_file(
     )
 
 
+def _hooks(
+    document: Mapping[Any, Any], where: Where, base_dir: Path, import_hooks: bool
+) -> HooksConfig:
+    hooks = hooks_of_document(document, where, base_dir, import_python=import_hooks)
+    if "guardrails" not in document:  # the model hooks' modules: only a file that has them
+        return hooks
+    from hookgate.hooks.guardrails import with_guardrails
+
+    return with_guardrails(hooks, document, where, base_dir)
+
+
+def _mcp_servers(
+    document: Mapping[Any, Any], where: Where, base_dir: Path
+) -> Mapping[str, McpServerConfig]:
+    if document.get("mcp_servers") is None:
+        return {}
+    from hookgate.mcp import parse_mcp_servers
+
+    return parse_mcp_servers(document["mcp_servers"], where.key(document, "mcp_servers"), base_dir)
+
+
 def _model(document: Mapping[Any, Any], where: Where) -> str | Mapping[str, Any]:
     value = document["model"]
     at = where.key(document, "model")
@@ -196,6 +210,8 @@ def _model(document: Mapping[Any, Any], where: Where) -> str | Mapping[str, Any]
         )
     # Checked here, not when the model is built: a mistake must stop hookgate with its
     # line before a session file exists or a hook runs (and `hookgate acp` at start).
+    from hookgate.models import MODEL_KEYS, model_setting_problem  # a mapping needs them
+
     check_keys(value, at, MODEL_KEYS)
     if "name" not in value:
         raise at.error(

@@ -8,16 +8,17 @@ reader that stops early (`| head`) ends it quietly, with the exit code of SIGPIP
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shlex
-import shutil
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hookgate.hooks import HookgateError, HooksConfig, adopt_orphans
+from hookgate.home import CACHE_DIR, default_home
+from hookgate.hooks import HookgateError, HooksConfig, adopt_orphans, parsecache
 from hookgate.hooks import cli as hooks_cli
 from hookgate.trust import command as trust_command
 
@@ -93,6 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     adopt_orphans()
+    with contextlib.suppress(RuntimeError):  # no home directory: every file is parsed
+        parsecache.enable(default_home() / CACHE_DIR)
     try:
         if getattr(args, "handler", None) is not None:
             return int(args.handler(args))
@@ -179,6 +182,8 @@ def _invoked_as() -> str:
     """How to run this hookgate again from here: `hookgate` when that is what PATH finds,
     else the path it was started by (a fresh clone's `.venv/bin` is not on PATH)."""
     started = Path(sys.argv[0])
+    import shutil  # `init` alone asks
+
     found = shutil.which("hookgate")
     if found is not None and Path(found).resolve() == started.resolve():
         return "hookgate"

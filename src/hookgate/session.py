@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.errors import SessionError
+from hookgate.home import default_home
 from hookgate.messages import Message
 from hookgate.sessionlock import open_locked
 
@@ -36,17 +37,6 @@ CREATE_ATTEMPTS = 5
 _SUFFIX = ".jsonl"
 _ID_CHARS = re.compile(r"[0-9A-Za-z_-]+\Z")
 _WRITE_HINT = "set HOOKGATE_HOME to a writable directory"
-
-
-def default_home(env: Mapping[str, str] | None = None) -> Path:
-    """`$HOOKGATE_HOME`, else `$XDG_STATE_HOME/hookgate`, else `~/.local/state/hookgate`."""
-    env = os.environ if env is None else env
-    if env.get("HOOKGATE_HOME"):
-        return Path(env["HOOKGATE_HOME"]).expanduser()
-    state = env.get("XDG_STATE_HOME", "")
-    if os.path.isabs(state):  # the XDG spec says to ignore a relative one
-        return Path(state) / "hookgate"
-    return Path.home() / ".local" / "state" / "hookgate"
 
 
 def new_session_id() -> str:

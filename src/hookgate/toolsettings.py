@@ -13,7 +13,6 @@ from typing import Any
 
 from hookgate.hooks.config import MAX_TIMEOUT, parse_duration
 from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping
-from hookgate.tools.base import ShellLimits, WebLimits
 
 #: Tool calls one model reply may make; the calls past it fail with a message.
 DEFAULT_MAX_TOOL_CALLS = 64
@@ -26,6 +25,39 @@ SHELL_KEYS = ("env", "limits")
 MAX_LIMIT = 2**62
 LIMIT_KEYS = ("processes", "cpu_seconds", "file_size")
 WEB_KEYS = ("allow_private", "max_bytes", "timeout")
+
+
+#: Processes a shell command may start, beyond those the user already runs: enough for
+#: any build, few enough that a fork bomb stops before the machine does.
+DEFAULT_SHELL_PROCESSES = 512
+
+
+@dataclass(frozen=True)
+class ShellLimits:
+    """setrlimit(2) values for a shell command and all it starts; None: as inherited."""
+
+    processes: int | None = DEFAULT_SHELL_PROCESSES
+    """New processes allowed beyond the user's running ones (RLIMIT_NPROC; root is exempt)."""
+    cpu_seconds: int | None = None
+    """CPU seconds each process may use (RLIMIT_CPU)."""
+    file_size: int | None = None
+    """Bytes a file the command writes may grow to (RLIMIT_FSIZE)."""
+
+
+#: Bytes of a web page `web_fetch` reads at most; the rest is cut, and the cut said.
+DEFAULT_WEB_MAX_BYTES = 2 * 1024 * 1024
+#: Seconds one `web_fetch` call may take, redirects included.
+DEFAULT_WEB_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class WebLimits:
+    """What `web_fetch` may reach and read (the agent file's `web_fetch:` settings)."""
+
+    allow_private: bool = False
+    """Loopback, private, link-local and other non-public addresses may be fetched."""
+    max_bytes: int = DEFAULT_WEB_MAX_BYTES
+    timeout: float = DEFAULT_WEB_TIMEOUT
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,18 @@ from runtime.project import HOOKGATE, RUN_TIMEOUT, Project
 SESSION_ONLY = ("prompt_toolkit", "acp", "openai", "httpx2", "mcp", "importlib.metadata")
 #: Also absent from the synchronous commands: no event loop runs there.
 EVENT_LOOP = ("asyncio", "concurrent.futures", "ssl")
+#: The modules of hook kinds and agent-file parts a file of one command hook does not
+#: have: http, model, persistent and Claude settings hooks, guardrails, MCP servers, and
+#: the tools, messages and model clients a session builds.
+UNUSED_PARTS = (
+    "hookgate.hooks.http", "hookgate.hooks.httptarget", "hookgate.hooks.modeltarget",
+    "hookgate.hooks.modelcheck", "hookgate.hooks.scriptedchecker", "hookgate.hooks.guardrails",
+    "hookgate.hooks.persistent", "hookgate.hooks.process.resident",
+    "hookgate.hooks.claude_settings", "hookgate.hooks.pyimport", "hookgate.hooks.pins",
+    "hookgate.mcp", "hookgate.tools.base", "hookgate.messages", "hookgate.models",
+)  # fmt: skip
+#: The YAML parser: a file parsed before comes from the parse cache.
+PARSER = ("ruamel", "ruamel.yaml")
 
 
 def imported(project: Project, argv: list[str], stdin: str = "", expect_rc: int = 0) -> set[str]:
@@ -68,6 +80,14 @@ def test_hooks_commands_import_no_event_loop_and_no_session(
     modules = imported(hooked, [str(HOOKGATE), *args], stdin="{}")
     assert "hookgate.hooks.runner" in modules or args[1] != "fire"
     assert_none_of(modules, EVENT_LOOP + SESSION_ONLY)
+
+
+def test_hooks_fire_imports_only_the_parts_its_file_uses(hooked: Project) -> None:
+    fire = [str(HOOKGATE), "hooks", "fire", "preToolCall", "--tool", "shell"]
+    first = imported(hooked, fire, stdin="{}")
+    assert "ruamel.yaml" in first  # never parsed before: the parser reads it, once
+    assert_none_of(first, (*UNUSED_PARTS, "hookgate.hooks.lint"))
+    assert_none_of(imported(hooked, fire, stdin="{}"), PARSER + UNUSED_PARTS)
 
 
 def test_print_mode_with_a_scripted_model_imports_no_prompt_editor_sdk_or_acp(

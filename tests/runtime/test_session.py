@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from hookgate.errors import SessionError
+from hookgate.home import default_home
 from hookgate.messages import Message, ToolCall
-from hookgate.session import SessionStore, default_home
+from hookgate.session import SessionStore
 from runtime.project import Project
 
 CONVERSATION = [

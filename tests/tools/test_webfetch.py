@@ -11,8 +11,8 @@ from hookgate.agentfile import load_agent_file
 from hookgate.hooks import ConfigError
 from hookgate.hooks.formats.claude_tools import claude_input, claude_tool_name
 from hookgate.tools import ToolContext
-from hookgate.tools.base import WebLimits
 from hookgate.tools.webfetch import WebFetchTool, is_public
+from hookgate.toolsettings import WebLimits
 from support.web_server import Page, WebServer
 from tools.conftest import RunTool
 

@@ -22,7 +22,7 @@ from hookgate.hooks.config import HooksConfig, HookSpec, parse_hook
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EventSpec, MatchOn, canonical_event
 from hookgate.hooks.formats.claude import claude_event_name
-from hookgate.hooks.yamlfile import Where, describe, expect_mapping, parse_yaml
+from hookgate.hooks.yamlfile import Where, describe, expect_mapping, read_config
 
 #: The files `claude_settings: true` reads, in merge order; `~` is the user's home.
 PROJECT_FILES = (".claude/settings.json", ".claude/settings.local.json")
@@ -143,7 +143,7 @@ def _read(path: Path) -> Mapping[Any, Any]:
     # JSON is YAML: the same values, with their lines; where YAML refuses (a tab in the
     # indentation), the JSON values without lines.
     with contextlib.suppress(ConfigError):
-        value = parse_yaml(text, str(path))
+        value = read_config(text, str(path))
     return expect_mapping(value, where, "a settings object")
 
 

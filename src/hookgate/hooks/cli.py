@@ -18,13 +18,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-
 from hookgate.hooks.config import HooksConfig, HookSpec, load_hooks_file
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, canonical_event
 from hookgate.hooks.formats import FORMATS
-from hookgate.hooks.lint import lint_hooks
 from hookgate.hooks.process import adopt_orphans
 from hookgate.hooks.runner import HookEngine, Outcome
 from hookgate.hooks.yamlfile import did_you_mean
@@ -102,6 +99,8 @@ def _add_file_option(parser: argparse.ArgumentParser, help_text: str) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    from hookgate.hooks.lint import lint_hooks  # `check` alone runs the linter
+
     config = args.load_config(args.config, False)
     project_dir = args.config.resolve().parent
     count = sum(1 for _ in config)
@@ -196,6 +195,8 @@ def run_import_claude(args: argparse.Namespace) -> int:
     print(f"# from {', '.join(map(str, files))}")
     for line in never:
         print(f"# not imported: {line}")
+    from ruamel.yaml import YAML  # a rare command: its writer is no start-up's cost
+
     yaml = YAML()
     yaml.default_flow_style = False
     yaml.dump({"hooks": block}, sys.stdout)

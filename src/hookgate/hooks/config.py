@@ -12,19 +12,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, OnError, canonical_event
 from hookgate.hooks.formats import FORMATS, ReplyFormat
-from hookgate.hooks.httptarget import HttpTarget, parse_http_target
-from hookgate.hooks.modeltarget import (
-    ModelTarget,
-    parse_budget,
-    parse_checker,
-    parse_instructions,
-)
-from hookgate.hooks.pyimport import HookCallable, python_hook
 from hookgate.hooks.yamlfile import (
     Where,
     check_keys,
@@ -33,6 +25,11 @@ from hookgate.hooks.yamlfile import (
     expect_mapping,
     load_yaml,
 )
+
+if TYPE_CHECKING:  # each kind's module is imported by the first hook of that kind
+    from hookgate.hooks.httptarget import HttpTarget
+    from hookgate.hooks.modeltarget import ModelTarget
+    from hookgate.hooks.pyimport import HookCallable
 
 DEFAULT_SHELL = "/bin/sh"
 #: The longest timeout a hook may ask for; a hook sits in the middle of the turn.
@@ -133,14 +130,16 @@ def hooks_of_document(
     document: Mapping[Any, Any], where: Where, base_dir: Path, *, import_python: bool = True
 ) -> HooksConfig:
     """The hooks of a config file's top level: `hooks:`, then those `claude_settings:` names."""
-    from hookgate.hooks.claude_settings import with_claude_settings  # it builds on this module
-
     config = parse_hooks(
         document.get("hooks"),
         where.key(document, "hooks"),
         base_dir=base_dir,
         import_python=import_python,
     )
+    if "claude_settings" not in document:  # its module is imported by a file that uses it
+        return config
+    from hookgate.hooks.claude_settings import with_claude_settings  # it builds on this module
+
     return with_claude_settings(config, document, where, base_dir)
 
 
@@ -220,8 +219,8 @@ def parse_hook(
         format=format_name,
         command=_string(node, where, "command", required=kind == "command"),
         args=_args(node, where) if kind == "args" else None,
-        http=parse_http_target(node["http"], where.key(node, "http")) if kind == "http" else None,
-        function=python_hook(node, where, base_dir, import_python) if kind == "python" else None,
+        http=_http_target(node, where) if kind == "http" else None,
+        function=_python_hook(node, where, base_dir, import_python) if kind == "python" else None,
         python=str(node["python"]) if kind == "python" else None,
         model=_model_target(node, where, event, base_dir) if kind == "model" else None,
         shell=_string(node, where, "shell") or DEFAULT_SHELL,
@@ -247,9 +246,25 @@ def _check_kind_keys(node: Mapping[Any, Any], where: Where, kind: str) -> None:
         )
 
 
+def _http_target(node: Mapping[Any, Any], where: Where) -> HttpTarget:
+    from hookgate.hooks.httptarget import parse_http_target
+
+    return parse_http_target(node["http"], where.key(node, "http"))
+
+
+def _python_hook(
+    node: Mapping[Any, Any], where: Where, base_dir: Path, import_python: bool
+) -> HookCallable:
+    from hookgate.hooks.pyimport import python_hook
+
+    return python_hook(node, where, base_dir, import_python)
+
+
 def _model_target(
     node: Mapping[Any, Any], where: Where, event: EventSpec, base_dir: Path
 ) -> ModelTarget:
+    from hookgate.hooks.modeltarget import parse_budget, parse_checker, parse_instructions
+
     if not event.can_block and event.name != "postToolCall":
         raise where.key(node, "model").error(
             f"a model hook judges events that can block, and {event.name!r} cannot",
@@ -259,6 +274,8 @@ def _model_target(
     if "format" in node and node["format"] != "native":
         raise where.key(node, "format").error("a model hook has no reply format to choose",
                                               hint="remove format")  # fmt: skip
+    from hookgate.hooks.modeltarget import ModelTarget
+
     return ModelTarget(
         checker=parse_checker(node["model"], where.key(node, "model"), base_dir),
         instructions=parse_instructions(node, where),

@@ -10,11 +10,13 @@ from __future__ import annotations
 import copy
 import inspect
 import os
+import sys
 from collections.abc import Awaitable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.errors import ConfigError
@@ -27,15 +29,14 @@ from hookgate.hooks.formats import (
     ReplyFormat,
     reply_from_json,
 )
-from hookgate.hooks.http import HttpPool, HttpRequest, post_event
-from hookgate.hooks.httptarget import HttpHookError
-from hookgate.hooks.modelcheck import CheckerError, ModelChecks
 from hookgate.hooks.outcome import HookFailure, Outcome
-from hookgate.hooks.persistent import PersistentHooks, ResidentFailure
-from hookgate.hooks.pins import FilePins, UnpinnedFile, hook_files
 from hookgate.hooks.process import ProcessResult, SpawnError, run_process_sync
-from hookgate.hooks.scriptedchecker import ScriptError
 from hookgate.hooks.yamlfile import did_you_mean
+
+if TYPE_CHECKING:  # each kind's module is imported by the first hook of that kind
+    from hookgate.hooks.http import HttpPool, HttpRequest
+    from hookgate.hooks.modelcheck import ModelChecks
+    from hookgate.hooks.persistent import PersistentHooks
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -130,34 +131,61 @@ class HookEngine:
         base_env = dict(os.environ if environ is None else environ)
         self._environ = base_env
         self._env = {id(spec): self._hook_env(spec, base_env) for spec in self}
-        self._pins = FilePins(pinned) if pinned is not None else None
-        self._files = {
-            id(spec): hook_files(spec, Path(self.project_dir))
-            for spec in self
-            if pinned is not None
-        }
-        self._http = HttpPool()
-        self.checks = ModelChecks(base_env)
+        self._pins: Any = None
+        self._files: dict[int, Any] = {}
+        if pinned is not None:
+            from hookgate.hooks.pins import FilePins, hook_files
+
+            self._pins = FilePins(pinned)
+            self._files = {id(spec): hook_files(spec, Path(self.project_dir)) for spec in self}
+
+    # The http pool, the checkers and the persistent hooks are made (and their modules
+    # imported) by the first hook that needs them: a start-up pays for the kinds it runs.
+    @cached_property
+    def _http(self) -> HttpPool:
+        from hookgate.hooks.http import HttpPool
+
+        return HttpPool()
+
+    @cached_property
+    def checks(self) -> ModelChecks:
         """The model hooks' checker clients and verdict cache (`checks.calls` counts calls)."""
-        self._persistent = PersistentHooks()
+        from hookgate.hooks.modelcheck import ModelChecks
+
+        return ModelChecks(self._environ)
+
+    @cached_property
+    def _persistent(self) -> PersistentHooks:
+        from hookgate.hooks.persistent import PersistentHooks
+
+        return PersistentHooks()
+
+    def _made(self, name: str) -> Any:
+        """The part `name` if a hook made it, else None: closing makes none."""
+        return self.__dict__.get(name)
 
     async def aclose(self) -> None:
         """Stop the persistent hooks' processes; close the http hooks' and the checkers'
         connections."""
         try:
-            await self._persistent.aclose()
+            if (persistent := self._made("_persistent")) is not None:
+                await persistent.aclose()
         finally:
             try:
-                await self.checks.aclose()
+                if (checks := self._made("checks")) is not None:
+                    await checks.aclose()
             finally:
-                await self._http.aclose()
+                if (http := self._made("_http")) is not None:
+                    await http.aclose()
 
     def close(self) -> None:
         """`aclose` for `run_sync` callers: processes, connections and the http thread."""
         try:
-            self._persistent.close()
+            if (persistent := self._made("_persistent")) is not None:
+                persistent.close()
         finally:
-            self._http.close()
+            if (http := self._made("_http")) is not None:
+                http.close()
 
     def __iter__(self) -> Any:
         for event in EVENTS:
@@ -247,6 +275,8 @@ class HookEngine:
             return await self.checks.verdict(hook.model, chain.spec.name, envelope, hook.timeout)
         fmt = FORMATS[hook.format]
         if hook.http is not None:
+            from hookgate.hooks.http import post_event
+
             result = await post_event(
                 self._http.async_client(), self._http_request(hook, fmt, chain, envelope)
             )
@@ -314,6 +344,8 @@ class HookEngine:
     ) -> HttpRequest:
         """What an http hook POSTs: the bytes a process hook reads on stdin."""
         assert hook.http is not None
+        from hookgate.hooks.http import HttpRequest
+
         return HttpRequest(
             url=hook.http.url,
             body=fmt.encode(chain.spec, envelope),
@@ -407,17 +439,28 @@ def _process_reply(
     return fmt.decode(spec, envelope, result)
 
 
-#: Failures whose message is the whole story: no exception type to name.
-_SAYS_WHAT_WENT_WRONG = (
-    BadReply, SpawnError, UnpinnedFile, HttpHookError, CheckerError, ScriptError, ResidentFailure,
-)  # fmt: skip
+#: Failures whose message is the whole story: no exception type to name. By module,
+#: and read only from modules already imported: one not imported raised nothing.
+_SAYS_WHAT_WENT_WRONG = {
+    "hookgate.hooks.pins": "UnpinnedFile", "hookgate.hooks.httptarget": "HttpHookError",
+    "hookgate.hooks.modelcheck": "CheckerError", "hookgate.hooks.scriptedchecker": "ScriptError",
+    "hookgate.hooks.process.resident": "ResidentFailure",
+}  # fmt: skip
+
+
+def _says_what_went_wrong(exc: Exception) -> bool:
+    return isinstance(exc, BadReply | SpawnError) or any(
+        isinstance(exc, getattr(sys.modules[module], name))
+        for module, name in _SAYS_WHAT_WENT_WRONG.items()
+        if module in sys.modules
+    )
 
 
 def _failure(hook: HookSpec, exc: Exception) -> str:
     """What a hook's failure says, in its notice or its block reason."""
     if isinstance(exc, TimeoutError):
         return f"timed out after {hook.timeout:g}s"
-    if isinstance(exc, _SAYS_WHAT_WENT_WRONG):
+    if _says_what_went_wrong(exc):
         return str(exc)
     return f"raised {type(exc).__name__}: {exc}"  # a Python hook's own bug: its failure
 

@@ -2,7 +2,8 @@
 
 `load_yaml` parses a file (duplicate keys are errors); `Where` is a position in it,
 a file, a line and a key path, that turns a mistake into a `ConfigError` saying
-exactly that, with a hint. Shared by the hook config and the agent file.
+exactly that, with a hint. Shared by the hook config and the agent file. A file
+parsed before comes from `parsecache` (when enabled), without importing the parser.
 """
 
 from __future__ import annotations
@@ -12,10 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.reader import ReaderError
-
+from hookgate.hooks import parsecache
 from hookgate.hooks.errors import ConfigError
 
 
@@ -29,11 +27,27 @@ def load_yaml(path: Path) -> Any:
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from exc
-    return parse_yaml(text, str(path))
+    return read_config(text, str(path))
+
+
+def read_config(text: str, source: str) -> Any:
+    """`parse_yaml`, or its result kept from an earlier parse of the same text: plain
+    mappings, lists and scalars whose `lc` gives each key's and item's line."""
+    found, document = parsecache.lookup(text)
+    if found:
+        return document
+    document = parse_yaml(text, source)
+    parsecache.store(text, document)
+    return document
 
 
 def parse_yaml(text: str, source: str) -> Any:
-    """Parse YAML `text` read from `source` (a file name, for messages)."""
+    """Parse YAML `text` read from `source` (a file name, for messages), with ruamel's
+    round-trip types."""
+    from ruamel.yaml import YAML  # only a file not parsed before pays for the parser
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.reader import ReaderError
+
     try:
         return YAML(typ="rt", pure=True).load(text)
     except MarkedYAMLError as exc:

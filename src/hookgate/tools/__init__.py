@@ -7,7 +7,10 @@ Built in: `shell` (bash in the project directory), `read_file`, `write_file`,
 
 from __future__ import annotations
 
-from hookgate.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hookgate.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 
 __all__ = [
     "BUILTIN_TOOL_NAMES",
@@ -18,6 +21,15 @@ __all__ = [
     "ToolResult",
     "builtin_tools",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # Reading an agent file needs the tool names alone, not what a tool is made of.
+    if name in ("Tool", "ToolContext", "ToolRegistry", "ToolResult"):
+        from hookgate.tools import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def builtin_tools() -> list[Tool]:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from hookgate.errors import ToolError
 from hookgate.messages import ToolSpec
+from hookgate.toolsettings import ShellLimits, WebLimits
 
 #: Characters of a bad argument's value quoted in an error message.
 VALUE_EXCERPT = 60
@@ -41,39 +42,6 @@ class ToolResult:
         return {"content": self.content, "is_error": self.is_error}
 
 
-#: Processes a shell command may start, beyond those the user already runs: enough for
-#: any build, few enough that a fork bomb stops before the machine does.
-DEFAULT_SHELL_PROCESSES = 512
-
-
-@dataclass(frozen=True)
-class ShellLimits:
-    """setrlimit(2) values for a shell command and all it starts; None: as inherited."""
-
-    processes: int | None = DEFAULT_SHELL_PROCESSES
-    """New processes allowed beyond the user's running ones (RLIMIT_NPROC; root is exempt)."""
-    cpu_seconds: int | None = None
-    """CPU seconds each process may use (RLIMIT_CPU)."""
-    file_size: int | None = None
-    """Bytes a file the command writes may grow to (RLIMIT_FSIZE)."""
-
-
-#: Bytes of a web page `web_fetch` reads at most; the rest is cut, and the cut said.
-DEFAULT_WEB_MAX_BYTES = 2 * 1024 * 1024
-#: Seconds one `web_fetch` call may take, redirects included.
-DEFAULT_WEB_TIMEOUT = 30.0
-
-
-@dataclass(frozen=True)
-class WebLimits:
-    """What `web_fetch` may reach and read (the agent file's `web_fetch:` settings)."""
-
-    allow_private: bool = False
-    """Loopback, private, link-local and other non-public addresses may be fetched."""
-    max_bytes: int = DEFAULT_WEB_MAX_BYTES
-    timeout: float = DEFAULT_WEB_TIMEOUT
-
-
 @dataclass(frozen=True)
 class ToolContext:
     """Where and how tools run: relative paths start at `project_dir`.
@@ -94,8 +62,8 @@ class ToolContext:
     """Resolved `$HOOKGATE_HOME`: no file tool reaches it, reads included."""
     protected_files: frozenset[Path] = frozenset()
     """Resolved paths the model's file tools never write: the agent file's trust closure."""
-    shell_limits: ShellLimits = ShellLimits()
-    web: WebLimits = WebLimits()
+    shell_limits: ShellLimits = field(default_factory=ShellLimits)
+    web: WebLimits = field(default_factory=WebLimits)
 
 
 class Tool(Protocol):

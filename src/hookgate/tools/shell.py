@@ -17,7 +17,8 @@ from typing import Any
 from hookgate.errors import ToolError
 from hookgate.hooks.process import ProcessResult, SpawnError, resolve_program, run_process
 from hookgate.messages import ToolSpec
-from hookgate.tools.base import BuiltinTool, ShellLimits, ToolContext, ToolResult
+from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult
+from hookgate.toolsettings import ShellLimits
 
 SHELL = "bash"
 #: The script the command runs under: it reaps and ends all the command leaves behind.

@@ -20,7 +20,8 @@ from urllib.parse import urljoin, urlsplit
 
 from hookgate.errors import ToolError
 from hookgate.messages import ToolSpec
-from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult, WebLimits
+from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult
+from hookgate.toolsettings import WebLimits
 
 if TYPE_CHECKING:
     import httpx2

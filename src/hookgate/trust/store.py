@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hookgate.home import default_home
 from hookgate.hooks import ConfigError
-from hookgate.session import default_home
 
 STORE_NAME = "trust.json"
 STORE_MODE = 0o600

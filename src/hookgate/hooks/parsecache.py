@@ -1,0 +1,161 @@
+"""Parsed config files kept as JSON, keyed by the sha256 of their exact text.
+
+A hit gives the same mappings, lists, scalars and line numbers the YAML parser gave,
+without importing it (the parser is most of a `hooks fire` start-up). Off unless the
+application names a directory (`enable`); an entry that cannot be read or does not
+have the expected shape is a miss, and a write that fails is skipped: the full parse
+is always there behind it. Entries hold only what the file's text says, so they
+grant nothing: trust is checked on the file's own bytes, never on this cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+#: Changes whenever the stored form changes: older entries are then simply not found.
+FORMAT = "yaml-v1"
+_directory: Path | None = None
+
+
+def enable(directory: Path | None) -> None:
+    """Keep parsed files under `directory` (None: no cache, every file parsed)."""
+    global _directory
+    _directory = directory / FORMAT if directory is not None else None
+
+
+class _Unplain(Exception):
+    """A value JSON cannot hold exactly (a date, a `1:` key, a tag): not cached."""
+
+
+class _Lines:
+    """The `lc` of a node as `yamlfile` reads it: 0-based (line, column) per key or item."""
+
+    __slots__ = ("_lines",)
+
+    def __init__(self, lines: Mapping[Any, int | None]) -> None:
+        self._lines = lines
+
+    def key(self, key: Any) -> tuple[int, int]:
+        line = self._lines[key]
+        if line is None:
+            raise KeyError(key)
+        return (line, 0)
+
+    item = key
+
+
+class CachedMapping(dict[str, Any]):
+    """A mapping read from the cache, with the line of each key."""
+
+    __slots__ = ("lc",)
+    lc: _Lines
+
+
+class CachedList(list[Any]):
+    """A list read from the cache, with the line of each item."""
+
+    __slots__ = ("lc",)
+    lc: _Lines
+
+
+def lookup(text: str) -> tuple[bool, Any]:
+    """(True, the document) when `text` was parsed before; (False, None) otherwise."""
+    entry = _entry(text)
+    if entry is None:
+        return False, None
+    try:
+        return True, _thawed(json.loads(entry.read_bytes()))
+    except (OSError, ValueError, TypeError, KeyError, IndexError, RecursionError):
+        return False, None  # missing, unreadable or not ours: parse the file
+
+
+def store(text: str, document: Any) -> None:
+    """Keep `document`, parsed from `text`, if JSON holds it exactly; never fails."""
+    entry = _entry(text)
+    if entry is None:
+        return
+    try:
+        frozen = json.dumps(_frozen(document), separators=(",", ":"))
+    except (_Unplain, RecursionError, ValueError):
+        return
+    import tempfile  # a miss alone writes
+
+    with contextlib.suppress(OSError):
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        handle, scratch = tempfile.mkstemp(dir=entry.parent, prefix=".", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(frozen)
+            os.replace(scratch, entry)  # readers see the old entry or the whole new one
+        except OSError:
+            os.unlink(scratch)
+            raise
+
+
+def _entry(text: str) -> Path | None:
+    if _directory is None:
+        return None
+    return _directory / f"{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()}.json"
+
+
+# The stored form: a mapping is ["m", [[key, line, value], ...]], a list is
+# ["s", [[line, value], ...]], a scalar is itself (no scalar is a JSON array).
+
+
+def _frozen(node: Any) -> Any:
+    if isinstance(node, Mapping):
+        pairs = []
+        for key, value in node.items():
+            if not isinstance(key, str):
+                raise _Unplain
+            pairs.append([str(key), _line(node, key, item=False), _frozen(value)])
+        return ["m", pairs]
+    if isinstance(node, list):
+        return ["s", [[_line(node, index, item=True), _frozen(value)] for index, value in enumerate(node)]]  # fmt: skip
+    if node is None or type(node) is bool:
+        return node
+    if isinstance(node, str):
+        return str(node)
+    if isinstance(node, int) and type(node).__name__ != "ScalarBoolean":
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    raise _Unplain
+
+
+def _line(node: Any, key: Any, *, item: bool) -> int | None:
+    lc = getattr(node, "lc", None)
+    try:
+        position = lc.item(key) if item else lc.key(key)  # type: ignore[union-attr]
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return None
+    return int(position[0]) if position else None
+
+
+def _thawed(node: Any) -> Any:
+    if node is None or isinstance(node, str | int | float):
+        return node
+    kind, members = node
+    if kind == "m":
+        mapping = CachedMapping()
+        lines: dict[Any, int | None] = {}
+        for key, line, value in members:
+            mapping[key] = _thawed(value)
+            lines[key] = line
+        mapping.lc = _Lines(lines)
+        return mapping
+    if kind == "s":
+        items = CachedList()
+        item_lines: dict[Any, int | None] = {}
+        for index, (line, value) in enumerate(members):
+            items.append(_thawed(value))
+            item_lines[index] = line
+        items.lc = _Lines(item_lines)
+        return items
+    raise ValueError(f"not a stored node: {kind!r}")
