@@ -12,13 +12,13 @@ from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hookgate.agentfile import AgentConfig
 from hookgate.approvals import Approvals
 from hookgate.callcaps import CallCaps
 from hookgate.consent import AlwaysAllow, AlwaysDeny, Consent
 from hookgate.errors import SessionError
-from hookgate.handoff import AskAgentTool, AskDisplay, Handoffs, NoticeDisplay, handoffs_for
 from hookgate.history import History
 from hookgate.hooks import HookEngine, HookgateError
 from hookgate.hooks.lint import lint_config
@@ -26,13 +26,16 @@ from hookgate.messages import Message, ToolSpec
 from hookgate.models import ModelClient, make_model
 from hookgate.policy import Policy
 from hookgate.session import Session, SessionStore, new_session_id
-from hookgate.team import NoticeTeamDisplay, TeamDisplay, team_for, team_tools
 from hookgate.toolcall import ToolGate
 from hookgate.tools import Tool, ToolContext, ToolRegistry, builtin_tools
 from hookgate.toolsettings import shell_environment
 from hookgate.transcript import TRANSCRIPT_ENV, Transcript, transcript_path
 from hookgate.trust.check import asked_digests, load_trusted
 from hookgate.trust.store import TrustStore
+
+if TYPE_CHECKING:  # imported where a file names agents or a team (open_agent)
+    from hookgate.handoff import AskDisplay, Handoffs
+    from hookgate.team import TeamDisplay
 
 #: What postGeneration hooks read as the prompt of a run a sessionStart hook aborted:
 #: no preGeneration hook has checked the question, so it is not passed on.
@@ -173,20 +176,27 @@ async def open_agent(
         await model.aclose()
         raise
     tools = _tool_registry(config, extra_tools)
-    handoffs = handoffs_for(
-        config, engine, ask_display or NoticeDisplay(notify), project_dir=project_dir,
-        depth=asked_depth, inherited_limit=ask_depth_limit,
-        trusted_digests=asked_digests(config.agents, trust_store),
-    )  # fmt: skip
-    if handoffs is not None:
-        tools.add(AskAgentTool(handoffs, lambda: history.messages))
-    team = team_for(
-        config, engine, team_display or NoticeTeamDisplay(notify), project_dir=project_dir,
-        depth=asked_depth, inherited_limit=ask_depth_limit,
-        trusted_digests=asked_digests(config.team.members if config.team else {}, trust_store),
-    )  # fmt: skip
-    for tool in team_tools(team) if team is not None else ():
-        tools.add(tool)
+    handoffs = None
+    if config.agents:  # the hand-off and team modules: only a file that names agents
+        from hookgate.handoff import AskAgentTool, NoticeDisplay, handoffs_for
+
+        handoffs = handoffs_for(
+            config, engine, ask_display or NoticeDisplay(notify), project_dir=project_dir,
+            depth=asked_depth, inherited_limit=ask_depth_limit,
+            trusted_digests=asked_digests(config.agents, trust_store),
+        )  # fmt: skip
+        if handoffs is not None:
+            tools.add(AskAgentTool(handoffs, lambda: history.messages))
+    if config.team is not None:
+        from hookgate.team import NoticeTeamDisplay, team_for, team_tools
+
+        team = team_for(
+            config, engine, team_display or NoticeTeamDisplay(notify), project_dir=project_dir,
+            depth=asked_depth, inherited_limit=ask_depth_limit,
+            trusted_digests=asked_digests(config.team.members, trust_store),
+        )  # fmt: skip
+        for tool in team_tools(team) if team is not None else ():
+            tools.add(tool)
     gate = ToolGate(
         engine=engine,
         tools=tools,

@@ -16,7 +16,6 @@ from typing import Any
 
 from hookgate.consent import ConsentRequest
 from hookgate.hooks import HookEngine, HookSpec
-from hookgate.hooks.guardrails import is_guardrail
 
 #: Hex digits of a block's id: enough to tell a session's blocks apart, short to type.
 ID_DIGITS = 6
@@ -94,6 +93,8 @@ class Approvals:
 
 def blocking_guardrail(engine: HookEngine, event: str, name: str | None) -> HookSpec | None:
     """The guardrail hook named `name` among `event`'s hooks, if that is what it is."""
+    from hookgate.hooks.guardrails import is_guardrail  # a blocked call alone asks
+
     return next((h for h in engine.hooks_for(event) if h.name == name and is_guardrail(h)), None)
 
 

@@ -101,3 +101,12 @@ def test_the_cache_never_makes_an_edited_file_trusted(guarded: Project) -> None:
     assert refused.returncode == 1
     assert "trust" in refused.stderr
     assert refused.stdout == ""
+
+
+def test_a_model_script_mistake_names_the_same_line_from_the_cache(project: Project) -> None:
+    (project.dir / "replies.yaml").write_text("- text: hi\n- text: there\n  tool_call: []\n")
+    project.write_agent("scripted:replies.yaml")
+    errors = [project.hookgate("-p", "hi").stderr for _ in range(2)]
+    assert errors[0] == errors[1]
+    assert "replies.yaml:3: [1].tool_call: unknown key" in errors[1]
+    assert "did you mean 'tool_calls'?" in errors[1]

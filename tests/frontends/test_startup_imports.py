@@ -96,6 +96,8 @@ def test_print_mode_with_a_scripted_model_imports_no_prompt_editor_sdk_or_acp(
     modules = imported(hooked, [str(HOOKGATE), "-p", "hi"])
     assert "hookgate.models.scripted" in modules
     assert_none_of(modules, SESSION_ONLY)
+    again = imported(hooked, [str(HOOKGATE), "-p", "hi"])  # the agent file and script cached
+    assert_none_of(again, PARSER + SESSION_ONLY + ("hookgate.handoff", "hookgate.team"))
 
 
 def test_acp_imports_no_prompt_editor(hooked: Project) -> None:

@@ -12,7 +12,7 @@ import asyncio
 import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import (
     plan_entry,
@@ -43,12 +43,14 @@ from acp.schema import (
 from hookgate.approvals import GuardrailBlock
 from hookgate.consent import Answer, ConsentRequest, SessionConsent
 from hookgate.frontends.terminal import notice_line
-from hookgate.mcp import HttpServer, McpServerConfig, StdioServer
 from hookgate.messages import ToolCall
 from hookgate.policy import MAIN_ARGUMENT
-from hookgate.team import Task, TaskStatus
+from hookgate.team.board import Task, TaskStatus
 from hookgate.tools import ToolResult
 from hookgate.view import NoticeKind
+
+if TYPE_CHECKING:  # imported by an editor that passes MCP servers
+    from hookgate.mcp import McpServerConfig
 
 #: The ACP tool kind of each built-in tool, for the editor's icons; others are "other".
 TOOL_KINDS: Mapping[str, ToolKind] = {
@@ -284,6 +286,8 @@ def editor_mcp_servers(
 
     A name the agent file already uses, or a transport we do not speak (SSE), is a notice.
     """
+    from hookgate.mcp import HttpServer, StdioServer
+
     configs: dict[str, McpServerConfig] = {}
     for server in servers:
         name = _UNSAFE_NAME.sub("_", str(getattr(server, "name", ""))).strip("_") or "editor"

@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, TextIO
 from hookgate.consent import Answer, ConsentRequest, SessionConsent
 from hookgate.frontends.status import STATUS
 from hookgate.messages import ToolCall
-from hookgate.team import Task
 from hookgate.tools import ToolResult
 from hookgate.view import NoticeKind
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
+
+    from hookgate.team import Task  # a team's modules: only a file that declares one
 
 DIM, RESET = "\033[2m", "\033[0m"
 #: How each kind of notice looks on a terminal that takes colour: each its own.

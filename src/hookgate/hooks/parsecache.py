@@ -34,20 +34,31 @@ class _Unplain(Exception):
 
 
 class _Lines:
-    """The `lc` of a node as `yamlfile` reads it: 0-based (line, column) per key or item."""
+    """A node's `lc` as ruamel gives it: its own 0-based `line`, and (line, column) per
+    key (`key`), per value (`value`) or per item (`item`); a position not noted raises."""
 
-    __slots__ = ("_lines",)
+    __slots__ = ("_keys", "_values", "line")
 
-    def __init__(self, lines: Mapping[Any, int | None]) -> None:
-        self._lines = lines
+    def __init__(
+        self, line: int | None, keys: Mapping[Any, int | None], values: Mapping[Any, int | None]
+    ) -> None:
+        self.line = line
+        self._keys = keys
+        self._values = values
 
     def key(self, key: Any) -> tuple[int, int]:
-        line = self._lines[key]
-        if line is None:
-            raise KeyError(key)
-        return (line, 0)
+        return _position(self._keys[key], key)
+
+    def value(self, key: Any) -> tuple[int, int]:
+        return _position(self._values[key], key)
 
     item = key
+
+
+def _position(line: int | None, key: Any) -> tuple[int, int]:
+    if line is None:
+        raise KeyError(key)
+    return (line, 0)
 
 
 class CachedMapping(dict[str, Any]):
@@ -104,8 +115,8 @@ def _entry(text: str) -> Path | None:
     return _directory / f"{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()}.json"
 
 
-# The stored form: a mapping is ["m", [[key, line, value], ...]], a list is
-# ["s", [[line, value], ...]], a scalar is itself (no scalar is a JSON array).
+# The stored form: a mapping is ["m", line, [[key, key line, value line, value], ...]],
+# a list ["s", line, [[line, value], ...]], a scalar itself (no scalar is a JSON array).
 
 
 def _frozen(node: Any) -> Any:
@@ -114,10 +125,12 @@ def _frozen(node: Any) -> Any:
         for key, value in node.items():
             if not isinstance(key, str):
                 raise _Unplain
-            pairs.append([str(key), _line(node, key, item=False), _frozen(value)])
-        return ["m", pairs]
+            lines = [_line(node, "key", key), _line(node, "value", key)]
+            pairs.append([str(key), *lines, _frozen(value)])
+        return ["m", _own_line(node), pairs]
     if isinstance(node, list):
-        return ["s", [[_line(node, index, item=True), _frozen(value)] for index, value in enumerate(node)]]  # fmt: skip
+        items = [[_line(node, "item", index), _frozen(value)] for index, value in enumerate(node)]
+        return ["s", _own_line(node), items]
     if node is None or type(node) is bool:
         return node
     if isinstance(node, str):
@@ -129,33 +142,44 @@ def _frozen(node: Any) -> Any:
     raise _Unplain
 
 
-def _line(node: Any, key: Any, *, item: bool) -> int | None:
-    lc = getattr(node, "lc", None)
+def _line(node: Any, which: str, key: Any) -> int | None:
     try:
-        position = lc.item(key) if item else lc.key(key)  # type: ignore[union-attr]
+        position = getattr(node.lc, which)(key)
     except (KeyError, IndexError, TypeError, AttributeError):
         return None
     return int(position[0]) if position else None
 
 
+def _own_line(node: Any) -> int | None:
+    line = getattr(getattr(node, "lc", None), "line", None)
+    return line if isinstance(line, int) else None
+
+
 def _thawed(node: Any) -> Any:
     if node is None or isinstance(node, str | int | float):
         return node
-    kind, members = node
+    kind, line, members = node
     if kind == "m":
         mapping = CachedMapping()
-        lines: dict[Any, int | None] = {}
-        for key, line, value in members:
+        keys: dict[Any, int | None] = {}
+        values: dict[Any, int | None] = {}
+        for key, key_line, value_line, value in members:
             mapping[key] = _thawed(value)
-            lines[key] = line
-        mapping.lc = _Lines(lines)
+            keys[key], values[key] = _checked(key_line), _checked(value_line)
+        mapping.lc = _Lines(_checked(line), keys, values)
         return mapping
     if kind == "s":
         items = CachedList()
-        item_lines: dict[Any, int | None] = {}
-        for index, (line, value) in enumerate(members):
+        lines: dict[Any, int | None] = {}
+        for index, (item_line, value) in enumerate(members):
             items.append(_thawed(value))
-            item_lines[index] = line
-        items.lc = _Lines(item_lines)
+            lines[index] = _checked(item_line)
+        items.lc = _Lines(_checked(line), lines, {})
         return items
     raise ValueError(f"not a stored node: {kind!r}")
+
+
+def _checked(line: Any) -> int | None:
+    if line is not None and (type(line) is not int or line < 0):
+        raise ValueError(f"not a line number: {line!r}")
+    return line

@@ -27,11 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-
 from hookgate.errors import ConfigError, ModelError
 from hookgate.hooks.errors import ConfigErrors
-from hookgate.hooks.yamlfile import did_you_mean, parse_yaml
+from hookgate.hooks.yamlfile import did_you_mean, read_config
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models.base import TextSink
 
@@ -133,7 +131,7 @@ def load_script(path: Path) -> tuple[ScriptedReply, ...]:
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ConfigError(f"{path}: cannot read the model script: {reason}") from exc
-    document = parse_yaml(source, str(path))
+    document = read_config(source, str(path))
     reader = _ScriptReader(str(path))
     replies = reader.read(document)
     if len(reader.errors) == 1:
@@ -155,7 +153,7 @@ class _ScriptReader:
         self.errors.append(ConfigError(f"{prefix}{where}: {problem}", hint=hint))
 
     def read(self, document: object) -> tuple[ScriptedReply, ...]:
-        if not isinstance(document, CommentedSeq) or not document:
+        if not isinstance(document, list) or not document:
             got = "an empty list" if isinstance(document, list) else _describe(document)
             self.fail(
                 _line_of(document),
@@ -166,13 +164,13 @@ class _ScriptReader:
             return ()
         replies = []
         for index, item in enumerate(document):
-            reply = self.reply(item, f"[{index}]", _line(document.lc.item, index))
+            reply = self.reply(item, f"[{index}]", _line(_lines(document).item, index))
             if reply is not None:
                 replies.append(reply)
         return tuple(replies)
 
     def reply(self, node: object, where: str, line: int) -> ScriptedReply | None:
-        if not isinstance(node, CommentedMap):
+        if not isinstance(node, Mapping):
             self.fail(
                 line,
                 where,
@@ -197,11 +195,11 @@ class _ScriptReader:
             return None
         return ScriptedReply(text or "", calls, expect, error, delay or 0.0)
 
-    def tool_calls(self, node: CommentedMap, where: str) -> tuple[ScriptedToolCall, ...]:
+    def tool_calls(self, node: Any, where: str) -> tuple[ScriptedToolCall, ...]:
         if "tool_calls" not in node:
             return ()
         value, path = node["tool_calls"], f"{where}.tool_calls"
-        if not isinstance(value, CommentedSeq):
+        if not isinstance(value, list):
             self.fail(
                 _line(node.lc.value, "tool_calls"),
                 path,
@@ -211,13 +209,13 @@ class _ScriptReader:
             return ()
         calls = []
         for index, item in enumerate(value):
-            call = self.tool_call(item, f"{path}[{index}]", _line(value.lc.item, index))
+            call = self.tool_call(item, f"{path}[{index}]", _line(_lines(value).item, index))
             if call is not None:
                 calls.append(call)
         return tuple(calls)
 
     def tool_call(self, node: object, where: str, line: int) -> ScriptedToolCall | None:
-        if not isinstance(node, CommentedMap):
+        if not isinstance(node, Mapping):
             self.fail(
                 line,
                 where,
@@ -235,7 +233,7 @@ class _ScriptReader:
             return None
         return ScriptedToolCall(name=name, arguments=arguments or {})
 
-    def unknown_keys(self, node: CommentedMap, where: str, allowed: Sequence[str]) -> None:
+    def unknown_keys(self, node: Any, where: str, allowed: Sequence[str]) -> None:
         for key in node:
             if key in allowed:
                 continue
@@ -244,7 +242,7 @@ class _ScriptReader:
 
     def optional(
         self,
-        node: CommentedMap,
+        node: Any,
         where: str,
         key: str,
         convert: Callable[[object], Any],
@@ -280,7 +278,7 @@ def _as_delay(value: object) -> float:
 
 
 def _as_object(value: object) -> dict[str, Any]:
-    if not isinstance(value, CommentedMap):
+    if not isinstance(value, Mapping):
         raise TypeError
     return _as_json(value)  # type: ignore[no-any-return]
 
@@ -326,5 +324,11 @@ def _line(lookup: Callable[[Any], Any], key: object) -> int:
     return int(position[0]) if position else 0
 
 
+def _lines(node: Any) -> Any:
+    """The line table of a list or mapping as read (ruamel's, or the parse cache's)."""
+    return node.lc
+
+
 def _line_of(node: object) -> int:
-    return node.lc.line if isinstance(node, CommentedMap | CommentedSeq) else 0
+    line = getattr(getattr(node, "lc", None), "line", None)
+    return line if isinstance(line, int) else 0
