@@ -8,7 +8,6 @@ and rule still applies to the approved call. Each approval is recorded as an eve
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -16,6 +15,7 @@ from typing import Any
 
 from hookgate.consent import ConsentRequest
 from hookgate.hooks import HookEngine, HookSpec
+from hookgate.hooks.digest import sha256
 
 #: Hex digits of a block's id: enough to tell a session's blocks apart, short to type.
 ID_DIGITS = 6
@@ -59,7 +59,7 @@ class Approvals:
         self, tool: str, arguments: Mapping[str, Any], hook: HookSpec, reason: str
     ) -> GuardrailBlock:
         key = _key(tool, arguments)
-        short = hashlib.sha256(key.encode()).hexdigest()[:ID_DIGITS]
+        short = sha256(key.encode()).hexdigest()[:ID_DIGITS]
         rule = hook.model.rule if hook.model is not None else hook.name
         block = GuardrailBlock(short, tool, dict(arguments), rule, hook.name, reason)
         self._blocks[short] = block

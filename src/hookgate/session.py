@@ -13,7 +13,6 @@ import datetime
 import json
 import os
 import re
-import secrets
 import stat
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -40,9 +39,11 @@ _WRITE_HINT = "set HOOKGATE_HOME to a writable directory"
 
 
 def new_session_id() -> str:
-    """A fresh id that sorts by creation time: `YYYYMMDD-HHMMSS-xxxxxx` (UTC, random hex)."""
+    """A fresh id that sorts by creation time: `YYYYMMDD-HHMMSS-xxxxxx` (UTC, random hex).
+
+    `os.urandom`, as `secrets.token_hex` does: `secrets` imports `hashlib` (OpenSSL)."""
     now = datetime.datetime.now(datetime.UTC)
-    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+    return f"{now:%Y%m%d-%H%M%S}-{os.urandom(3).hex()}"
 
 
 @dataclass(frozen=True)

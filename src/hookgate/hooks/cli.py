@@ -10,7 +10,6 @@ Schemas of an event. An application that embeds the engine passes its own
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.hooks.config import HooksConfig, HookSpec, load_hooks_file
+from hookgate.hooks.digest import sha256
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, canonical_event
 from hookgate.hooks.formats import FORMATS
@@ -274,9 +274,7 @@ def outcome_json(event: EventSpec, outcome: Outcome) -> dict[str, Any]:
 
 
 def _stable_call_id(tool: str, given: Any) -> str:
-    digest = hashlib.sha256(
-        json.dumps([tool, given], sort_keys=True).encode("utf-8", "backslashreplace")
-    )
+    digest = sha256(json.dumps([tool, given], sort_keys=True).encode("utf-8", "backslashreplace"))
     return f"fire_{digest.hexdigest()[:24]}"
 
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 # asyncio is imported where a verdict is awaited, on a running loop that already has it
 # loaded: `hooks fire` and other synchronous paths import this module and must not pay
 # for it (tests/frontends/test_startup_imports.py).
-import hashlib
 import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from hookgate.hooks.digest import sha256
 from hookgate.hooks.errors import HookgateError
 from hookgate.hooks.formats import BadReply, HookReply
 from hookgate.hooks.modeltarget import Checker, ModelTarget
@@ -63,7 +63,7 @@ class ModelChecks:
         question = event_text(event, envelope, target.input_budget)
         key = (
             f"{target.rule}\0{target.instructions}",
-            hashlib.sha256(question.encode()).hexdigest(),
+            sha256(question.encode()).hexdigest(),
         )
         if (cached := self._cache.get(key)) is not None:
             return cached

@@ -11,12 +11,13 @@ grant nothing: trust is checked on the file's own bytes, never on this cache.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from hookgate.hooks.digest import sha256
 
 #: Changes whenever the stored form changes: older entries are then simply not found.
 FORMAT = "yaml-v1"
@@ -112,7 +113,7 @@ def store(text: str, document: Any) -> None:
 def _entry(text: str) -> Path | None:
     if _directory is None:
         return None
-    return _directory / f"{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()}.json"
+    return _directory / f"{sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()}.json"
 
 
 # The stored form: a mapping is ["m", line, [[key, key line, value line, value], ...]],

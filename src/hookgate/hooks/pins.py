@@ -8,7 +8,6 @@ the hot path, a re-hash only when the stat changed. A mismatch is an `UnpinnedFi
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 import shlex
@@ -17,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from hookgate.hooks.config import HookSpec
+from hookgate.hooks.digest import sha256
 
 #: Bytes read at a time while hashing a file.
 _CHUNK = 1024 * 1024
@@ -53,7 +53,7 @@ def file_digest(path: str | os.PathLike[str]) -> str | None:
     with os.fdopen(descriptor, "rb") as file:
         if not stat.S_ISREG(os.fstat(descriptor).st_mode):
             return None
-        digest = hashlib.sha256()
+        digest = sha256()
         while chunk := file.read(_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()

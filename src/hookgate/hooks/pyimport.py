@@ -8,7 +8,6 @@ usual. `local_module_files` names the files such a module is made of, for trust.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import sys
@@ -16,6 +15,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from hookgate.hooks.digest import sha256
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.yamlfile import Where, describe
 
@@ -82,7 +82,7 @@ def _import(module_name: str, base_dir: Path) -> Any:
     local = [path for path, exists in files.items() if exists]
     if not local:
         return importlib.import_module(module_name)
-    tag = hashlib.sha256(str(base_dir).encode()).hexdigest()[:12]
+    tag = sha256(str(base_dir).encode()).hexdigest()[:12]
     private = f"_hookgate_local_{tag}_{top}"
     if private not in sys.modules:
         path = local[0]

@@ -8,7 +8,6 @@ what changed and the command that trusts it. Recording is `record.trust_agent_fi
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from hookgate.agentfile import AgentConfig, AgentRef, load_agent_file
 from hookgate.hooks import ConfigError
+from hookgate.hooks.digest import sha256
 from hookgate.hooks.pins import file_digest
 from hookgate.trust.store import TrustEntry, TrustStore
 
@@ -130,7 +130,7 @@ def _changes(path: Path, data: bytes, entry: TrustEntry) -> list[str]:
     """What differs from the entry, in plain words, without any file's content."""
     changes = []
     for name, trusted in entry.files.items():
-        now = hashlib.sha256(data).hexdigest() if name == str(path) else file_digest(name)
+        now = sha256(data).hexdigest() if name == str(path) else file_digest(name)
         if now == trusted.sha256:
             continue
         if trusted.sha256 is None:

@@ -8,7 +8,6 @@ through a temporary file and a rename, so a reader sees the old store or the new
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from collections.abc import Mapping
@@ -18,6 +17,7 @@ from typing import Any
 
 from hookgate.home import default_home
 from hookgate.hooks import ConfigError
+from hookgate.hooks.digest import sha256
 
 STORE_NAME = "trust.json"
 STORE_MODE = 0o600
@@ -43,7 +43,7 @@ class TrustEntry:
         canonical = json.dumps(
             sorted((path, f.role, f.sha256) for path, f in self.files.items()), ensure_ascii=True
         )
-        return hashlib.sha256(canonical.encode()).hexdigest()
+        return sha256(canonical.encode()).hexdigest()
 
 
 def store_path(home: Path | None = None) -> Path:
