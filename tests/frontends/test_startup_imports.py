@@ -99,14 +99,19 @@ def test_print_mode_with_a_scripted_model_imports_no_prompt_editor_sdk_or_acp(
     assert "hookgate.models.scripted" in modules
     assert_none_of(modules, SESSION_ONLY)
     again = imported(hooked, [str(HOOKGATE), "-p", "hi"])  # the agent file and script cached
-    unused = ("hookgate.handoff", "hookgate.team", *OPENSSL_HASHES)
+    unused = (
+        "hookgate.handoff", "hookgate.team", "hookgate.mcp", "hookgate.hooks.http",
+        "hookgate.hooks.httptarget", "hookgate.hooks.pyimport", "hookgate.hooks.persistent",
+        "hookgate.hooks.claude_settings", *OPENSSL_HASHES,
+    )  # fmt: skip
     assert_none_of(again, PARSER + SESSION_ONLY + unused)
 
 
 def test_acp_imports_no_prompt_editor(hooked: Project) -> None:
     modules = imported(hooked, [str(HOOKGATE), "acp"])  # stdin at end of file: it ends
     assert "acp" in modules
-    assert_none_of(modules, ("prompt_toolkit", "openai"))
+    unused = ("hookgate.handoff", "hookgate.team.rounds", "hookgate.mcp")
+    assert_none_of(modules, ("prompt_toolkit", "openai", *unused))
 
 
 def test_run_sync_embedder_imports_no_event_loop(hooked: Project, tmp_path: Path) -> None:

@@ -17,13 +17,15 @@ import importlib.util
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from hookgate.hooks.config import HooksConfig, HookSpec
-from hookgate.hooks.httptarget import HttpTarget
 from hookgate.hooks.pins import command_words
 from hookgate.hooks.process import SpawnError, resolve_program, run_process_sync
-from hookgate.hooks.pyimport import local_module_files, split_reference
+
+if TYPE_CHECKING:  # the kinds' modules: imported by a file that has such hooks
+    from hookgate.hooks.httptarget import HttpTarget
 
 #: Shells whose `-n` flag parses a script without running it, at the only paths the
 #: linter runs them from: the system's own, whatever path the config gives.
@@ -137,6 +139,8 @@ def _http_warnings(target: HttpTarget) -> list[str]:
 
 def _find_module(reference: str, base_dir: Path) -> list[str]:
     """Whether a `python:` hook's module can be found, without importing anything."""
+    from hookgate.hooks.pyimport import local_module_files, split_reference
+
     module_name, _ = split_reference(reference)
     top = module_name.split(".")[0]
     if any(local_module_files(top, base_dir).values()):

@@ -17,8 +17,6 @@ from pathlib import Path
 from hookgate.agentfile import AgentConfig, load_agent_file
 from hookgate.hooks import ConfigError
 from hookgate.hooks.pins import files_named, hook_files
-from hookgate.hooks.pyimport import local_module_files, split_reference
-from hookgate.mcp.config import StdioServer
 
 AGENT_FILE = "agent file"
 ASKED_AGENT_FILE = "asked agent's file"
@@ -70,12 +68,16 @@ def _files_of(config: AgentConfig) -> dict[Path, str]:
         for path in hook_files(hook, config.base_dir):
             files.setdefault(path, f"{hook.event.name} hook script")
         if hook.python is not None:
+            from hookgate.hooks.pyimport import local_module_files, split_reference
+
             module_name, _ = split_reference(hook.python)
             for path in local_module_files(module_name, config.base_dir):
                 files.setdefault(path, "python hook module")
         if hook.model is not None and hook.model.checker.script is not None:
             files.setdefault(hook.model.checker.script, "checker script")
     for server in config.mcp_servers.values():
+        from hookgate.mcp.config import StdioServer  # a file with MCP servers alone
+
         if isinstance(server, StdioServer):
             words = [server.command, *server.args]
             for path in files_named(words, server.cwd or config.base_dir):
