@@ -214,9 +214,15 @@ def audit(tmp_path_factory: pytest.TempPathFactory) -> Audit:
     home = sorted(path for path in project.home.rglob("*") if path.is_file())
     trust_store = project.home / "trust.json"  # paths and digests: searched on its own row
     home.remove(trust_store)
+    # The agent file's parse, kept by the commands that read it: searched on its own row.
+    parsed = [path for path in home if path.is_relative_to(project.home / "cache")]
+    home = [path for path in home if path not in parsed]
     artifacts = {
         "trust store ($HOOKGATE_HOME/trust.json)": Artifact(
             trust_store.read_text(), (str(project.agent_file),)
+        ),
+        "parse cache ($HOOKGATE_HOME/cache/)": Artifact(
+            "\n".join(path.read_text() for path in parsed), ('"redact-question"',)
         ),
         **{
             f"$HOOKGATE_HOME/{path.relative_to(project.home)}": Artifact(
@@ -263,6 +269,7 @@ def print_mode_artifacts(runs: list[subprocess.CompletedProcess[str]]) -> dict[s
 ARTIFACTS = (
     "every file under $HOOKGATE_HOME",
     "trust store ($HOOKGATE_HOME/trust.json)",
+    "parse cache ($HOOKGATE_HOME/cache/)",
     "hook inputs (a recorder on every event)",
     "audit log (postGeneration)",
     "model requests",
