@@ -179,6 +179,7 @@ class PersistentHooks:
                 await slot.resident.stop()
 
 
+_DECODER = json.JSONDecoder()
 #: The keys a reply line may have.
 _REPLY_KEYS = frozenset({"id", "reply", "exit", "stderr"})
 
@@ -186,8 +187,8 @@ _REPLY_KEYS = frozenset({"id", "reply", "exit", "stderr"})
 def _result(line: bytes, number: int, started: float) -> ProcessResult:
     """A reply line as the `ProcessResult` a process hook would have left."""
     try:
-        reply = json.loads(line)
-    except (ValueError, RecursionError) as exc:
+        reply = _DECODER.decode(line.decode())  # UTF-8, as the protocol says
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise ResidentFailure(f"replied with a line that is not JSON: {_excerpt(line)}") from exc
     if type(reply) is not dict or reply.get("id") != number:
         raise ResidentFailure(
