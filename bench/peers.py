@@ -11,7 +11,10 @@ the same run, call by call in a rotating order:
   start-up and the asking not counted);
 - persistent hooks: hookgate's `persistent: true` hook, both drivers, against a bare
   JSON-lines ping-pong with the same child program (`examples/persistent_guard.py`):
-  the parent writes a line, reads one back.
+  the parent writes the line hookgate writes, reads one back.
+Then the floor, the ping-pong and both persistent drivers again, in blocks of `--calls`
+consecutive calls (the order of the blocks rotating): call by call, every exchange
+finds an idle processor to wake; in a block, the child is still warm.
 The OpenAI Agents SDK has no process hooks; its per-tool-call cost next to hookgate's
 is in `bench/runtime_turn.py`. Each round gives each contender's median per call;
 the table shows the median of the rounds' ratios and their range.
