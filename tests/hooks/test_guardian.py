@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
+from collections.abc import Callable
 
 from hookgate.hooks.process.guard import GUARD_GRACE
 
@@ -40,15 +40,7 @@ def start_owner(ending: str) -> tuple[subprocess.Popen[str], int, int]:
     return owner, daemon, guardian
 
 
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return state[state.rindex(")") + 2] != "Z"
-
-
-def gone_within(pid: int, seconds: float) -> bool:
+def gone_within(pid: int, seconds: float, alive: Callable[[int], bool]) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if not alive(pid):
@@ -63,28 +55,34 @@ def test_the_guardian_at_rest_is_a_shell_not_a_second_interpreter() -> None:
     try:
         exe = os.path.realpath(f"/proc/{guardian}/exe")
         assert exe != os.path.realpath(sys.executable)
-        assert Path(exe).name in {"dash", "bash", "sh", "busybox"}
+        assert os.path.basename(exe) in {"dash", "bash", "sh", "busybox"}
     finally:
         owner.communicate("go\n")
         os.kill(daemon, signal.SIGKILL)
 
 
-def test_an_owner_killed_outright_has_its_marked_processes_stopped() -> None:
+def test_an_owner_killed_outright_has_its_marked_processes_stopped(
+    pid_alive: Callable[[int], bool],
+) -> None:
     owner, daemon, guardian = start_owner("killed")
     owner.communicate("go\n")
     assert owner.returncode == -signal.SIGKILL
-    assert gone_within(daemon, GUARD_GRACE + SLACK), "the marked daemon outlived its owner"
-    assert gone_within(guardian, SLACK), "the guardian stayed after its work"
+    assert gone_within(daemon, GUARD_GRACE + SLACK, pid_alive), (
+        "the marked daemon outlived its owner"
+    )
+    assert gone_within(guardian, SLACK, pid_alive), "the guardian stayed after its work"
 
 
-def test_a_clean_exit_dismisses_the_guardian_and_leaves_a_daemon_alone() -> None:
+def test_a_clean_exit_dismisses_the_guardian_and_leaves_a_daemon_alone(
+    pid_alive: Callable[[int], bool],
+) -> None:
     """A daemon a hook started outside its group on purpose survives a clean exit."""
     owner, daemon, guardian = start_owner("clean")
     owner.communicate("go\n")
     try:
         assert owner.returncode == 0
-        assert not alive(guardian), "a clean exit reaps its guardian"
+        assert not pid_alive(guardian), "a clean exit reaps its guardian"
         time.sleep(0.2)
-        assert alive(daemon)
+        assert pid_alive(daemon)
     finally:
         os.kill(daemon, signal.SIGKILL)
