@@ -187,8 +187,9 @@ class Process:
         ours = (stdin_w, stdout_r, stderr_r)
         pid: int | None = None
         pidfd: int | None = None
-        # From the start on, an interrupt (Ctrl-C) at any step kills the child: once this
-        # returns, the caller's `try` stops it; nothing between the two can raise.
+        # From the start on, an interrupt (Ctrl-C) at any step kills the child. Once this
+        # returns, the caller's `try` stops it: CPython handles signals at calls and
+        # loops, not between a Python function's return and the caller's next call.
         try:
             try:
                 with starting():  # tracked before any other thread may take it for an orphan
