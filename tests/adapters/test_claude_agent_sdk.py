@@ -276,3 +276,23 @@ def test_a_failed_agent_call_still_runs_post_ask_with_its_error(hooked: Hooked) 
         "preAsk:researcher",
         "postAsk:researcher",
     ]
+
+
+def test_an_agent_call_allowed_but_never_run_still_gets_its_post_ask(hooked: Hooked) -> None:
+    """The CLI may refuse a call after the hooks allowed it (its own permission check),
+    or the turn may end first: postAsk then says the hand-off did not run, at the turn's
+    end, so every preAsk a log saw has its postAsk."""
+
+    async def script(cli: ScriptedCLI, prompt: str) -> None:
+        if await cli.prompt_allowed(prompt):
+            asked = {"subagent_type": "researcher", "prompt": "tell me"}
+            fields = {"tool_name": "Agent", "tool_input": asked, "tool_use_id": "toolu_refused"}
+            await cli.hook("PreToolUse", fields)  # allowed; then the CLI's permission says no
+            await cli.finish("done")
+
+    converse(hooked, "find out", script)
+    assert hooked.hand_offs() == [
+        "preToolCall:ask_agent",
+        "preAsk:researcher",
+        "postAsk:researcher",
+    ]
