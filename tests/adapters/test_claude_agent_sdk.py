@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
