@@ -11,7 +11,10 @@ the same run, call by call in a rotating order:
   start-up and the asking not counted);
 - persistent hooks: hookgate's `persistent: true` hook, both drivers, against a bare
   JSON-lines ping-pong with the same child program (`examples/persistent_guard.py`):
-  the parent writes a line, reads one back.
+  the parent writes the line hookgate writes, reads one back.
+Then the floor, the ping-pong and both persistent drivers again, in blocks of `--calls`
+consecutive calls (the order of the blocks rotating): call by call, every exchange
+finds an idle processor to wake; in a block, the child is still warm.
 The OpenAI Agents SDK has no process hooks; its per-tool-call cost next to hookgate's
 is in `bench/runtime_turn.py`. Each round gives each contender's median per call;
 the table shows the median of the rounds' ratios and their range.
@@ -33,11 +36,11 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import IO
 
 from hookgate.hooks import HookEngine, adopt_orphans, parse_hooks, run_process_sync
 from hookgate.hooks.process import guarded
@@ -134,29 +137,56 @@ async def asyncio_subprocess() -> None:
     await child.communicate(EVENT)
 
 
+#: The event as hookgate's native format sends it (`bench` runs from the project dir).
+ENVELOPE = {"event": "preToolCall", "session_id": "bench", "cwd": os.getcwd(), **PAYLOAD}
+
+
 class PingPong:
-    """The bare JSON-lines exchange with the persistent child: the event encoded and
-    written as a line, a line read back and decoded (its id checked)."""
+    """The bare JSON-lines exchange with the persistent child, as a minimal client
+    does it: the event encoded into the very line hookgate sends (checked against one
+    captured from hookgate), written, a line read back and decoded, its id checked."""
 
     def __init__(self) -> None:
         self.child = subprocess.Popen([sys.executable, str(CHILD)], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, env=ENV)  # fmt: skip
         assert self.child.stdin is not None
         assert self.child.stdout is not None
-        self.stdin: IO[bytes] = self.child.stdin
-        self.stdout: IO[bytes] = self.child.stdout
+        self.stdin, self.stdout = self.child.stdin.fileno(), self.child.stdout.fileno()
         self.number = 0
+        if self.line(1) != hookgates_line():
+            raise SystemExit(f"the bare line differs from hookgate's: {self.line(1)!r}")
+
+    @staticmethod
+    def line(number: int) -> bytes:
+        event = json.dumps(ENVELOPE, ensure_ascii=False, separators=(",", ":")).encode()
+        return b'{"id":%d,"event":%s}\n' % (number, event)
 
     def __call__(self) -> None:
         self.number += 1
-        event = json.dumps({"event": "preToolCall", "session_id": "bench", **PAYLOAD})
-        self.stdin.write(b'{"id":%d,"event":%s}\n' % (self.number, event.encode()))
-        self.stdin.flush()
-        assert json.loads(self.stdout.readline())["id"] == self.number
+        os.write(self.stdin, self.line(self.number))
+        reply = os.read(self.stdout, 65536)
+        while not reply.endswith(b"\n"):
+            reply += os.read(self.stdout, 65536)
+        assert json.loads(reply)["id"] == self.number
 
     def close(self) -> None:
-        self.stdin.close()
+        assert self.child.stdin is not None
+        self.child.stdin.close()
         self.child.wait()
+
+
+def hookgates_line() -> bytes:
+    """The first line a persistent hook reads from hookgate, for the event above."""
+    with tempfile.TemporaryDirectory() as scratch:
+        seen = Path(scratch) / "line"
+        record = (f"import sys; open({str(seen)!r}, 'wb').write(sys.stdin.buffer.readline()); "
+                  "print('{\"id\": 1}', flush=True)")  # fmt: skip
+        capture = engine({"args": [sys.executable, "-c", record], "persistent": True})
+        try:
+            capture.run_sync("preToolCall", PAYLOAD)
+        finally:
+            capture.close()
+        return seen.read_bytes()
 
 
 def engine(hook: dict[str, object]) -> HookEngine:
@@ -190,8 +220,9 @@ class Node:
             self.child.wait()
 
 
-def measure(rounds: int, calls: int) -> list[dict[str, float]]:
-    """Each round: every contender's median seconds per call, `calls` calls each."""
+def measure(rounds: int, calls: int) -> tuple[Rounds, Rounds]:
+    """Each round: every contender's median seconds per call, `calls` calls each;
+    interleaved, then in blocks."""
     one_hook = engine({"command": "true"})
     resident = {"args": [sys.executable, str(CHILD)], "persistent": True}
     persistent_sync, persistent_async = engine(resident), engine(resident)
@@ -205,12 +236,16 @@ def measure(rounds: int, calls: int) -> list[dict[str, float]]:
         node.close()
 
 
+Rounds = list[dict[str, float]]
+
+
 async def _rounds(
     rounds: int, calls: int, one_hook: HookEngine, persistent_sync: HookEngine,
     persistent_async: HookEngine, ping_pong: PingPong, node: Node,
-) -> list[dict[str, float]]:  # fmt: skip
-    """The rounds, on one running event loop, as an agent's runtime has (the blocking
-    contenders block it while they run: nothing else runs here)."""
+) -> tuple[Rounds, Rounds]:  # fmt: skip
+    """The rounds, call by call, then those in blocks (`IN_BLOCKS`), on one running
+    event loop, as an agent's runtime has (the blocking contenders block it while they
+    run: nothing else runs here)."""
 
     def blocking(function: Callable[[], object]) -> Callable[[], Awaitable[object]]:
         async def call() -> object:
@@ -249,10 +284,35 @@ async def _rounds(
                     await contenders[name]()
                     samples[name].append(time.perf_counter() - started)
             results.append({name: statistics.median(times) for name, times in samples.items()})
+        blocks = [await _block_round(index, calls, contenders) for index in range(rounds)]
     finally:
         await persistent_async.aclose()
         await one_hook.aclose()
-    return results
+    return results, blocks
+
+
+#: Measured again in blocks of consecutive calls: the persistent hooks, their bare
+#: exchange, and the floor to weigh them against.
+IN_BLOCKS = ("floor", "ping-pong", "persistent run_sync", "persistent await run")
+
+
+async def _block_round(
+    index: int, calls: int, contenders: dict[str, Callable[[], Awaitable[object]]]
+) -> dict[str, float]:
+    """One round of `calls` calls in a row of each, the order of the blocks rotating
+    from round to round: what an agent that calls its hook again and again sees, the
+    child still running when the next event comes (interleaved, every exchange waits
+    for an idle processor to wake up)."""
+    shift = index % len(IN_BLOCKS)
+    medians = {}
+    for name in IN_BLOCKS[shift:] + IN_BLOCKS[:shift]:
+        times = []
+        for _ in range(calls):
+            started = time.perf_counter()
+            await contenders[name]()
+            times.append(time.perf_counter() - started)
+        medians[name] = statistics.median(times)
+    return medians
 
 
 ROWS = (
@@ -271,34 +331,58 @@ ROWS = (
 )
 
 
-def report(results: list[dict[str, float]]) -> str:
-    def ratios(name: str, base: str) -> list[float]:
-        return sorted(r[name] / r[base] for r in results if name in r)
-
+def report(results: Rounds, blocks: Rounds) -> str:
     lines = [
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.2f}; "
         f"{len(results)} rounds",
         "",
+        "Call by call, in a rotating order:",
+        "",
+        *_table(results, ROWS),
+        "",
+        *_against_ping_pong(results),
+        "",
+        "In blocks of consecutive calls, the order of the blocks rotating:",
+        "",
+        *_table(blocks, [row for row in ROWS if row[0] in IN_BLOCKS]),
+        "",
+        *_against_ping_pong(blocks),
+    ]
+    return "\n".join(lines)
+
+
+def _ratios(results: Rounds, name: str, base: str) -> list[float]:
+    return sorted(r[name] / r[base] for r in results if name in r)
+
+
+def _spread(found: list[float]) -> str:
+    return f"{statistics.median(found):.2f}× ({found[0]:.2f}–{found[-1]:.2f})"
+
+
+def _table(results: Rounds, rows: Sequence[tuple[str, str, str]]) -> list[str]:
+    lines = [
         "| what | per call (median of rounds) | vs floor (median, range) | target |",
         "| --- | ---: | ---: | --- |",
     ]
-    for name, label, target in ROWS:
+    for name, label, target in rows:
         values = [r[name] for r in results if name in r]
         if not values:
             lines.append(f"| {label} | skipped (not installed) | | |")
             continue
-        found = ratios(name, "floor")
-        shown = f"{statistics.median(found):.2f}× ({found[0]:.2f}–{found[-1]:.2f})"
+        shown = _spread(_ratios(results, name, "floor"))
         lines.append(
             f"| {label} | {statistics.median(values) * 1e6:,.0f} µs | {shown} | {target} |"
         )
-    lines.append("")
-    for name in ("persistent run_sync", "persistent await run"):
-        found = ratios(name, "ping-pong")
-        lines.append(f"- {name} vs the bare ping-pong: {statistics.median(found):.2f}× "
-                     f"({found[0]:.2f}–{found[-1]:.2f}); target ≤ 1.3×")  # fmt: skip
-    return "\n".join(lines)
+    return lines
+
+
+def _against_ping_pong(results: Rounds) -> list[str]:
+    return [
+        f"- {name} vs the bare ping-pong: {_spread(_ratios(results, name, 'ping-pong'))}; "
+        "target ≤ 1.3×"
+        for name in ("persistent run_sync", "persistent await run")
+    ]
 
 
 def main() -> None:
@@ -307,7 +391,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200, help="calls per contender a round")
     args = parser.parse_args()
     adopt_orphans()
-    print(report(measure(args.rounds, args.calls)))
+    print(report(*measure(args.rounds, args.calls)))
 
 
 if __name__ == "__main__":

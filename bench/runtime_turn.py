@@ -89,6 +89,10 @@ class ServerProcess:
         )  # fmt: skip
         self.url = self._read()
 
+    @property
+    def pid(self) -> int:
+        return self._child.pid
+
     def queue_turn(self, tool_calls: int) -> None:
         """Queue the replies of one turn with `tool_calls` tool calls."""
         self._ask(f"queue {tool_calls}")

@@ -4,31 +4,23 @@ call is judged again. `hookgate acp` runs as a subprocess, driven by the real cl
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from runtime.project import Project
 from support.acp_client import RecordingClient, StartPeer, check_golden
+from support.guarded import guarded_twice
 
 pytestmark = pytest.mark.anyio
 
 GOLDEN = Path(__file__).with_name("golden")
-CALL = {"name": "shell", "arguments": {"command": "touch once.txt"}}
 
 
 async def test_allow_once_lets_one_identical_call_past_the_guardrail(
     project: Project, start_peer: StartPeer
 ) -> None:
-    model = project.script(
-        {"tool_calls": [CALL]}, {"text": "Done."},
-        {"tool_calls": [CALL]}, {"expect": "denied by guardrail 'shell'", "text": "Blocked."},
-    )  # fmt: skip
-    (project.dir / "verdicts.yaml").write_text(
-        json.dumps([{"decision": "block", "reason": "it touches a file"}])
-    )
-    project.write_agent(model, yolo=True, guardrails={"model": "scripted:verdicts.yaml"})
+    guarded_twice(project)
     client = RecordingClient(answers=["allow_once", "reject_once"])
 
     async with start_peer(client) as peer:

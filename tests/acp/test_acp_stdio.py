@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pytest
 from acp import text_block
 from acp.client.connection import ClientSideConnection
 
-from runtime.project import Project
+from runtime.project import HOOKGATE, Project
 from support.acp_client import RecordingClient
 from support.acp_raw import NOT_MESSAGES, start_raw, wait_until
 from support.mcp_peers import stdio_server
@@ -158,3 +159,36 @@ async def test_repeated_signals_let_post_generation_finish_once(
 
     assert agent.process.returncode == code, errors.decode()
     assert [json.loads(line)["outcome"] for line in log.read_text().splitlines()] == ["cancelled"]
+
+
+def test_stdin_at_its_end_from_dev_null_is_a_quiet_exit(project: Project) -> None:
+    """An editor, a script or a service manager may start it with nothing to read."""
+    project.write_agent(project.script({"text": "unused"}))
+
+    run = project.hookgate("acp")
+
+    assert (run.returncode, run.stdout) == (0, "")
+    assert "Traceback" not in run.stderr
+
+
+def test_requests_from_a_file_are_answered_into_a_file(project: Project, tmp_path: Path) -> None:
+    """stdin and stdout may be regular files (a recorded session replayed, answers logged)."""
+    project.write_agent(project.script({"text": "unused"}))
+    project.trust()
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text(
+        json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                    "params": {"protocolVersion": 1}}) + "\n"
+        + "not json\n"
+    )  # fmt: skip
+    answers = tmp_path / "answers.jsonl"
+
+    with requests.open("rb") as stdin, answers.open("wb") as stdout:
+        run = subprocess.run([str(HOOKGATE), "acp"], cwd=project.dir, env=project.env(),
+                             stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, timeout=30,
+                             check=False)  # fmt: skip
+
+    assert run.returncode == 0, run.stderr
+    replies = {reply["id"]: reply for reply in map(json.loads, answers.read_bytes().splitlines())}
+    assert replies[0]["result"]["protocolVersion"] == 1
+    assert replies[None]["error"]["code"] == -32700  # the line that was not JSON

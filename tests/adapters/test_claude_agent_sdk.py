@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -261,18 +262,36 @@ def test_the_hand_off_answers_on_the_wire_match_the_golden_files(
     assert cli.answers == json.loads(golden.read_text()), golden
 
 
-def test_a_failed_agent_call_still_runs_post_ask_with_its_error(hooked: Hooked) -> None:
+#: A hand-off's events as the hooks log them, when postAsk follows preAsk.
+PAIRED = ["preToolCall:ask_agent", "preAsk:researcher", "postAsk:researcher"]
+
+
+def _agent_call(
+    failure: str | None,
+) -> Callable[[ScriptedCLI, str], Awaitable[None]]:
+    """An `Agent` call the hooks allow, then a PostToolUseFailure with `failure`, or
+    nothing at all (the CLI's own permission check said no) when None."""
+
     async def script(cli: ScriptedCLI, prompt: str) -> None:
         if await cli.prompt_allowed(prompt):
             asked = {"subagent_type": "researcher", "prompt": "tell me"}
-            fields = {"tool_name": "Agent", "tool_input": asked, "tool_use_id": "toolu_failed"}
+            fields = {"tool_name": "Agent", "tool_input": asked, "tool_use_id": "toolu_1"}
             await cli.hook("PreToolUse", fields)
-            await cli.hook("PostToolUseFailure", {**fields, "error": "the agent crashed"})
+            if failure is not None:
+                await cli.hook("PostToolUseFailure", {**fields, "error": failure})
             await cli.finish("done")
 
-    converse(hooked, "find out", script)
-    assert hooked.hand_offs() == [
-        "preToolCall:ask_agent",
-        "preAsk:researcher",
-        "postAsk:researcher",
-    ]
+    return script
+
+
+def test_a_failed_agent_call_still_runs_post_ask_with_its_error(hooked: Hooked) -> None:
+    converse(hooked, "find out", _agent_call("the agent crashed"))
+    assert hooked.hand_offs() == PAIRED
+
+
+def test_an_agent_call_allowed_but_never_run_still_gets_its_post_ask(hooked: Hooked) -> None:
+    """The CLI may refuse a call after the hooks allowed it (its own permission check),
+    or the turn may end first: postAsk then says the hand-off did not run, at the turn's
+    end, so every preAsk a log saw has its postAsk."""
+    converse(hooked, "find out", _agent_call(None))
+    assert hooked.hand_offs() == PAIRED

@@ -30,6 +30,7 @@ from hookgate.hooks import (
     run_process_sync,
 )
 from hookgate.hooks.process import KILL_GRACE, OUTPUT_CAP
+from hookgate.hooks.process import core as process_core
 from hookgate.hooks.process.guard import guard_token
 
 #: The timeout of the hooks below that are meant to run past it.
@@ -764,3 +765,42 @@ def test_many_hooks_with_orphans_leave_no_zombie_behind(
     for _ in range(5):
         assert run_hooks(engine, "preToolCall", SHELL_CALL).errors == ()
     assert _zombie_children() == []
+
+
+#: The steps just after the child has started where a Ctrl-C can land, each replaced
+#: below by one that raises KeyboardInterrupt (as a SIGINT handled right then would):
+#: once posix_spawn has returned (the interrupt loses the pid), once the child is
+#: tracked, before its pidfd is opened.
+_AFTER_THE_START = {
+    "spawn returned": (os, "posix_spawn"),
+    "tracked": (process_core, "track"),
+    "before the pidfd": (process_core, "_open_pidfd"),
+}
+
+
+@pytest.mark.parametrize("step", list(_AFTER_THE_START))
+def test_a_ctrl_c_right_after_the_start_still_stops_the_child(
+    monkeypatch: pytest.MonkeyPatch, run: Run, step: str, group_gone: Callable[[int], None]
+) -> None:
+    """However early the interrupt comes, the child is killed and reaped, and its fds
+    closed: a Ctrl-C of `hooks fire` must not leave behind a hook that nothing stops."""
+    module, name = _AFTER_THE_START[step]
+    real = getattr(module, name)
+    started: list[int] = []
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        if step == "before the pidfd":
+            started.append(args[0])
+        else:
+            answer = real(*args, **kwargs)
+            started.append(answer if step == "spawn returned" else args[0])
+        raise KeyboardInterrupt
+
+    before = _open_fds()
+    monkeypatch.setattr(module, name, interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run(["/bin/sh", "-c", "exec sleep 30"], timeout=30)
+    monkeypatch.undo()
+    assert len(started) == 1
+    group_gone(started[0])
+    assert _open_fds() == before

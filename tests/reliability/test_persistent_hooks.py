@@ -42,6 +42,9 @@ CHILD = textwrap.dedent("""
             time.sleep(60)
         if what == "garbage":
             print("\\x00\\xff not json", flush=True)
+        if what == "not utf-8":  # JSON in shape, but the protocol's text is UTF-8
+            sys.stdout.buffer.write(b'{"id": %d, "reply": "\\xff"}\\n' % message["id"])
+            sys.stdout.flush()
         if what == "wrong id":
             print(json.dumps({"id": message["id"] + 1}), flush=True)
         if what == "kill group":
@@ -56,6 +59,7 @@ FAULTS = {
     "hang": f"timed out after {HANG_TIMEOUT_S:g}s",
     "flood": f"a reply line passed {LINE_CAP:,} bytes",
     "garbage": "replied with a line that is not JSON",
+    "not utf-8": "replied with a line that is not JSON",
     "wrong id": "replied '{\"id\": 3}' to event 2",
     "kill group": "was killed by signal 9 before it replied",
 }

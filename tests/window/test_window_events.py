@@ -62,9 +62,13 @@ def whole(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def turn_events(
-    http: httpx2.Client, session_id: str, question: str, after: int = -1
+    http: httpx2.Client,
+    session_id: str,
+    question: str,
+    after: int = -1,
+    answer: str = "allow_once",
 ) -> list[dict[str, Any]]:
-    """Ask, allow every consent request once, and collect the turn's events: those
+    """Ask, give every consent request `answer`, and collect the turn's events: those
     after number `after` (what an `EventSource` that reconnects asks for)."""
     path = f"/api/sessions/{session_id}"
     headers = {"last-event-id": str(after)} if after >= 0 else {}
@@ -77,8 +81,8 @@ def turn_events(
             event = json.loads(line.removeprefix("data: "))
             events.append(event)
             if event["type"] == "consent":
-                answer = {"id": event["id"], "answer": "allow_once"}
-                assert http.post(f"{path}/consent", json=answer).status_code == 200
+                answered = {"id": event["id"], "answer": answer}
+                assert http.post(f"{path}/consent", json=answered).status_code == 200
             if event["type"] == "turn_end":
                 return events
     raise AssertionError(f"the stream ended before the turn did: {events}")

@@ -51,6 +51,8 @@ REWRITE_BLOCKED = (
     "a hook rewrote the question, and the Claude Agent SDK cannot send a rewritten "
     "question; it was blocked instead"
 )
+#: The error postAsk reads for a hand-off preAsk allowed that never ran.
+NOT_RUN = "the hand-off did not run: refused after its hooks, or the turn ended first"
 #: Added to each matcher's timeout beyond the sum of its hooks' own timeouts.
 TIMEOUT_MARGIN = 5.0
 _HOOKGATE_NAMES = {claude: ours for ours, claude in CLAUDE_TOOL_NAMES.items()} | {
@@ -111,9 +113,17 @@ class HookgateHooks(dict[str, list[HookMatcher]]):
             raise
 
     async def _finish_pending(self, outcome: TurnEnd) -> None:
+        await self._close_asks()
         while self._prompts:
             _, prompt = self._prompts.popitem()
             await self.gate.finish(prompt, None, outcome)
+
+    async def _close_asks(self) -> None:
+        """postAsk for each hand-off preAsk allowed that never ran: the CLI refused the
+        call after its hooks (its own permission check), or the turn ended first."""
+        while self._asks:
+            _, asked = self._asks.popitem()
+            await self.gate.check_answer(asked, "", NOT_RUN)
 
     def _matcher(self, event: str, callback: Callback, fail_closed: bool) -> HookMatcher:
         budget = sum(hook.timeout for hook in self.gate.engine.hooks_for(event))
@@ -194,6 +204,7 @@ class HookgateHooks(dict[str, list[HookMatcher]]):
         return {}
 
     async def _stop(self, data: Any, tool_use_id: str | None, _: Any) -> dict[str, Any]:
+        await self._close_asks()
         prompt = self._prompts.pop(str(data.get("session_id", "")), "")
         await self.gate.finish(prompt, data.get("last_assistant_message"), "answered")
         return {}

@@ -10,5 +10,6 @@ for line in sys.stdin:  # {"id": N, "event": {...}}: the event a process hook re
     reply: dict[str, str] | None = None  # None: no objection, the call goes on
     if "rm -rf /" in command:
         reply = {"action": "deny", "reason": "rm -rf / is never run here"}
-    # Exactly one line per event, with its id, flushed at once: hookgate is waiting.
-    print(json.dumps({"id": message["id"], "reply": reply}), flush=True)
+    # One line per event, with its id, in one write, flushed: hookgate is waiting.
+    sys.stdout.write(json.dumps({"id": message["id"], "reply": reply}) + "\n")
+    sys.stdout.flush()

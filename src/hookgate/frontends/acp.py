@@ -16,7 +16,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import Any, cast
 
 from acp import PROTOCOL_VERSION, RequestError, run_agent
 from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
@@ -37,7 +37,7 @@ from acp.schema import (
 from hookgate.agent import AgentSession, open_agent
 from hookgate.approvals import ApproveMode
 from hookgate.frontends.acp_session import AcpChannel, AcpView, editor_mcp_servers, prompt_text
-from hookgate.frontends.acp_wire import GuardedNdjson
+from hookgate.frontends.acp_wire import GuardedNdjson, open_stdio
 from hookgate.frontends.terminal import notice_line
 from hookgate.hooks import HookgateError
 from hookgate.hooks.process import reap_orphans
@@ -221,12 +221,10 @@ async def acp_mode(agent_file: Path) -> int:
     and their postGeneration hooks run; later signals are only remembered.
     """
     agent_file = _checked(agent_file)
-    rpc_out = _claim_stdout()
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, rpc_out)
-    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    stdio = await open_stdio(
+        os.dup(sys.stdin.fileno()), _claim_stdout(), limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES
+    )
     server = HookgateAcpAgent(agent_file, SessionStore())
     # A daemon that escaped its hook's group is ours to reap when it exits (we are its
     # subreaper): at once, not at the next hook, or each turn could leave a zombie.
@@ -237,12 +235,14 @@ async def acp_mode(agent_file: Path) -> int:
             # session/close is still "unstable" to the SDK: the one such method defined here.
             await interrupts.run(
                 run_agent(
-                    cast(Agent, server), GuardedNdjson(reader, writer), use_unstable_protocol=True
+                    cast(Agent, server),
+                    GuardedNdjson(stdio.reader, stdio.writer),
+                    use_unstable_protocol=True,
                 )
             )
         finally:
             await server.aclose()
-            writer.close()
+            await stdio.close()
             loop.remove_signal_handler(signal.SIGCHLD)
     if interrupts.exit_code is not None:
         notice_line("interrupted; every session was closed")
@@ -270,13 +270,13 @@ def _checked(agent_file: Path) -> Path:
     return load_trusted(agent_file)[0].path
 
 
-def _claim_stdout() -> BinaryIO:
+def _claim_stdout() -> int:
     """fd 1 for JSON-RPC alone: a copy of it carries the protocol; fd 1 becomes stderr.
 
     Hooks, tools and MCP servers inherit fd 1 and a stray `print` writes there: after
     this, none of them can corrupt the protocol stream.
     """
     sys.stdout.flush()
-    rpc = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
+    rpc = os.dup(sys.stdout.fileno())
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     return rpc

@@ -6,12 +6,20 @@ a batch, a request without a method) is answered with the JSON-RPC error reply, 
 null where it has none, and the next line is read. The SDK's own reader (0.12) dies
 on such a line or takes `null` for the end of input; docs/upstream/acp-reader.patch
 is the fix offered upstream.
+
+`open_stdio` gives the protocol its streams over whatever stdin and stdout are: pipes
+and sockets (an editor's) are watched by the event loop; a regular file or /dev/null,
+which epoll refuses, is copied through a pipe by a thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
+import selectors
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,8 +29,77 @@ from hookgate.frontends.terminal import notice_line
 
 #: Characters of a refused line quoted in the notice on stderr.
 QUOTED = 80
+#: Seconds a clean exit waits for the answers still being copied into a file.
+DRAIN_WAIT = 5.0
 
 Message = dict[str, Any]
+
+
+@dataclass
+class Stdio:
+    """The protocol's two streams, and the thread copying answers where epoll cannot."""
+
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    answers_copier: threading.Thread | None
+
+    async def close(self) -> None:
+        """Close the writer; wait until what was written has reached stdout."""
+        self.writer.close()
+        await asyncio.sleep(0)  # the transport closes its pipe on the next iteration
+        if self.answers_copier is not None:
+            self.answers_copier.join(DRAIN_WAIT)
+
+
+async def open_stdio(rpc_in: int, rpc_out: int, limit: int) -> Stdio:
+    """Streams over the fds `rpc_in` and `rpc_out` (both ours), whatever files they are."""
+    loop = asyncio.get_running_loop()
+    if not _watchable(rpc_in, selectors.EVENT_READ):
+        pipe_out, pipe_in = os.pipe()
+        _start_copier("acp-stdin", rpc_in, pipe_in, closes=(pipe_in,))
+        rpc_in = pipe_out
+    answers_copier = None
+    if not _watchable(rpc_out, selectors.EVENT_WRITE):
+        pipe_out, pipe_in = os.pipe()
+        answers_copier = _start_copier("acp-stdout", pipe_out, rpc_out, closes=(pipe_out, rpc_out))
+        rpc_out = pipe_in
+    reader = asyncio.StreamReader(limit=limit)
+    source = os.fdopen(rpc_in, "rb", buffering=0)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), source)
+    sink = os.fdopen(rpc_out, "wb", buffering=0)
+    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, sink)
+    return Stdio(reader, asyncio.StreamWriter(transport, protocol, None, loop), answers_copier)
+
+
+def _watchable(fd: int, events: int) -> bool:
+    """Whether the event loop can watch `fd` (epoll refuses regular files, /dev/null)."""
+    with selectors.DefaultSelector() as selector:
+        try:
+            selector.register(fd, events)
+        except (OSError, ValueError):
+            return False
+    return True
+
+
+def _start_copier(name: str, source: int, sink: int, closes: tuple[int, ...]) -> threading.Thread:
+    copier = threading.Thread(target=_copy, args=(source, sink, closes), name=name, daemon=True)
+    copier.start()
+    return copier
+
+
+def _copy(source: int, sink: int, closes: tuple[int, ...]) -> None:
+    """Copy `source` to `sink` until the end of either; then close `closes`."""
+    try:
+        while chunk := os.read(source, 65536):
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(sink, view) :]
+    except OSError:
+        pass  # the other side is gone, and with it what there was to copy
+    finally:
+        for fd in closes:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 class GuardedNdjson:

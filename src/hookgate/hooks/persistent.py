@@ -94,7 +94,7 @@ class PersistentHooks:
         """The hook's reply to `event`, as the `ProcessResult` a process hook would leave."""
         started = time.monotonic()
         deadline = started + hook.timeout
-        slot = self._slots.setdefault(id(hook), _Slot())
+        slot = self._slot(hook)
         if not slot.lock.acquire(timeout=hook.timeout):
             raise TimeoutError
         try:
@@ -128,7 +128,7 @@ class PersistentHooks:
 
         started = time.monotonic()
         deadline = started + hook.timeout
-        slot = self._slots.setdefault(id(hook), _Slot())
+        slot = self._slot(hook)
         loop = asyncio.get_running_loop()
         lock = slot.loop_locks.get(loop) or slot.loop_locks.setdefault(loop, asyncio.Lock())
         if lock.locked():  # another event has its turn: wait for it, within our timeout
@@ -160,6 +160,10 @@ class PersistentHooks:
         finally:
             lock.release()
 
+    def _slot(self, hook: HookSpec) -> _Slot:
+        slot = self._slots.get(id(hook))  # a new `_Slot` (a lock, a dict) only the first time
+        return slot if slot is not None else self._slots.setdefault(id(hook), _Slot())
+
     def close(self) -> None:
         """Stop every process (without an event loop: from `run_sync`'s side)."""
         slots, self._slots = list(self._slots.values()), {}
@@ -175,19 +179,23 @@ class PersistentHooks:
                 await slot.resident.stop()
 
 
+_DECODER = json.JSONDecoder()
+#: The keys a reply line may have.
+_REPLY_KEYS = frozenset({"id", "reply", "exit", "stderr"})
+
+
 def _result(line: bytes, number: int, started: float) -> ProcessResult:
     """A reply line as the `ProcessResult` a process hook would have left."""
     try:
-        reply = json.loads(line)
-    except (ValueError, RecursionError) as exc:
+        reply = _DECODER.decode(line.decode())  # UTF-8, as the protocol says
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise ResidentFailure(f"replied with a line that is not JSON: {_excerpt(line)}") from exc
-    if not isinstance(reply, dict) or reply.get("id") != number:
+    if type(reply) is not dict or reply.get("id") != number:
         raise ResidentFailure(
             f'replied {_excerpt(line)} to event {number}: expected {{"id": {number}, ...}}'
         )
-    unknown = set(reply) - {"id", "reply", "exit", "stderr"}
     code, stderr = reply.get("exit", 0), reply.get("stderr", "")
-    if unknown or type(code) is not int or not isinstance(stderr, str):
+    if not reply.keys() <= _REPLY_KEYS or type(code) is not int or type(stderr) is not str:
         raise ResidentFailure(
             f"replied {_excerpt(line)}: a reply has id, reply, an integer exit and a string "
             "stderr, nothing else"

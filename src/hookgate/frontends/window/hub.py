@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.agent import AgentSession, open_agent
+from hookgate.approvals import ApproveMode, GuardrailBlock
 from hookgate.consent import Answer, ConsentRequest, SessionConsent
 from hookgate.frontends.sessionlist import session_row
 from hookgate.frontends.window.render import render_markdown
@@ -161,14 +162,24 @@ class WindowSession:
         await cancel_started(turn, self._started)
         return True
 
-    async def _ask_page(self, request: ConsentRequest) -> Answer:
-        """Show the consent dialog; the page's answer (`answer_consent`) decides."""
+    async def approve_guardrail(self, block: GuardrailBlock) -> bool:
+        """Ask the page whether a call a guardrail blocked may pass it, this once."""
+        request = ConsentRequest(block.tool, block.arguments)
+        guardrail = {"rule": block.rule, "reason": block.reason}
+        return await self._ask_page(request, guardrail) is Answer.ONCE  # "always" is not asked
+
+    async def _ask_page(
+        self, request: ConsentRequest, guardrail: dict[str, str] | None = None
+    ) -> Answer:
+        """Show the consent dialog (a guardrail's, with its rule and reason, if given);
+        the page's answer (`answer_consent`) decides."""
         ask_id = f"consent-{next(self._asks)}"
         future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
         self._pending[ask_id] = future
         self.log.emit({"type": "consent", "id": ask_id, "tool": request.tool,
                        "arguments": pretty(dict(request.arguments)),
-                       "details": request.details(), "rewritten": request.rewritten})  # fmt: skip
+                       "details": request.details(), "rewritten": request.rewritten,
+                       "guardrail": guardrail})  # fmt: skip
         try:
             return await future
         finally:
@@ -223,6 +234,8 @@ class Hub:
             self.agent_file, notify=session.notify, consent=session.consent,
             store=self.store, resume=resume, project_dir=self.project_dir,
         )  # fmt: skip
+        session.agent.gate.approvals.mode = ApproveMode.ASK
+        session.agent.gate.approvals.ask = session.approve_guardrail
         if resume is not None:
             session.replay(session.agent.history.messages)
         self.sessions[session.id] = session

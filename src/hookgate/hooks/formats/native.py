@@ -28,6 +28,8 @@ from hookgate.hooks.process import ProcessResult
 from hookgate.hooks.yamlfile import did_you_mean
 
 ACTIONS = {"allow": False, "block": True, "deny": True, "stop": True}
+#: One encoder for every event: `json.dumps` with options builds a new one per call.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _ALWAYS = ("action", "reason", "message")
 
 
@@ -39,7 +41,7 @@ class NativeFormat(FormatDefaults):
         return True
 
     def encode(self, event: EventSpec, payload: Mapping[str, Any]) -> bytes:
-        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        text = _ENCODER.encode(payload)
         # A lone surrogate (bytes kept by surrogateescape) becomes its JSON escape `\udcXX`.
         return text.encode("utf-8", "backslashreplace")
 

@@ -15,6 +15,7 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
 from hookgate.hooks.errors import HookgateError
@@ -145,6 +146,7 @@ class Process:
     def __init__(
         self,
         pid: int,
+        pidfd: int | None,
         fds: tuple[int, int, int],
         cap: int,
         on_stdout: Callable[[bytes], None] | None = None,
@@ -159,7 +161,7 @@ class Process:
         self._pending = memoryview(b"")
         self.stdout = self.output_type(stdout_fd, cap, on_stdout)
         self.stderr = self.output_type(stderr_fd, cap)
-        self.pidfd = _open_pidfd(pid)
+        self.pidfd = pidfd
         self.started()
 
     def started(self) -> None:
@@ -182,18 +184,31 @@ class Process:
         stdin_r, stdin_w = os.pipe()
         stdout_r, stdout_w = os.pipe()
         stderr_r, stderr_w = os.pipe()
+        ours = (stdin_w, stdout_r, stderr_r)
+        pid: int | None = None
+        pidfd: int | None = None
+        # From the start on, an interrupt (Ctrl-C) at any step kills the child. Once this
+        # returns, the caller's `try` stops it: CPython handles signals at calls and
+        # loops, not between a Python function's return and the caller's next call.
         try:
-            with starting():  # tracked before any other thread may take it for an orphan
-                pid = _start(program, argv, env, cwd, stdin_r, stdout_w, stderr_w)
-                track(pid)
-        except BaseException:
-            for fd in (stdin_w, stdout_r, stderr_r):
-                os.close(fd)
+            try:
+                with starting():  # tracked before any other thread may take it for an orphan
+                    pid = _start(program, argv, env, cwd, stdin_r, stdout_w, stderr_w)
+                    track(pid)
+            finally:
+                for fd in (stdin_r, stdout_w, stderr_w):
+                    os.close(fd)
+            pidfd = _open_pidfd(pid)
+            return cls(pid, pidfd, ours, output_cap, on_stdout)
+        except BaseException as exc:
+            if pid is None and not isinstance(exc, SpawnError):
+                pid = _child_on_pipes(ours)  # started, but the interrupt lost its pid
+            if pid is not None:
+                _kill_unwatched(pid)
+            for end in (*ours, pidfd):
+                if end is not None:
+                    os.close(end)
             raise
-        finally:
-            for fd in (stdin_r, stdout_w, stderr_w):
-                os.close(fd)
-        return cls(pid, (stdin_w, stdout_r, stderr_r), output_cap, on_stdout)
 
     def start_input(self, data: Input) -> None:
         """Take the input and write what the pipe takes now; `write_input` does the rest."""
@@ -306,6 +321,29 @@ def _start(
         ) from exc
     popen.returncode = 0  # we reap it ourselves; keep Popen from trying (and warning)
     return popen.pid
+
+
+def _kill_unwatched(pid: int) -> None:
+    """Kill and reap the group of a child whose start was interrupted."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+    reaped(pid)
+
+
+def _child_on_pipes(fds: tuple[int, ...]) -> int | None:
+    """Our child whose stdin, stdout or stderr is one of the pipes of `fds` (the ends we
+    kept): how a start is found whose pid an interrupt lost. Linux (/proc) only."""
+    pipes = {f"pipe:[{os.fstat(fd).st_ino}]" for fd in fds}
+    for listing in Path("/proc/self/task").glob("*/children"):
+        with contextlib.suppress(OSError):
+            for pid in listing.read_text().split():
+                for fd in range(3):
+                    with contextlib.suppress(OSError):
+                        if os.readlink(f"/proc/{pid}/fd/{fd}") in pipes:
+                            return int(pid)
+    return None
 
 
 def _open_pidfd(pid: int) -> int | None:

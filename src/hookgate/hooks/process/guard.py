@@ -7,7 +7,8 @@ that only this process holds; when it reads end of file without a goodbye (we we
 killed with SIGKILL, or died without cleaning up), it sends SIGTERM to every process
 still carrying our token, gives them `GUARD_GRACE` seconds for their own cleanup,
 then SIGKILL. A clean exit says goodbye and reaps the guardian (`atexit`). Linux
-(/proc) only; the cost here is one dict entry per spawn.
+(/proc) only; the cost here is one dict entry per spawn, and once per process a
+`/bin/sh` that waits (the Python guardian takes its place only when it has work).
 
 `reap_orphans` reaps the exited orphans this process adopted as a subreaper
 (`adopt_orphans`), so that a long-lived process (`hookgate acp`) keeps no zombies of
@@ -36,6 +37,12 @@ DISMISS_WAIT = 1.0
 
 #: The guardian's script, run by path with `-I -S`: the standard library alone.
 GUARDIAN_SCRIPT = Path(__file__).with_name("guardian.py")
+#: The guardian at rest: a shell waits for our goodbye or our end, and only when we
+#: died without one does it become the Python guardian (which then reads end of file
+#: at once). A waiting shell costs a millisecond to start where a second interpreter
+#: costs ten, paid by every `hooks fire` and every session.
+_WAITING_SHELL = "/bin/sh"
+_WAIT_THEN_GUARD = 'trap "" INT HUP PIPE; IFS= read -r told; [ -n "$told" ] && exit 0; exec "$@"'
 
 _guardian: subprocess.Popen[bytes] | None = None
 _token = ""
@@ -60,12 +67,14 @@ def guarded(env: Mapping[str, str]) -> dict[str, str]:
 def _start_guardian(token: str) -> subprocess.Popen[bytes] | None:
     if not Path("/proc/self/environ").exists():
         return None  # no /proc: nothing to find our descendants by
+    argv = [sys.executable, "-I", "-S", str(GUARDIAN_SCRIPT), GUARD_VAR, token,
+            str(GUARD_GRACE), str(_GUARD_POLL)]  # fmt: skip
+    if os.access(_WAITING_SHELL, os.X_OK):
+        argv = [_WAITING_SHELL, "-c", _WAIT_THEN_GUARD, "hookgate-guardian", *argv]
     try:
         guardian = subprocess.Popen(
-            [sys.executable, "-I", "-S", str(GUARDIAN_SCRIPT), GUARD_VAR, token,
-             str(GUARD_GRACE), str(_GUARD_POLL)],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            env={}, start_new_session=True,
+            argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, env={}, start_new_session=True,
         )  # fmt: skip
     except OSError:
         return None  # the children run unguarded, as before

@@ -1,7 +1,8 @@
 """The guardian: stop every process marked with a token once its owner is gone.
 
 Run as `python -I -S guardian.py VAR TOKEN GRACE POLL` by `guard.py`, with stdin a pipe
-only the owner holds. End of file after a goodbye (any bytes) is a clean exit: nothing
+only the owner holds (usually exec'd by the waiting shell that guard.py starts, once the
+owner is gone: stdin is then already at its end). End of file after a goodbye (any bytes) is a clean exit: nothing
 to do. End of file without one means the owner died without cleaning up: every
 process whose environment holds VAR=TOKEN gets SIGTERM, GRACE seconds to go (looked
 at every POLL seconds), then SIGKILL. The standard library alone, and no environment:

@@ -99,9 +99,17 @@ const draw = {
     row.classList.toggle("failed", event.is_error);
   },
   consent(event) {
+    // A guardrail's block asks "past the guardrail, once?": there is no "always" for it.
+    const guardrail = event.guardrail;
     state.consentId = event.id;
+    $("#consent-title").textContent = guardrail
+      ? `Guardrail '${guardrail.rule}' blocked this call` : "Allow this tool call?";
+    $("#consent-once").textContent = guardrail ? "Allow once, past the guardrail" : "Allow once";
+    $("#consent-deny").textContent = guardrail ? "Reject" : "Deny";
+    $("#consent-always").hidden = Boolean(guardrail);
     $("#consent-tool").textContent = event.tool;
-    $("#consent-details").textContent = event.details;
+    $("#consent-details").textContent =
+      guardrail ? `${guardrail.reason}\n\n${event.details}` : event.details;
     $("#consent-arguments").textContent = event.arguments;
     $("#consent-rewritten").hidden = !event.rewritten;
     const dialog = $("#consent");

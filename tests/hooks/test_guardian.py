@@ -1,0 +1,88 @@
+"""The guardian: what a process that ran hooks leaves behind when it ends, cleanly or not.
+
+Each test runs an owner: a Python child that marks a `sleep` (in a session of its own,
+as a hook's daemon would be) with its guard token, then ends one way or another.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+from hookgate.hooks.process.guard import GUARD_GRACE
+
+#: Seconds beyond the guardian's grace that a process it must stop may take to go.
+SLACK = 5.0
+
+OWNER = """
+import os, signal, subprocess, sys
+from hookgate.hooks.process import guard
+daemon = subprocess.Popen(["sleep", "60"], env=guard.guarded(os.environ), start_new_session=True,
+                          stdout=subprocess.DEVNULL)
+print(daemon.pid, guard._guardian.pid, flush=True)
+sys.stdin.readline()
+if sys.argv[1] == "killed":
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def start_owner(ending: str) -> tuple[subprocess.Popen[str], int, int]:
+    owner = subprocess.Popen(
+        [sys.executable, "-c", OWNER, ending], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    assert owner.stdout is not None
+    daemon, guardian = (int(pid) for pid in owner.stdout.readline().split())
+    return owner, daemon, guardian
+
+
+def gone_within(pid: int, seconds: float, alive: Callable[[int], bool]) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_the_guardian_at_rest_is_a_shell_not_a_second_interpreter() -> None:
+    """Every `hooks fire` and session pays for starting it: a shell, not Python."""
+    owner, daemon, guardian = start_owner("clean")
+    try:
+        exe = os.path.realpath(f"/proc/{guardian}/exe")
+        assert exe != os.path.realpath(sys.executable)
+        assert os.path.basename(exe) in {"dash", "bash", "sh", "busybox"}
+    finally:
+        owner.communicate("go\n")
+        os.kill(daemon, signal.SIGKILL)
+
+
+def test_an_owner_killed_outright_has_its_marked_processes_stopped(
+    pid_alive: Callable[[int], bool],
+) -> None:
+    owner, daemon, guardian = start_owner("killed")
+    owner.communicate("go\n")
+    assert owner.returncode == -signal.SIGKILL
+    assert gone_within(daemon, GUARD_GRACE + SLACK, pid_alive), (
+        "the marked daemon outlived its owner"
+    )
+    assert gone_within(guardian, SLACK, pid_alive), "the guardian stayed after its work"
+
+
+def test_a_clean_exit_dismisses_the_guardian_and_leaves_a_daemon_alone(
+    pid_alive: Callable[[int], bool],
+) -> None:
+    """A daemon a hook started outside its group on purpose survives a clean exit."""
+    owner, daemon, guardian = start_owner("clean")
+    owner.communicate("go\n")
+    try:
+        assert owner.returncode == 0
+        assert not pid_alive(guardian), "a clean exit reaps its guardian"
+        time.sleep(0.2)
+        assert pid_alive(daemon)
+    finally:
+        os.kill(daemon, signal.SIGKILL)
