@@ -66,6 +66,14 @@ def test_a_damaged_entry_is_ignored_and_replaced(guarded: Project, damage: bytes
     assert json.loads(entry.read_text())[0] == "m"  # the parse was kept again
 
 
+def test_a_home_the_cache_makes_is_private(guarded: Project) -> None:
+    assert not guarded.home.exists()
+    assert fired_reason(guarded) == "first"
+    for folder in (guarded.home, *cache_entries(guarded)[0].parents):
+        if folder.is_relative_to(guarded.home):
+            assert folder.stat().st_mode & 0o777 == 0o700, folder
+
+
 def test_an_unwritable_cache_changes_nothing(guarded: Project) -> None:
     guarded.home.mkdir(parents=True, exist_ok=True)
     (guarded.home / "cache").write_text("a file where the folder would be")

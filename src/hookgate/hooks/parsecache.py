@@ -99,7 +99,7 @@ def store(text: str, document: Any) -> None:
     import tempfile  # a miss alone writes
 
     with contextlib.suppress(OSError):
-        entry.parent.mkdir(parents=True, exist_ok=True)
+        _private_folders(entry.parent)
         handle, scratch = tempfile.mkstemp(dir=entry.parent, prefix=".", suffix=".tmp")
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as out:
@@ -108,6 +108,17 @@ def store(text: str, document: Any) -> None:
         except OSError:
             os.unlink(scratch)
             raise
+
+
+def _private_folders(folder: Path) -> None:
+    """Make `folder` and each missing folder above it, private (0700) like the home they
+    are in: a cache written first must not leave the home open to other users."""
+    missing = []
+    while not folder.is_dir() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for each in reversed(missing):
+        each.mkdir(mode=0o700, exist_ok=True)
 
 
 def _entry(text: str) -> Path | None:
