@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # each kind's module is imported by the first hook of that ki
     from hookgate.hooks.http import HttpPool, HttpRequest
     from hookgate.hooks.modelcheck import ModelChecks
     from hookgate.hooks.persistent import PersistentHooks
+    from hookgate.hooks.pins import FilePins
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -131,8 +132,8 @@ class HookEngine:
         base_env = dict(os.environ if environ is None else environ)
         self._environ = base_env
         self._env = {id(spec): self._hook_env(spec, base_env) for spec in self}
-        self._pins: Any = None
-        self._files: dict[int, Any] = {}
+        self._pins: FilePins | None = None
+        self._files: dict[int, list[Path]] = {}
         if pinned is not None:
             from hookgate.hooks.pins import FilePins, hook_files
 
