@@ -20,6 +20,13 @@ OUTLIVE_KILL_S = GUARD_GRACE + 5.0
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _scratch_home(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """hookgate's home (trust store, sessions, parse cache) in a scratch folder for every
+    test that does not name its own: the suite must not write into the user's."""
+    os.environ["HOOKGATE_HOME"] = str(tmp_path_factory.mktemp("hookgate-home"))
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _reap_orphans() -> None:
     """Make the test process the subreaper of its descendants, as a hook runner must be.
 
