@@ -21,8 +21,7 @@ from hookgate.approvals import Approvals, ApproveMode, GuardrailBlock, blocking_
 from hookgate.callcaps import CallCaps
 from hookgate.consent import AlwaysDeny, Consent, ConsentRequest
 from hookgate.hooks import HookEngine, HookSpec, OnError, Outcome
-from hookgate.hooks.guardrails import GUARDRAIL_PREFIX
-from hookgate.hooks.wording import DENIED_CALL, STOPPED_CALL, WITHHELD_RESULT
+from hookgate.hooks.wording import DENIED_CALL, GUARDRAIL_PREFIX, STOPPED_CALL, WITHHELD_RESULT
 from hookgate.messages import ToolCall
 from hookgate.policy import Policy, Verdict, rules_allowing
 from hookgate.tools import ToolContext, ToolRegistry, ToolResult

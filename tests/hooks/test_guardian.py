@@ -21,9 +21,11 @@ SLACK = 5.0
 OWNER = """
 import os, signal, subprocess, sys
 from hookgate.hooks.process import guard
+given, _ = os.pipe()  # an fd we were handed, inheritable: the guardian must not hold it
+os.set_inheritable(given, True)
 daemon = subprocess.Popen(["sleep", "60"], env=guard.guarded(os.environ), start_new_session=True,
                           stdout=subprocess.DEVNULL)
-print(daemon.pid, guard._guardian.pid, flush=True)
+print(daemon.pid, guard._guardian[0], os.readlink(f"/proc/self/fd/{given}"), flush=True)
 sys.stdin.readline()
 if sys.argv[1] == "killed":
     os.kill(os.getpid(), signal.SIGKILL)
@@ -36,8 +38,8 @@ def start_owner(ending: str) -> tuple[subprocess.Popen[str], int, int]:
         text=True,
     )  # fmt: skip
     assert owner.stdout is not None
-    daemon, guardian = (int(pid) for pid in owner.stdout.readline().split())
-    return owner, daemon, guardian
+    daemon, guardian, _ = owner.stdout.readline().split()
+    return owner, int(daemon), int(guardian)
 
 
 def gone_within(pid: int, seconds: float, alive: Callable[[int], bool]) -> bool:
@@ -56,6 +58,21 @@ def test_the_guardian_at_rest_is_a_shell_not_a_second_interpreter() -> None:
         exe = os.path.realpath(f"/proc/{guardian}/exe")
         assert exe != os.path.realpath(sys.executable)
         assert os.path.basename(exe) in {"dash", "bash", "sh", "busybox"}
+    finally:
+        owner.communicate("go\n")
+        os.kill(daemon, signal.SIGKILL)
+
+
+def test_the_guardian_holds_no_fd_but_its_pipe_and_dev_null() -> None:
+    """An inheritable fd the owner was given (a caller's pipe) stays out of the guardian:
+    it would keep that pipe open for as long as the guardian lives."""
+    owner, daemon, guardian = start_owner("clean")
+    try:
+        held = {
+            os.readlink(f"/proc/{guardian}/fd/{fd}") for fd in os.listdir(f"/proc/{guardian}/fd")
+        }
+        assert {target.split(":")[0] for target in held} <= {"pipe", os.devnull}
+        assert len([target for target in held if target.startswith("pipe:")]) == 1  # ours
     finally:
         owner.communicate("go\n")
         os.kill(daemon, signal.SIGKILL)

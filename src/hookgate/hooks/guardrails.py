@@ -24,14 +24,13 @@ from hookgate.hooks.modeltarget import (
     parse_checker,
     parse_instructions,
 )
+from hookgate.hooks.wording import GUARDRAIL_PREFIX
 from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping
 
 GUARDRAIL_KEYS = ("model", "rules", "timeout", "input_budget")
 RULE_KEYS = ("name", "tools", "on", "instructions")
 #: Seconds one verdict may take by default: a small local model on a CPU is slow.
 DEFAULT_GUARDRAIL_TIMEOUT = 30.0
-#: The prefix of a guardrail hook's name; the rule's name follows.
-GUARDRAIL_PREFIX = "guardrail "
 _ON = {"pre": ("preToolCall",), "post": ("postToolCall",), "both": ("preToolCall", "postToolCall")}
 
 _SENDS_DATA_OUT = (

@@ -20,3 +20,6 @@ STOPPED_CALL = "[not run: {reason}]"
 WITHHELD_RESULT = "[result withheld: hook {hook!r} failed]"
 #: What the model reads for a hand-off a preAsk hook refused.
 REFUSED_HANDOFF = "[hand-off refused: {reason}]"
+#: How a guardrail's hook is named, before its rule's name: `guardrail 'shell'` in what
+#: the user reads.
+GUARDRAIL_PREFIX = "guardrail "

@@ -9,9 +9,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import shutil
 import signal
-import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -81,6 +79,8 @@ def resolve_program(program: str, env: Mapping[str, str]) -> str:
     """The path `program` runs as, searched in the child's PATH, like a shell would."""
     if os.sep in program:
         return program
+    import shutil  # here: a hook named by path (most are: `/bin/sh -c`) needs no search
+
     found = shutil.which(program, path=env.get("PATH", os.defpath))
     if found is None:
         raise SpawnError(f"{program!r} not found in PATH", errno=2)
@@ -310,6 +310,8 @@ def _start(
             )  # fmt: skip
         except OSError as exc:
             raise SpawnError(f"cannot run {program!r}: {exc.strerror}", errno=exc.errno) from exc
+    import subprocess  # here: most hooks start in our directory, through posix_spawn
+
     try:
         popen = subprocess.Popen(
             [program, *argv[1:]], executable=program, stdin=stdin_fd, stdout=stdout_fd,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import subprocess
+import select
 import sys
 import threading
 from collections.abc import Mapping
@@ -44,7 +44,8 @@ GUARDIAN_SCRIPT = Path(__file__).with_name("guardian.py")
 _WAITING_SHELL = "/bin/sh"
 _WAIT_THEN_GUARD = 'trap "" INT HUP PIPE; IFS= read -r told; [ -n "$told" ] && exit 0; exec "$@"'
 
-_guardian: subprocess.Popen[bytes] | None = None
+#: The guardian's pid and the write end of its pipe, once started.
+_guardian: tuple[int, int] | None = None
 _token = ""
 _guarded_pid = 0
 
@@ -64,37 +65,61 @@ def guarded(env: Mapping[str, str]) -> dict[str, str]:
     return {**env, GUARD_VAR: guard_token()}
 
 
-def _start_guardian(token: str) -> subprocess.Popen[bytes] | None:
+def _start_guardian(token: str) -> tuple[int, int] | None:
     if not Path("/proc/self/environ").exists():
         return None  # no /proc: nothing to find our descendants by
     argv = [sys.executable, "-I", "-S", str(GUARDIAN_SCRIPT), GUARD_VAR, token,
             str(GUARD_GRACE), str(_GUARD_POLL)]  # fmt: skip
     if os.access(_WAITING_SHELL, os.X_OK):
         argv = [_WAITING_SHELL, "-c", _WAIT_THEN_GUARD, "hookgate-guardian", *argv]
+    told, tell = os.pipe()
     try:
-        guardian = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, env={}, start_new_session=True,
-        )  # fmt: skip
+        pid = os.posix_spawn(argv[0], argv, {}, file_actions=_guardian_fds(told), setsid=True)
     except OSError:
+        os.close(tell)
         return None  # the children run unguarded, as before
-    atexit.register(_dismiss, guardian)
-    return guardian
+    finally:
+        os.close(told)
+    atexit.register(_dismiss, pid, tell)
+    return pid, tell
 
 
-def _dismiss(guardian: subprocess.Popen[bytes]) -> None:
+def _guardian_fds(stdin: int) -> list[tuple[int | str, ...]]:
+    """The guardian's fds: our pipe as stdin, /dev/null as stdout and stderr, and none
+    of the inheritable fds we were given (it must hold no pipe of anyone else open)."""
+    actions: list[tuple[int | str, ...]] = [
+        (os.POSIX_SPAWN_DUP2, stdin, 0),
+        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+    ]
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        with contextlib.suppress(OSError):  # the listing's own fd is gone already
+            if fd > 2 and os.get_inheritable(fd):
+                actions.append((os.POSIX_SPAWN_CLOSE, fd))
+    return actions
+
+
+def _dismiss(pid: int, tell: int) -> None:
     """At a clean exit: our own cleanup ran, so the guardian leaves at once; reap it.
 
     A daemon that a hook started outside its group on purpose survives a clean exit,
     as it always did; only a hookgate that dies without cleaning up is cleaned after.
     """
-    if _guarded_pid != os.getpid() or guardian.stdin is None:
+    if _guarded_pid != os.getpid():
         return  # a forked child: the guardian is its parent's
     with contextlib.suppress(OSError):
-        guardian.stdin.write(b"bye")
-        guardian.stdin.close()
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        guardian.wait(DISMISS_WAIT)
+        os.write(tell, b"bye")
+    with contextlib.suppress(OSError):
+        os.close(tell)
+    with contextlib.suppress(OSError):
+        exited = os.pidfd_open(pid)
+        try:
+            select.select([exited], [], [], DISMISS_WAIT)
+        finally:
+            os.close(exited)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
 
 
 #: The children this process started and waits for itself; every other exited child
@@ -134,7 +159,7 @@ def reap_orphans() -> None:
             return
     except ChildProcessError:
         return
-    guardian = _guardian.pid if _guardian is not None else 0
+    guardian = _guardian[0] if _guardian is not None else 0
     with _starting:
         for pid in _children():
             if pid not in _own and pid != guardian and _is_zombie(pid):
