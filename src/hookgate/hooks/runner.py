@@ -1,8 +1,10 @@
 """Run an event's hooks in order and fold their replies into one `Outcome`.
 
-Every event starts allowed; each hook sees the payload as the hooks before it left
-it; the first block ends the chain (on events that can block); a failing hook never
-raises out of here: its `onError` decides what the failure means.
+The engine matches an event's hooks, builds what each reads (the envelope, its
+environment) and asks each in the way of its kind: a Python callable, a process, a
+persistent process, an http endpoint, a model. A failing hook never raises out of
+here: `chain.Chain` folds replies and failures into the event's `Outcome`, and
+`replies.py` says what a hook's answer or failure was.
 """
 
 from __future__ import annotations
@@ -10,27 +12,19 @@ from __future__ import annotations
 import copy
 import inspect
 import os
-import sys
 from collections.abc import Awaitable, Iterable, Mapping
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from hookgate.hooks.chain import Chain
 from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.errors import ConfigError
-from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, OnError
-from hookgate.hooks.formats import (
-    FORMATS,
-    BadReply,
-    HookReply,
-    Permission,
-    ReplyFormat,
-    reply_from_json,
-)
+from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn
+from hookgate.hooks.formats import FORMATS, HookReply, ReplyFormat
 from hookgate.hooks.outcome import HookFailure, Outcome
-from hookgate.hooks.process import ProcessResult, SpawnError, run_process_sync
+from hookgate.hooks.process import run_process_sync
+from hookgate.hooks.replies import failure, process_reply, python_reply
 from hookgate.hooks.yamlfile import did_you_mean
 
 if TYPE_CHECKING:  # each kind's module is imported by the first hook of that kind
@@ -38,53 +32,6 @@ if TYPE_CHECKING:  # each kind's module is imported by the first hook of that ki
     from hookgate.hooks.modelcheck import ModelChecks
     from hookgate.hooks.persistent import PersistentHooks
     from hookgate.hooks.pins import FilePins
-
-_EMPTY: Mapping[str, Any] = MappingProxyType({})
-
-
-@dataclass
-class _Chain:
-    """The state an event's hooks build up as they run."""
-
-    spec: EventSpec
-    payload: dict[str, Any]
-    context: list[str] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
-    errors: list[HookFailure] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)
-    changed_by: dict[str, str] = field(default_factory=dict)
-    blocked_by: HookSpec | None = None
-    reason: str | None = None
-    response: str | None = None
-    hooks_run: int = 0
-    failed_safe: bool = False
-    """A hook under `onError: fail` failed: the hooks after it do not run (they would
-    read a payload it did not make safe, even on an event that cannot block)."""
-    permission: Permission | None = None
-    stop_reason: str | None = None
-    go_on: list[str] = field(default_factory=list)
-
-    def over(self) -> bool:
-        return self.blocked_by is not None or self.failed_safe or self.stop_reason is not None
-
-    def outcome(self) -> Outcome:
-        return Outcome(
-            event=self.spec.name,
-            payload=self.payload,
-            blocked=self.blocked_by is not None,
-            reason=self.reason,
-            blocked_by=self.blocked_by.name if self.blocked_by else None,
-            response=self.response,
-            context=tuple(self.context),
-            notices=tuple(self.notices),
-            errors=tuple(self.errors),
-            changed=tuple(self.changed),
-            changed_by=dict(self.changed_by),
-            hooks_run=self.hooks_run,
-            permission=self.permission,
-            stop_reason=self.stop_reason,
-            continue_with="\n\n".join(self.go_on) or None,
-        )
 
 
 class HookEngine:
@@ -204,14 +151,14 @@ class HookEngine:
         name, hooks = self._matching(event, payload, skip)
         if not hooks:
             return Outcome(event=name, payload=payload)
-        chain = _Chain(EVENTS[name], dict(payload))
+        chain = Chain(EVENTS[name], dict(payload))
         for hook in hooks:
             try:
                 reply = await self._ask(hook, chain)
             except Exception as exc:
-                self._fail(hook, chain, _failure(hook, exc))
+                chain.fail(hook, failure(hook, exc))
             else:
-                _apply(hook, reply, chain)
+                chain.apply(hook, reply)
             if chain.over():
                 break
         return chain.outcome()
@@ -227,14 +174,14 @@ class HookEngine:
         name, hooks = self._matching(event, payload)
         if not hooks:
             return Outcome(event=name, payload=payload)
-        chain = _Chain(EVENTS[name], dict(payload))
+        chain = Chain(EVENTS[name], dict(payload))
         for hook in hooks:
             try:
                 reply = self._ask_sync(hook, chain)
             except Exception as exc:
-                self._fail(hook, chain, _failure(hook, exc))
+                chain.fail(hook, failure(hook, exc))
             else:
-                _apply(hook, reply, chain)
+                chain.apply(hook, reply)
             if chain.over():
                 break
         return chain.outcome()
@@ -257,7 +204,7 @@ class HookEngine:
             if id(hook) not in skipped and hook.matches(_as_named_by(hook, target))
         ]
 
-    async def _ask(self, hook: HookSpec, chain: _Chain) -> HookReply:
+    async def _ask(self, hook: HookSpec, chain: Chain) -> HookReply:
         chain.hooks_run += 1
         envelope = self._envelope(chain)
         # asyncio is imported here, on the path that runs on an event loop, already loaded
@@ -271,7 +218,7 @@ class HookEngine:
             if inspect.isawaitable(answer):
                 async with asyncio.timeout(hook.timeout):
                     answer = await answer
-            return _python_reply(chain.spec, envelope, answer)
+            return python_reply(chain.spec, envelope, answer)
         if hook.model is not None:
             return await self.checks.verdict(hook.model, chain.spec.name, envelope, hook.timeout)
         fmt = FORMATS[hook.format]
@@ -291,16 +238,16 @@ class HookEngine:
             result = await run_process(
                 hook.argv(), **self._process_options(hook, fmt, chain, envelope)
             )
-        return _process_reply(fmt, chain.spec, envelope, result)
+        return process_reply(fmt, chain.spec, envelope, result)
 
-    def _ask_sync(self, hook: HookSpec, chain: _Chain) -> HookReply:
+    def _ask_sync(self, hook: HookSpec, chain: Chain) -> HookReply:
         chain.hooks_run += 1
         envelope = self._envelope(chain)
         if hook.function is not None:
             answer = _call(hook, envelope)
             if inspect.isawaitable(answer):
                 answer = _await_alone(answer, hook.timeout)
-            return _python_reply(chain.spec, envelope, answer)
+            return python_reply(chain.spec, envelope, answer)
         if hook.model is not None:
             verdict = self.checks.verdict_closing(
                 hook.model, chain.spec.name, envelope, hook.timeout
@@ -319,7 +266,7 @@ class HookEngine:
             result = run_process_sync(
                 hook.argv(), **self._process_options(hook, fmt, chain, envelope)
             )
-        return _process_reply(fmt, chain.spec, envelope, result)
+        return process_reply(fmt, chain.spec, envelope, result)
 
     def _check_pins(self, hook: HookSpec) -> None:
         if self._pins is not None:
@@ -327,7 +274,7 @@ class HookEngine:
                 self._pins.check(path)
 
     def _process_options(
-        self, hook: HookSpec, fmt: ReplyFormat, chain: _Chain, envelope: dict[str, Any]
+        self, hook: HookSpec, fmt: ReplyFormat, chain: Chain, envelope: dict[str, Any]
     ) -> dict[str, Any]:
         """How a process hook runs: everything but its command line."""
         return {
@@ -341,7 +288,7 @@ class HookEngine:
         return {"env": self._env[id(hook)], "cwd": hook.cwd or self.project_dir}
 
     def _http_request(
-        self, hook: HookSpec, fmt: ReplyFormat, chain: _Chain, envelope: dict[str, Any]
+        self, hook: HookSpec, fmt: ReplyFormat, chain: Chain, envelope: dict[str, Any]
     ) -> HttpRequest:
         """What an http hook POSTs: the bytes a process hook reads on stdin."""
         assert hook.http is not None
@@ -354,7 +301,7 @@ class HookEngine:
             timeout=hook.timeout,
         )
 
-    def _envelope(self, chain: _Chain) -> dict[str, Any]:
+    def _envelope(self, chain: Chain) -> dict[str, Any]:
         envelope: dict[str, Any] = {
             "event": chain.spec.name,
             "session_id": self.session_id,
@@ -371,17 +318,6 @@ class HookEngine:
             envelope["asked"] = asked
         envelope.update(chain.payload)
         return envelope
-
-    def _fail(self, hook: HookSpec, chain: _Chain, message: str) -> None:
-        failure = HookFailure(hook.name, chain.spec.name, message, hook.on_error)
-        if hook.on_error is OnError.IGNORE:
-            return
-        chain.errors.append(failure)
-        if hook.on_error is OnError.WARN:
-            chain.notices.append(str(failure))
-            return
-        chain.failed_safe = True
-        _block(hook, chain, f"hook {hook.name!r} failed: {message}")
 
     def _hook_env(self, hook: HookSpec, base: Mapping[str, str]) -> dict[str, str]:
         env = {**base, **FORMATS[hook.format].environment(self.project_dir), **hook.env}
@@ -419,100 +355,6 @@ def _await_alone(answer: Awaitable[Any], timeout: float) -> Any:
             return await answer
 
     return asyncio.run(wait())
-
-
-def _python_reply(spec: EventSpec, envelope: dict[str, Any], answer: Any) -> HookReply:
-    """A Python hook's answer, validated as a native reply."""
-    if answer is None:
-        return HookReply()
-    if isinstance(answer, HookReply):
-        answer = _as_native(answer)  # built by hand: validated like any other answer
-    if not isinstance(answer, Mapping):
-        raise BadReply(f"a Python hook must return a mapping or None, got {type(answer).__name__}")
-    return reply_from_json(spec, envelope, answer)
-
-
-def _process_reply(
-    fmt: ReplyFormat, spec: EventSpec, envelope: dict[str, Any], result: ProcessResult
-) -> HookReply:
-    if result.timed_out:
-        raise TimeoutError
-    return fmt.decode(spec, envelope, result)
-
-
-#: Failures whose message is the whole story: no exception type to name. By module,
-#: and read only from modules already imported: one not imported raised nothing.
-_SAYS_WHAT_WENT_WRONG = {
-    "hookgate.hooks.pins": "UnpinnedFile", "hookgate.hooks.httptarget": "HttpHookError",
-    "hookgate.hooks.modelcheck": "CheckerError", "hookgate.hooks.scriptedchecker": "ScriptError",
-    "hookgate.hooks.process.resident": "ResidentFailure",
-}  # fmt: skip
-
-
-def _says_what_went_wrong(exc: Exception) -> bool:
-    return isinstance(exc, BadReply | SpawnError) or any(
-        isinstance(exc, getattr(sys.modules[module], name))
-        for module, name in _SAYS_WHAT_WENT_WRONG.items()
-        if module in sys.modules
-    )
-
-
-def _failure(hook: HookSpec, exc: Exception) -> str:
-    """What a hook's failure says, in its notice or its block reason."""
-    if isinstance(exc, TimeoutError):
-        return f"timed out after {hook.timeout:g}s"
-    if _says_what_went_wrong(exc):
-        return str(exc)
-    return f"raised {type(exc).__name__}: {exc}"  # a Python hook's own bug: its failure
-
-
-def _as_native(reply: HookReply) -> dict[str, Any]:
-    """The native reply a `HookReply` stands for, so that it passes the same validation."""
-    if reply.permission or reply.stop is not None or reply.go_on:
-        raise BadReply("a Python hook cannot set permission, stop or go_on yet: no native "
-                       "reply field says them")  # fmt: skip
-    fields = {"reason": reply.reason, "context": reply.context, "message": reply.message}
-    clash = set(reply.changes) & {"action", *fields}
-    if clash:
-        raise BadReply(f"HookReply.changes cannot set {', '.join(sorted(clash))}")
-    native = {**reply.changes, "action": "block" if reply.block else "allow"}
-    native.update((key, value) for key, value in fields.items() if value is not None)
-    return native
-
-
-def _apply(hook: HookSpec, reply: HookReply, chain: _Chain) -> None:
-    if reply.block and chain.spec.can_block:
-        chain.response = reply.message  # shown as the answer, not as a notice
-    elif reply.message:
-        chain.notices.append(f"{hook.name}: {reply.message}")
-    # Changes apply with a block too: a denied call's replaced arguments are a redaction.
-    for key, value in reply.changes.items():
-        chain.payload[key] = value
-        chain.changed_by[key] = hook.name  # the last hook to change a field is named
-        if key not in chain.changed:
-            chain.changed.append(key)
-    if reply.permission == "ask" or (reply.permission and chain.permission is None):
-        chain.permission = reply.permission  # ask wins over allow; a block over both
-    if reply.go_on:
-        chain.go_on.append(reply.go_on)
-    if reply.stop is not None:
-        chain.stop_reason = reply.stop
-        chain.notices.append(f"{hook.name} asked to stop: {reply.stop}")
-    if reply.block:
-        _block(hook, chain, reply.reason or f"blocked by hook {hook.name!r}")
-        if chain.spec.can_block:
-            return
-    if reply.context:
-        chain.context.append(reply.context)
-
-
-def _block(hook: HookSpec, chain: _Chain, reason: str) -> None:
-    if chain.spec.can_block:
-        chain.blocked_by, chain.reason = hook, reason
-        return
-    # Too late to stop anything: the objection annotates the event instead.
-    chain.notices.append(f"{hook.name} objected: {reason}")
-    chain.context.append(reason)
 
 
 def _as_named_by(hook: HookSpec, target: str | None) -> str | None:
