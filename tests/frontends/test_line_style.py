@@ -63,6 +63,32 @@ def test_a_markdown_answer_is_rendered_on_a_colour_terminal(
     assert "```" not in shown, shown
 
 
+def test_an_asked_agents_answer_is_rendered_like_the_agents_own(
+    project: Project, terminals: list[Terminal]
+) -> None:
+    """`/ask-<name>`: the other agent's markdown is drawn as the agent's own answers are."""
+    helper = project.dir / "helper"
+    helper.mkdir()
+    (helper / "script.yaml").write_text(json.dumps([{"text": ANSWER}]))
+    (helper / "hookgate.yaml").write_text("model: scripted:script.yaml\n")
+    project.write_agent(
+        project.script({"text": "unused"}),
+        agents={"helper": {"file": str(helper / "hookgate.yaml"), "description": "helps"}},
+    )
+    terminal = start(terminals, project, extra_env=COLOUR)
+
+    ask(terminal, "/ask-helper Show me", "Done.")
+    terminal.type("\x04")
+
+    assert terminal.wait() == 0
+    lines = [line.rstrip() for line in screen_of(terminal).display]
+    assert any("Use bold here." in line for line in lines), lines
+    assert any(line.strip() == "• one" for line in lines)
+    shown = "\n".join(lines)
+    assert "**" not in shown, shown
+    assert "```" not in shown, shown
+
+
 def test_no_color_shows_the_answer_and_the_notices_as_plain_text(
     project: Project, terminals: list[Terminal]
 ) -> None:

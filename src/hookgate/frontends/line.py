@@ -118,33 +118,9 @@ class CheckedFileHistory(FileHistory):
         self._pending.clear()
 
 
-class LineAskDisplay:
-    """A hand-off's answer streams to stdout after a notice naming the agent."""
-
-    shows_answer = True
-
-    def __init__(self) -> None:
-        self._streaming = False
-
-    def notice(self, text: str) -> None:
-        self.asked_done("")
-        notice_line(text)
-
-    def asked_text(self, agent: str, delta: str) -> None:
-        if not self._streaming:
-            notice_line(f"{agent} answers:")
-            self._streaming = True
-        write_text(delta, sys.stdout)
-
-    def asked_done(self, agent: str) -> None:
-        if self._streaming:
-            write_out("\n", sys.stdout)
-            self._streaming = False
-
-
-class LineView:
-    """Streams the answer to stdout as it arrives, as markdown on a colour terminal;
-    notices and tool calls on stderr, each kind in its style."""
+class AnswerStream:
+    """An answer streamed to stdout as it arrives: markdown drawn block by block on a
+    colour terminal, the text as it comes otherwise."""
 
     def __init__(self) -> None:
         self.streamed = False
@@ -154,12 +130,55 @@ class LineView:
 
             self._markdown = MarkdownAnswer(sys.stdout)
 
-    def answer_text(self, delta: str) -> None:
+    def add(self, delta: str) -> None:
         self.streamed = True
         if self._markdown is not None:
             self._markdown.add(delta)
         else:
             write_text(delta, sys.stdout)
+
+    def end(self) -> None:
+        """End the answer streamed so far (drawing its last block), if any."""
+        if not self.streamed:
+            return
+        self.streamed = False
+        if self._markdown is not None:
+            self._markdown.finish()
+        else:
+            write_out("\n", sys.stdout)
+
+
+class LineAskDisplay:
+    """A hand-off's answer streams to stdout after a notice naming the agent, drawn as
+    the agent's own answers are."""
+
+    shows_answer = True
+
+    def __init__(self) -> None:
+        self._answer = AnswerStream()
+
+    def notice(self, text: str) -> None:
+        self._answer.end()
+        notice_line(text)
+
+    def asked_text(self, agent: str, delta: str) -> None:
+        if not self._answer.streamed:
+            notice_line(f"{agent} answers:")
+        self._answer.add(delta)
+
+    def asked_done(self, agent: str) -> None:
+        self._answer.end()
+
+
+class LineView:
+    """Streams the answer to stdout as it arrives, as markdown on a colour terminal;
+    notices and tool calls on stderr, each kind in its style."""
+
+    def __init__(self) -> None:
+        self._answer = AnswerStream()
+
+    def answer_text(self, delta: str) -> None:
+        self._answer.add(delta)
 
     def notice(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
         self.end_answer()
@@ -179,13 +198,7 @@ class LineView:
 
     def end_answer(self) -> None:
         """End the answer streamed so far (rendering its last block), if any."""
-        if not self.streamed:
-            return
-        self.streamed = False
-        if self._markdown is not None:
-            self._markdown.finish()
-        else:
-            write_out("\n", sys.stdout)
+        self._answer.end()
 
 
 async def line_mode(agent_file: Path, *, resume: str | None, continue_last: bool) -> int:
