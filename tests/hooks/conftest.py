@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,19 +21,25 @@ def fire(engine: HookEngine, event: str, payload: Mapping[str, Any]) -> Outcome:
 
 
 @pytest.fixture
-def make_engine(tmp_path: Path) -> Callable[..., HookEngine]:
+def make_engine(tmp_path: Path) -> Iterator[Callable[..., HookEngine]]:
     """`make_engine({"preToolCall": [{"command": ...}]}, **options)`: a `HookEngine`.
 
     The entries go through the same validation as a YAML file's `hooks:` mapping,
-    with `tmp_path` as the config's folder.
+    with `tmp_path` as the config's folder. Each engine is closed after the test, as a
+    session closes its own: its http hooks' thread and persistent hooks' processes
+    would otherwise outlive the test and close their fds under a later one.
     """
+    made: list[HookEngine] = []
 
     def make(hooks: Mapping[str, Any], **engine_options: Any) -> HookEngine:
         config: HooksConfig = parse_hooks(dict(hooks), Where("test.yaml"), base_dir=tmp_path)
         engine_options.setdefault("session_id", SESSION_ID)
-        return HookEngine(config, **engine_options)
+        made.append(HookEngine(config, **engine_options))
+        return made[-1]
 
-    return make
+    yield make
+    for engine in made:
+        engine.close()
 
 
 def fire_sync(engine: HookEngine, event: str, payload: Mapping[str, Any]) -> Outcome:
