@@ -207,15 +207,15 @@ class HookEngine:
     async def _ask(self, hook: HookSpec, chain: Chain) -> HookReply:
         chain.hooks_run += 1
         envelope = self._envelope(chain)
-        # asyncio is imported here, on the path that runs on an event loop, already loaded
-        # there; a synchronous embedder (`run_sync`, `hooks fire`) never imports it.
-        import asyncio
-
-        from hookgate.hooks.process.aio import run_process
-
+        # asyncio and the event-loop driver are imported where each is used, on a path
+        # that runs on a loop (already loaded there): a synchronous embedder (`run_sync`,
+        # `hooks fire`) never imports them, and a Python, http, model or persistent hook
+        # does not look the driver up on every event.
         if hook.function is not None:
             answer = _call(hook, envelope)
             if inspect.isawaitable(answer):
+                import asyncio
+
                 async with asyncio.timeout(hook.timeout):
                     answer = await answer
             return python_reply(chain.spec, envelope, answer)
@@ -234,6 +234,8 @@ class HookEngine:
                 hook, fmt.encode(chain.spec, envelope), **self._resident_options(hook)
             )
         else:
+            from hookgate.hooks.process.aio import run_process
+
             self._check_pins(hook)
             result = await run_process(
                 hook.argv(), **self._process_options(hook, fmt, chain, envelope)
