@@ -34,6 +34,14 @@ def screen_of(terminal: Terminal) -> pyte.Screen:
     return screen
 
 
+def assert_drawn_as_markdown(lines: list[str]) -> None:
+    """`ANSWER` on the screen as markdown draws it: a bullet list, no markup left."""
+    assert any(line.strip() == "• one" for line in lines)
+    shown = "\n".join(lines)
+    assert "**" not in shown, shown
+    assert "```" not in shown, shown
+
+
 def ask(terminal: Terminal, question: str, last: str) -> None:
     terminal.submit(question)
     terminal.expect(last)
@@ -57,10 +65,7 @@ def test_a_markdown_answer_is_rendered_on_a_colour_terminal(
     assert [screen.buffer[row][x + i].bold for i in range(4)] == [True] * 4
     assert not screen.buffer[row][0].bold
     assert any(line.strip() == "print('hi')" for line in lines)
-    assert any(line.strip() == "• one" for line in lines)
-    shown = "\n".join(lines)
-    assert "**" not in shown, shown
-    assert "```" not in shown, shown
+    assert_drawn_as_markdown(lines)
 
 
 def test_an_asked_agents_answer_is_rendered_like_the_agents_own(
@@ -83,10 +88,7 @@ def test_an_asked_agents_answer_is_rendered_like_the_agents_own(
     assert terminal.wait() == 0
     lines = [line.rstrip() for line in screen_of(terminal).display]
     assert any("Use bold here." in line for line in lines), lines
-    assert any(line.strip() == "• one" for line in lines)
-    shown = "\n".join(lines)
-    assert "**" not in shown, shown
-    assert "```" not in shown, shown
+    assert_drawn_as_markdown(lines)
 
 
 def test_no_color_shows_the_answer_and_the_notices_as_plain_text(
