@@ -63,6 +63,8 @@ class Resident:
         self.stopped = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiter: asyncio.Future[None] | None = None
+        self._alarm: asyncio.TimerHandle | None = None
+        self._alarm_at = math.inf
         self._poll = select.poll()
         for fd in (process.stdout.fd, process.stderr.fd, process.pidfd):
             if fd is not None:
@@ -85,8 +87,11 @@ class Resident:
 
     def ask_sync(self, line: bytes, deadline: float) -> bytes:
         """Write `line`, wait for one line back until `deadline` (monotonic seconds)."""
-        self._detach()
+        if self._loop is not None:
+            self._detach()
         pending = self._write(memoryview(line))
+        if not pending and not self._buffer and (reply := self._one_read(deadline)) is not None:
+            return reply
         while True:
             if not pending and (reply := self._reply()) is not None:
                 return reply
@@ -94,6 +99,27 @@ class Resident:
             self._read_stdout()
             if pending:
                 pending = self._write(pending)
+
+    def _one_read(self, deadline: float) -> bytes | None:
+        """The usual exchange, in one poll and one read: the reply, when stdout alone
+        woke us with one whole line; None leaves the rest to `ask_sync`'s loop (what
+        was read is kept, and what else woke the poll wakes the next one too)."""
+        remaining = deadline - time.monotonic()
+        fd = self.process.stdout.fd
+        if remaining <= 0 or self.process.pidfd is None:
+            return None
+        ready = self._poll.poll(math.ceil(remaining * 1000))
+        if len(ready) != 1 or ready[0][0] != fd:
+            return None
+        try:
+            chunk = os.read(fd, READ_CHUNK)
+        except OSError:  # EAGAIN, or an error `_read_stdout` reads as end of file
+            return None
+        if chunk.find(b"\n") == len(chunk) - 1 >= 0:
+            return chunk[:-1]
+        self._buffer += chunk
+        self._stdout_eof = not chunk
+        return None
 
     def _wait_sync(self, deadline: float, *, write: bool = False) -> None:
         remaining = deadline - time.monotonic()
@@ -161,18 +187,33 @@ class Resident:
             raise TimeoutError
         loop = self._loop
         assert loop is not None
+        if self._alarm_at > deadline:  # else the alarm set for an earlier event serves
+            self._set_alarm(loop, remaining, deadline)
         self._waiter = waiter = loop.create_future()
-        timer = loop.call_later(remaining, _settle, waiter)
         stdin = self.process.stdin_fd if write else None
         if stdin is not None:
             loop.add_writer(stdin, _settle, waiter)
         try:
             await waiter
         finally:
-            timer.cancel()
             self._waiter = None
             if stdin is not None:
                 loop.remove_writer(stdin)
+
+    def _set_alarm(self, loop: asyncio.AbstractEventLoop, delay: float, at: float) -> None:
+        """Wake the waiter in `delay` seconds (monotonic `at`). One alarm serves the
+        events that follow within a timeout: each asks for a wake-up by its deadline,
+        and one that comes earlier (an earlier event's) only makes `ask` look at the
+        clock and wait again: a timer per event would cost more than the exchange."""
+        if self._alarm is not None:
+            self._alarm.cancel()
+        self._alarm = loop.call_later(delay, self._on_alarm)
+        self._alarm_at = at
+
+    def _on_alarm(self) -> None:
+        self._alarm, self._alarm_at = None, math.inf
+        if self._waiter is not None:
+            _settle(self._waiter)
 
     async def stop(self) -> None:
         """`stop_sync` in a worker thread: the loop serves others during the graces."""
@@ -198,6 +239,9 @@ class Resident:
     def _detach(self) -> None:
         """Stop the loop watching our fds (a closed loop watches nothing any more)."""
         loop, self._loop = self._loop, None
+        if self._alarm is not None:
+            self._alarm.cancel()
+            self._alarm, self._alarm_at = None, math.inf
         if loop is None or loop.is_closed():
             return
         for fd in (self.process.stdout.fd, self.process.stderr.fd, self.process.pidfd):
