@@ -50,6 +50,11 @@ CHILD = textwrap.dedent("""
         if what == "kill group":
             subprocess.Popen(["sleep", "60"])
             os.killpg(0, signal.SIGKILL)
+        if what.startswith("last"):  # answers, then ends while idle
+            if what == "last, a grandchild keeps the pipes":
+                subprocess.Popen(["sleep", "60"])
+            print(json.dumps({"id": message["id"], "reply": None}), flush=True)
+            sys.exit(0)
         reply = {"action": "deny", "reason": "no"} if what == "deny" else None
         print(json.dumps({"id": message["id"], "reply": reply}), flush=True)
 """).replace("LINE_LIMIT", str(LINE_CAP))
@@ -138,6 +143,14 @@ def open_fds() -> set[str]:
     return set(os.listdir("/proc/self/fd"))
 
 
+def assert_closed_cleanly(driver: Driver, mark: str, fds: set[str]) -> None:
+    """Closing the engine leaves no process, zombie or fd of the hook's behind."""
+    driver.close()
+    assert_nothing_left(mark)
+    assert zombies() == []
+    assert open_fds() <= fds
+
+
 def assert_allowed(outcome: Outcome) -> None:
     assert not outcome.blocked, outcome
     assert not outcome.errors, outcome
@@ -158,10 +171,7 @@ def test_a_persistent_hook_answers_every_event_from_one_process(
     assert denied.reason == "no"
     assert_allowed(driver.fire("ls"))
     assert len(starts(tmp_path)) == 1
-    driver.close()
-    assert_nothing_left(mark)
-    assert zombies() == []
-    assert open_fds() <= fds
+    assert_closed_cleanly(driver, mark, fds)
 
 
 @pytest.mark.reliability("hooks")
@@ -179,10 +189,7 @@ def test_a_faulty_persistent_hook_fails_its_event_and_is_restarted(
     assert f"hook 'resident' failed: {FAULTS[fault]}" in (failed.reason or ""), failed.reason
     assert_allowed(driver.fire("ls"))
     assert len(starts(tmp_path)) == 2
-    driver.close()
-    assert_nothing_left(mark)
-    assert zombies() == []
-    assert open_fds() <= fds
+    assert_closed_cleanly(driver, mark, fds)
 
 
 @pytest.mark.reliability("hooks")
@@ -212,6 +219,21 @@ def test_a_persistent_hook_killed_between_events_is_restarted_for_the_next(
     driver.close()
     assert_nothing_left(mark)
     assert zombies() == []
+
+
+@pytest.mark.reliability("hooks")
+@pytest.mark.parametrize("last", ["last", "last, a grandchild keeps the pipes"])
+def test_a_persistent_hook_that_ends_after_its_reply_is_restarted_for_the_next(
+    drive: Callable[..., Driver], tmp_path: Path, mark: str, last: str
+) -> None:
+    """A process that ends while idle, found out by the next event written to it
+    (nothing reads it, or it ends with the event unread), is started anew for it."""
+    fds = open_fds()
+    driver = drive()
+    assert_allowed(driver.fire(last))
+    assert_allowed(driver.fire("ls"))
+    assert len(starts(tmp_path)) == 2
+    assert_closed_cleanly(driver, mark, fds)
 
 
 @pytest.mark.reliability("hooks")

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks.config import HookSpec
 from hookgate.hooks.process import ProcessResult
-from hookgate.hooks.process.resident import Resident, ResidentFailure
+from hookgate.hooks.process.resident import Resident, ResidentFailure, ResidentGone
 
 if TYPE_CHECKING:
     import asyncio
@@ -51,12 +51,13 @@ class _Slot:
         self.retry_at = time.monotonic() + delay
 
     def usable(self) -> Resident | None:
-        """The running process; one that ended between events counts as a failure (for
-        the backoff), but the event itself only waits for the restart."""
+        """The running process, unless it is known to have ended (the event loop saw
+        it): that counts as a failure, for the backoff. One that ended unseen is found
+        out by the event written to it (`ResidentGone`)."""
         resident = self.resident
         if resident is None or resident.stopped:
             return None
-        if resident.has_exited():
+        if resident.process.exited:
             self.failed()
             return None
         return resident
@@ -99,26 +100,30 @@ class PersistentHooks:
             raise TimeoutError
         try:
             resident = slot.usable()
+            fresh = resident is None
             if resident is None:
-                if slot.resident is not None:
-                    slot.resident.stop_sync()
-                time.sleep(slot.restart_delay(deadline))
-                slot.resident = resident = Resident.start(hook.argv(), env=env, cwd=cwd)
+                resident = self._start_sync(slot, hook, deadline, env=env, cwd=cwd)
             number, line = slot.event_line(event)
             try:
-                result = _result(resident.ask_sync(line, deadline), number, started)
-            except (TimeoutError, ResidentFailure):
-                slot.failed()
-                resident.stop_sync()
-                raise
-            except BaseException:  # KeyboardInterrupt: its reply would answer the next event
-                slot.failed()
-                resident.kill()
-                raise
-            slot.failures = 0  # "in a row": a good reply ends the series
-            return result
+                return _asked_sync(slot, resident, line, deadline, number, started)
+            except ResidentGone:
+                if fresh:
+                    raise
+                # It ended while idle, unseen: the event goes to a new one.
+                resident = self._start_sync(slot, hook, deadline, env=env, cwd=cwd)
+                return _asked_sync(slot, resident, line, deadline, number, started)
         finally:
             slot.lock.release()
+
+    @staticmethod
+    def _start_sync(
+        slot: _Slot, hook: HookSpec, deadline: float, *, env: Mapping[str, str], cwd: str | None
+    ) -> Resident:
+        if slot.resident is not None:
+            slot.resident.stop_sync()
+        time.sleep(slot.restart_delay(deadline))
+        slot.resident = Resident.start(hook.argv(), env=env, cwd=cwd)
+        return slot.resident
 
     async def ask(
         self, hook: HookSpec, event: bytes, *, env: Mapping[str, str], cwd: str | None
@@ -138,27 +143,32 @@ class PersistentHooks:
             await lock.acquire()  # at once: nothing to bound
         try:
             resident = slot.usable()
+            fresh = resident is None
             if resident is None:
-                async with asyncio.timeout(max(deadline - time.monotonic(), 0)):
-                    if slot.resident is not None:
-                        await slot.resident.stop()
-                    await asyncio.sleep(slot.restart_delay(deadline))
-                    slot.resident = resident = Resident.start(hook.argv(), env=env, cwd=cwd)
+                resident = await self._start(slot, hook, deadline, env=env, cwd=cwd)
             number, line = slot.event_line(event)
             try:
-                result = _result(await resident.ask(line, deadline), number, started)
-            except (TimeoutError, ResidentFailure):
-                slot.failed()
-                await resident.stop()
-                raise
-            except BaseException:  # cancelled: its reply would answer the next event
-                slot.failed()
-                resident.kill()
-                raise
-            slot.failures = 0  # "in a row": a good reply ends the series
-            return result
+                return await _asked(slot, resident, line, deadline, number, started)
+            except ResidentGone:
+                if fresh:
+                    raise
+                resident = await self._start(slot, hook, deadline, env=env, cwd=cwd)
+                return await _asked(slot, resident, line, deadline, number, started)
         finally:
             lock.release()
+
+    @staticmethod
+    async def _start(
+        slot: _Slot, hook: HookSpec, deadline: float, *, env: Mapping[str, str], cwd: str | None
+    ) -> Resident:
+        import asyncio
+
+        async with asyncio.timeout(max(deadline - time.monotonic(), 0)):
+            if slot.resident is not None:
+                await slot.resident.stop()
+            await asyncio.sleep(slot.restart_delay(deadline))
+            slot.resident = Resident.start(hook.argv(), env=env, cwd=cwd)
+            return slot.resident
 
     def _slot(self, hook: HookSpec) -> _Slot:
         slot = self._slots.get(id(hook))  # a new `_Slot` (a lock, a dict) only the first time
@@ -177,6 +187,42 @@ class PersistentHooks:
         for slot in slots:
             if slot.resident is not None:
                 await slot.resident.stop()
+
+
+def _asked_sync(
+    slot: _Slot, resident: Resident, line: bytes, deadline: float, number: int, started: float
+) -> ProcessResult:
+    """`resident`'s reply to event `number`; a failure counts for the backoff and stops it."""
+    try:
+        result = _result(resident.ask_sync(line, deadline), number, started)
+    except (TimeoutError, ResidentFailure):
+        slot.failed()
+        resident.stop_sync()
+        raise
+    except BaseException:  # KeyboardInterrupt: its reply would answer the next event
+        slot.failed()
+        resident.kill()
+        raise
+    slot.failures = 0  # "in a row": a good reply ends the series
+    return result
+
+
+async def _asked(
+    slot: _Slot, resident: Resident, line: bytes, deadline: float, number: int, started: float
+) -> ProcessResult:
+    """`_asked_sync` on the event loop."""
+    try:
+        result = _result(await resident.ask(line, deadline), number, started)
+    except (TimeoutError, ResidentFailure):
+        slot.failed()
+        await resident.stop()
+        raise
+    except BaseException:  # cancelled: its reply would answer the next event
+        slot.failed()
+        resident.kill()
+        raise
+    slot.failures = 0
+    return result
 
 
 _DECODER = json.JSONDecoder()

@@ -201,7 +201,8 @@ class HookEngine:
         return name, [
             hook
             for hook in hooks
-            if id(hook) not in skipped and hook.matches(_as_named_by(hook, target))
+            if id(hook) not in skipped
+            and (hook.matcher is None or hook.matches(_as_named_by(hook, target)))
         ]
 
     async def _ask(self, hook: HookSpec, chain: Chain) -> HookReply:
@@ -231,8 +232,9 @@ class HookEngine:
         elif hook.persistent:
             self._check_pins(hook)
             result = await self._persistent.ask(
-                hook, fmt.encode(chain.spec, envelope), **self._resident_options(hook)
-            )
+                hook, fmt.encode(chain.spec, envelope), env=self._env[id(hook)],
+                cwd=hook.cwd or self.project_dir,
+            )  # fmt: skip
         else:
             from hookgate.hooks.process.aio import run_process
 
@@ -261,8 +263,9 @@ class HookEngine:
         elif hook.persistent:
             self._check_pins(hook)
             result = self._persistent.ask_sync(
-                hook, fmt.encode(chain.spec, envelope), **self._resident_options(hook)
-            )
+                hook, fmt.encode(chain.spec, envelope), env=self._env[id(hook)],
+                cwd=hook.cwd or self.project_dir,
+            )  # fmt: skip
         else:
             self._check_pins(hook)
             result = run_process_sync(
@@ -285,9 +288,6 @@ class HookEngine:
             "cwd": hook.cwd or self.project_dir,
             "timeout": hook.timeout,
         }
-
-    def _resident_options(self, hook: HookSpec) -> dict[str, Any]:
-        return {"env": self._env[id(hook)], "cwd": hook.cwd or self.project_dir}
 
     def _http_request(
         self, hook: HookSpec, fmt: ReplyFormat, chain: Chain, envelope: dict[str, Any]

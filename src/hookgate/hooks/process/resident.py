@@ -19,6 +19,7 @@ import math
 import os
 import select
 import signal
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Self
@@ -52,6 +53,11 @@ class ResidentFailure(HookgateError):
     """The resident process died, flooded or broke the protocol before it replied."""
 
 
+class ResidentGone(ResidentFailure):
+    """The process had ended before it read the event: it ended while idle, unless it
+    was started for this event."""
+
+
 class Resident:
     """A started resident process, asked by either driver, one line at a time."""
 
@@ -59,6 +65,7 @@ class Resident:
         self.process = process
         self._buffer = bytearray()
         self._stdout_eof = False
+        self._sent = 0  # bytes of the current event's line written
         self._stderr = bytearray()
         self.stopped = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -89,6 +96,7 @@ class Resident:
         """Write `line`, wait for one line back until `deadline` (monotonic seconds)."""
         if self._loop is not None:
             self._detach()
+        self._sent = 0
         pending = self._write(memoryview(line))
         if not pending and not self._buffer and (reply := self._one_read(deadline)) is not None:
             return reply
@@ -173,6 +181,7 @@ class Resident:
     async def ask(self, line: bytes, deadline: float) -> bytes:
         """`ask_sync` on the running event loop, which serves others meanwhile."""
         self._attach()
+        self._sent = 0
         pending = self._write(memoryview(line))
         while True:
             if not pending and (reply := self._reply()) is not None:
@@ -308,15 +317,31 @@ class Resident:
         if len(self._buffer) > LINE_CAP:
             raise ResidentFailure(f"a reply line passed {LINE_CAP:,} bytes{self._tail()}")
         if self._stdout_eof or self.process.exited:
+            if self._ended_before_reading():
+                raise ResidentGone(f"{self._ended()} before it read the event{self._tail()}")
             raise ResidentFailure(f"{self._ended()} before it replied{self._tail()}")
         return None
 
-    def _ended(self) -> str:
+    def _ended_before_reading(self) -> bool:
+        """Whether the process has exited with none of this event's line read: what it
+        left in its stdin holds all we wrote (a pipe is read from the front)."""
         process = self.process
         if not self.has_exited() and process.pidfd is not None:
             # A dying process's pipes close before its exit shows: a moment's wait lets
             # the message say how it ended rather than that its stdout closed.
             select.select([process.pidfd], [], [], _EXIT_AFTER_EOF)
+        if not self.has_exited() or process.stdin_fd is None:
+            return False
+        import fcntl  # here: only a process that ended asks
+        import termios
+
+        try:
+            unread = fcntl.ioctl(process.stdin_fd, termios.FIONREAD, bytes(4))
+        except OSError:
+            return False
+        return int.from_bytes(unread, sys.byteorder) >= self._sent
+
+    def _ended(self) -> str:
         if not self.has_exited():
             return "closed its stdout"
         self._read_stderr()
@@ -334,10 +359,16 @@ class Resident:
             raise ResidentFailure(f"{self._ended()} before it read the event{self._tail()}")
         try:
             while pending:
-                pending = pending[os.write(fd, pending) :]
+                written = os.write(fd, pending)
+                self._sent += written
+                pending = pending[written:]
         except BlockingIOError:
             pass
         except OSError as exc:  # EPIPE: it closed its stdin, or is gone
+            if self._ended_before_reading():
+                raise ResidentGone(
+                    f"{self._ended()} before it read the event{self._tail()}"
+                ) from exc
             raise ResidentFailure(
                 f"does not read its stdin ({exc.strerror}){self._tail()}"
             ) from exc
