@@ -97,7 +97,7 @@ class Resident:
         if self._loop is not None:
             self._detach()
         self._sent = 0
-        pending = self._write(memoryview(line))
+        pending = self._write(line)
         if not pending and not self._buffer and (reply := self._one_read(deadline)) is not None:
             return reply
         while True:
@@ -182,7 +182,7 @@ class Resident:
         """`ask_sync` on the running event loop, which serves others meanwhile."""
         self._attach()
         self._sent = 0
-        pending = self._write(memoryview(line))
+        pending = self._write(line)
         while True:
             if not pending and (reply := self._reply()) is not None:
                 return reply
@@ -353,7 +353,8 @@ class Resident:
         text = self._stderr.decode("utf-8", "replace").strip()
         return f": {text[-300:]}" if text else ""
 
-    def _write(self, pending: memoryview) -> memoryview:
+    def _write(self, pending: bytes | memoryview) -> bytes | memoryview:
+        """Write what the pipe takes now of `pending`; what is left."""
         fd = self.process.stdin_fd
         if fd is None:
             raise ResidentFailure(f"{self._ended()} before it read the event{self._tail()}")
@@ -361,7 +362,8 @@ class Resident:
             while pending:
                 written = os.write(fd, pending)
                 self._sent += written
-                pending = pending[written:]
+                # The whole line, usually: a view to slice only for what is left.
+                pending = b"" if written == len(pending) else memoryview(pending)[written:]
         except BlockingIOError:
             pass
         except OSError as exc:  # EPIPE: it closed its stdin, or is gone
