@@ -34,8 +34,10 @@ from hookgate.hooks.process.core import (
     watch_exit,
 )
 
-if TYPE_CHECKING:
-    import asyncio  # imported by `ask` alone: `ask_sync` needs no event loop
+if TYPE_CHECKING:  # imported by `ask` alone: `ask_sync` needs no event loop
+    import asyncio
+
+    from hookgate.hooks.process.wakeup import Wakeup
 
 #: Bytes a reply line may have; a longer one is a flood: the process is stopped.
 LINE_CAP = OUTPUT_CAP
@@ -69,7 +71,7 @@ class Resident:
         self._stderr = bytearray()
         self.stopped = False
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._waiter: asyncio.Future[None] | None = None
+        self._waiter: Wakeup | None = None
         self._alarm: asyncio.TimerHandle | None = None
         self._alarm_at = math.inf
         self._poll = select.poll()
@@ -198,10 +200,12 @@ class Resident:
         assert loop is not None
         if self._alarm_at > deadline:  # else the alarm set for an earlier event serves
             self._set_alarm(loop, remaining, deadline)
-        self._waiter = waiter = loop.create_future()
+        from hookgate.hooks.process.wakeup import Wakeup  # asyncio's, like this method
+
+        self._waiter = waiter = Wakeup(loop)
         stdin = self.process.stdin_fd if write else None
         if stdin is not None:
-            loop.add_writer(stdin, _settle, waiter)
+            loop.add_writer(stdin, waiter.wake)
         try:
             await waiter
         finally:
@@ -222,7 +226,7 @@ class Resident:
     def _on_alarm(self) -> None:
         self._alarm, self._alarm_at = None, math.inf
         if self._waiter is not None:
-            _settle(self._waiter)
+            self._waiter.wake()
 
     async def stop(self) -> None:
         """`stop_sync` in a worker thread: the loop serves others during the graces."""
@@ -263,14 +267,14 @@ class Resident:
         if self._loop is not None and (self._stdout_eof or len(self._buffer) > LINE_CAP):
             self._loop.remove_reader(self.process.stdout.fd)
         if self._waiter is not None:
-            _settle(self._waiter)
+            self._waiter.wake()
 
     def _on_exit(self) -> None:
         self.process.exited = True
         if self._loop is not None and self.process.pidfd is not None:
             self._loop.remove_reader(self.process.pidfd)
         if self._waiter is not None:
-            _settle(self._waiter)
+            self._waiter.wake()
 
     # What both share.
 
@@ -387,7 +391,3 @@ def _running_loop() -> asyncio.AbstractEventLoop:
 
     return asyncio.get_running_loop()
 
-
-def _settle(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
