@@ -257,13 +257,11 @@ def _result(line: bytes, number: int, started: float) -> ProcessResult:
 
 
 def _tail_after_id(line: bytes, number: int) -> bytes | None:
-    """What follows `{"id": NUMBER,` (either spacing) in `line`, or None."""
-    if not line.startswith(b'{"id":'):
-        return None
-    comma = line.find(b",", 6)
-    if comma < 0 or line[6:comma].strip(b" ") != b"%d" % number:
-        return None
-    return line[comma + 1 :]
+    """What follows `{"id": NUMBER,` (with a space or without) in `line`, or None."""
+    for head in (b'{"id": %d,' % number, b'{"id":%d,' % number):
+        if line.startswith(head):
+            return line[len(head) :]
+    return None
 
 
 def _tail_is_whole(tail: bytes) -> bool:

@@ -76,6 +76,8 @@ class HookEngine:
         for spec in extra:
             hooks.setdefault(spec.event.name, []).append(spec)
         self._hooks: dict[str, tuple[HookSpec, ...]] = {e: tuple(s) for e, s in hooks.items() if s}
+        #: The events whose hooks have no matcher: every one runs on every call.
+        self._match_all = {e for e, s in self._hooks.items() if all(h.matcher is None for h in s)}
         base_env = dict(os.environ if environ is None else environ)
         self._environ = base_env
         self._env = {id(spec): self._hook_env(spec, base_env) for spec in self}
@@ -198,6 +200,8 @@ class HookEngine:
         hooks = self._hooks.get(name)
         if not hooks:
             return name, []
+        if not skip and name in self._match_all:
+            return name, list(hooks)
         target = _target(EVENTS[name], payload)
         skipped = {id(hook) for hook in skip}
         return name, [

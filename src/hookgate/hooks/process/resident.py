@@ -390,4 +390,3 @@ def _running_loop() -> asyncio.AbstractEventLoop:
     import asyncio
 
     return asyncio.get_running_loop()
-
