@@ -8,7 +8,9 @@ would; REPLY is what such a hook would print (an object, a string, or null). The
 reply goes through the hook's format like a process hook's output. A reply that is
 late, malformed, for another id or too long, or a process that dies, fails that
 event (its `onError` decides) and the process is stopped; the next event starts a new
-one after a backoff that doubles with each failure in a row (`RESTART_BACKOFF`).
+one after a backoff that doubles with each failure in a row (`RESTART_BACKOFF`). One
+that ended while idle is found out by the next event (no reader for its line, or the
+line left unread when it exits: `ResidentGone`), which goes to a new process instead.
 `PersistentHooks.close` (or `aclose`) stops them all with the session.
 """
 

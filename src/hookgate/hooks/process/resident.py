@@ -4,12 +4,14 @@ It is started like every other process (`core.Process`: own session, guarded
 environment, explicit env) and kept: each `ask` writes one line to its stdin and
 waits for one line on its stdout, bounded by the caller's deadline. A reply line
 longer than `LINE_CAP`, an exit or end of file before the reply, is a
-`ResidentFailure`; the deadline passing is `TimeoutError`. After either, the caller
+`ResidentFailure` (`ResidentGone` when the process had exited with the line unread:
+nothing learns of an idle exit before an event is written); the deadline passing is
+`TimeoutError`. After either, the caller
 stops it (`stop`): stdin closed, `STOP_GRACE`, SIGTERM to the group, `KILL_GRACE`,
 SIGKILL, the leader reaped, every fd closed. stderr is drained all along and its last
 `STDERR_KEEP` bytes kept for failure messages. `ask_sync` waits in poll(2); `ask` lets
-the event loop wake it, its fds watched by that loop until another one (or
-`ask_sync`) asks.
+the event loop wake it (its reader resumes the task at once: `wakeup.Wakeup`), its fds
+watched by that loop until another one (or `ask_sync`) asks.
 """
 
 from __future__ import annotations
