@@ -11,7 +11,7 @@ import asyncio
 import os
 import sys
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,8 @@ CHILD = textwrap.dedent("""
             sys.exit(1)
         if what == "hang":
             time.sleep(60)
+        if what == "slow":
+            time.sleep(0.3)
         if what == "flood":
             sys.stdout.write("x" * (LINE_LIMIT + 4096))
             sys.stdout.flush()
@@ -256,6 +258,42 @@ def test_a_good_reply_ends_the_backoff(drive: Callable[..., Driver], tmp_path: P
         assert driver.fire("crash").blocked
         assert_allowed(driver.fire("ls"))
     assert len(starts(tmp_path)) == 5
+
+
+@pytest.mark.reliability("hooks")
+def test_persistent_hooks_on_one_loop_answer_while_another_works(tmp_path: Path, mark: str) -> None:
+    """While one persistent hook takes its time, the loop goes on: another session's hook
+    answers event after event meanwhile, and both get their own replies."""
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    entry = {"name": "resident", "args": [sys.executable, str(script), str(tmp_path / "pids")],
+             "persistent": True, "onError": "fail"}  # fmt: skip
+    config = parse_hooks({"preToolCall": [entry]}, Where("test.yaml"), base_dir=tmp_path)
+    slow, quick = (HookEngine(config, session_id=s, project_dir=str(tmp_path)) for s in "ab")
+
+    def fire(engine: HookEngine, command: str) -> Awaitable[Outcome]:
+        return engine.run("preToolCall", {"tool": "shell", "arguments": {"command": command}})
+
+    async def both() -> tuple[Outcome, list[Outcome]]:
+        await asyncio.gather(fire(slow, "ls"), fire(quick, "ls"))  # both started
+        waiting = asyncio.ensure_future(fire(slow, "slow"))
+        answered: list[Outcome] = []
+        while not waiting.done():
+            answered.append(await fire(quick, "deny" if len(answered) % 2 else "ls"))
+        try:
+            return await waiting, answered
+        finally:
+            await slow.aclose()
+            await quick.aclose()
+
+    with bounded(TURN_MARGIN_S):
+        slow_outcome, answered = asyncio.run(both())
+    assert_allowed(slow_outcome)
+    assert len(answered) >= 10, len(answered)  # each takes well under the slow one's 0.3 s
+    assert [outcome.blocked for outcome in answered] == [i % 2 == 1 for i in range(len(answered))]
+    assert len(starts(tmp_path)) == 2
+    assert_nothing_left(mark)
+    assert zombies() == []
 
 
 @pytest.mark.reliability("hooks")
