@@ -74,6 +74,7 @@ class Resident:
         self.stopped = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiter: Wakeup | None = None
+        self._wakeup: type[Wakeup] | None = None
         self._alarm: asyncio.TimerHandle | None = None
         self._alarm_at = math.inf
         self._poll = select.poll()
@@ -198,13 +199,12 @@ class Resident:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise TimeoutError
-        loop = self._loop
-        assert loop is not None
+        loop, wakeup = self._loop, self._wakeup
+        assert loop is not None  # `_attach` set both
+        assert wakeup is not None
         if self._alarm_at > deadline:  # else the alarm set for an earlier event serves
             self._set_alarm(loop, remaining, deadline)
-        from hookgate.hooks.process.wakeup import Wakeup  # asyncio's, like this method
-
-        self._waiter = waiter = Wakeup(loop)
+        self._waiter = waiter = wakeup(loop)
         stdin = self.process.stdin_fd if write else None
         if stdin is not None:
             loop.add_writer(stdin, waiter.wake)
@@ -243,6 +243,9 @@ class Resident:
         loop = _running_loop()
         if self._loop is loop:
             return
+        from hookgate.hooks.process.wakeup import Wakeup  # asyncio's: on a loop only
+
+        self._wakeup = Wakeup  # a `from` import costs 1 µs: not one per event
         self._detach()
         self._loop = loop
         process = self.process
