@@ -95,8 +95,7 @@ class PersistentHooks:
         self, hook: HookSpec, event: bytes, *, env: Mapping[str, str], cwd: str | None
     ) -> ProcessResult:
         """The hook's reply to `event`, as the `ProcessResult` a process hook would leave."""
-        started = time.monotonic()
-        deadline = started + hook.timeout
+        deadline = time.monotonic() + hook.timeout
         slot = self._slot(hook)
         if not slot.lock.acquire(timeout=hook.timeout):
             raise TimeoutError
@@ -107,13 +106,13 @@ class PersistentHooks:
                 resident = self._start_sync(slot, hook, deadline, env=env, cwd=cwd)
             number, line = slot.event_line(event)
             try:
-                return _asked_sync(slot, resident, line, deadline, number, started)
+                return _asked_sync(slot, resident, line, deadline, number)
             except ResidentGone:
                 if fresh:
                     raise
                 # It ended while idle, unseen: the event goes to a new one.
                 resident = self._start_sync(slot, hook, deadline, env=env, cwd=cwd)
-                return _asked_sync(slot, resident, line, deadline, number, started)
+                return _asked_sync(slot, resident, line, deadline, number)
         finally:
             slot.lock.release()
 
@@ -133,8 +132,7 @@ class PersistentHooks:
         """`ask_sync` on the event loop: the loop serves others while the hook works."""
         import asyncio
 
-        started = time.monotonic()
-        deadline = started + hook.timeout
+        deadline = time.monotonic() + hook.timeout
         slot = self._slot(hook)
         loop = asyncio.get_running_loop()
         lock = slot.loop_locks.get(loop) or slot.loop_locks.setdefault(loop, asyncio.Lock())
@@ -150,12 +148,12 @@ class PersistentHooks:
                 resident = await self._start(slot, hook, deadline, env=env, cwd=cwd)
             number, line = slot.event_line(event)
             try:
-                return await _asked(slot, resident, line, deadline, number, started)
+                return await _asked(slot, resident, line, deadline, number)
             except ResidentGone:
                 if fresh:
                     raise
                 resident = await self._start(slot, hook, deadline, env=env, cwd=cwd)
-                return await _asked(slot, resident, line, deadline, number, started)
+                return await _asked(slot, resident, line, deadline, number)
         finally:
             lock.release()
 
@@ -192,11 +190,11 @@ class PersistentHooks:
 
 
 def _asked_sync(
-    slot: _Slot, resident: Resident, line: bytes, deadline: float, number: int, started: float
+    slot: _Slot, resident: Resident, line: bytes, deadline: float, number: int
 ) -> ProcessResult:
     """`resident`'s reply to event `number`; a failure counts for the backoff and stops it."""
     try:
-        result = _result(resident.ask_sync(line, deadline), number, started)
+        result = _result(resident.ask_sync(line, deadline), number)
     except (TimeoutError, ResidentFailure):
         slot.failed()
         resident.stop_sync()
@@ -210,11 +208,11 @@ def _asked_sync(
 
 
 async def _asked(
-    slot: _Slot, resident: Resident, line: bytes, deadline: float, number: int, started: float
+    slot: _Slot, resident: Resident, line: bytes, deadline: float, number: int
 ) -> ProcessResult:
     """`_asked_sync` on the event loop."""
     try:
-        result = _result(await resident.ask(line, deadline), number, started)
+        result = _result(await resident.ask(line, deadline), number)
     except (TimeoutError, ResidentFailure):
         slot.failed()
         await resident.stop()
@@ -232,30 +230,27 @@ _DECODER = json.JSONDecoder()
 _REPLY_KEYS = frozenset({"id", "reply", "exit", "stderr"})
 
 
-#: Reply lines seen before, past their id: what each one said (exit, stdout, stderr).
-#: A hook answers most events with one of a few lines (`"reply": null}`, a deny it
-#: repeats): those are checked once, then read in a dict look-up.
-_KNOWN_TAILS: dict[bytes, tuple[int, bytes, bytes]] = {}
+#: Reply lines seen before, past their id: what each one said. A hook answers most
+#: events with one of a few lines (`"reply": null}`, a deny it repeats): those are
+#: checked once, then read in a dict look-up.
+_KNOWN_TAILS: dict[bytes, ProcessResult] = {}
 #: How many tails are remembered, and how long each may be.
 _KNOWN_TAILS_MAX = 256
 _KNOWN_TAIL_LEN = 512
 
 
-def _result(line: bytes, number: int, started: float) -> ProcessResult:
-    """A reply line as the `ProcessResult` a process hook would have left."""
+def _result(line: bytes, number: int) -> ProcessResult:
+    """A reply line as the `ProcessResult` a process hook would have left (its
+    `duration` 0: nothing reads it, and the hook's process did not end)."""
     tail = _tail_after_id(line, number)
-    known = _KNOWN_TAILS.get(tail) if tail is not None else None
-    if known is None:
-        known = _checked(line, number)
+    result = _KNOWN_TAILS.get(tail) if tail is not None else None
+    if result is None:
+        result = _checked(line, number)
         if tail is not None and len(tail) <= _KNOWN_TAIL_LEN and _tail_is_whole(tail):
             if len(_KNOWN_TAILS) >= _KNOWN_TAILS_MAX:
                 _KNOWN_TAILS.clear()
-            _KNOWN_TAILS[tail] = known
-    code, stdout, stderr = known
-    return ProcessResult(
-        returncode=code, stdout=stdout, stderr=stderr, stdout_truncated=False,
-        stderr_truncated=False, timed_out=False, duration=time.monotonic() - started,
-    )  # fmt: skip
+            _KNOWN_TAILS[tail] = result
+    return result
 
 
 def _tail_after_id(line: bytes, number: int) -> bytes | None:
@@ -276,8 +271,8 @@ def _tail_is_whole(tail: bytes) -> bool:
     return type(rest) is dict and "id" not in rest
 
 
-def _checked(line: bytes, number: int) -> tuple[int, bytes, bytes]:
-    """A reply line, checked whole: its exit status, stdout and stderr."""
+def _checked(line: bytes, number: int) -> ProcessResult:
+    """A reply line, checked whole, as the `ProcessResult` it stands for."""
     try:
         reply = _DECODER.decode(line.decode())  # UTF-8, as the protocol says
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
@@ -292,7 +287,11 @@ def _checked(line: bytes, number: int) -> tuple[int, bytes, bytes]:
             f"replied {_excerpt(line)}: a reply has id, reply, an integer exit and a string "
             "stderr, nothing else"
         )
-    return code, _stdout_of(reply.get("reply")), stderr.encode("utf-8", "surrogateescape")
+    return ProcessResult(
+        returncode=code, stdout=_stdout_of(reply.get("reply")),
+        stderr=stderr.encode("utf-8", "surrogateescape"), stdout_truncated=False,
+        stderr_truncated=False, timed_out=False, duration=0.0,
+    )  # fmt: skip
 
 
 def _stdout_of(reply: Any) -> bytes:
