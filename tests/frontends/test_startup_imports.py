@@ -38,8 +38,9 @@ OPENSSL_HASHES = ("_hashlib",)
 #: A hook started in our directory by path, and its guardian, start through posix_spawn.
 SUBPROCESS = ("subprocess",)
 #: Slow to import and to use at import: `dataclasses` (with `inspect`, `ast` and `dis`)
-#: compiles each class's methods with `exec`. The engine's records are NamedTuples.
-SLOW_STDLIB = ("dataclasses", "inspect")
+#: compiles each class's methods with `exec`; `shutil` (argparse sizes its help with it)
+#: imports bz2 and lzma. The engine's records are NamedTuples; the CLI sizes help itself.
+SLOW_STDLIB = ("dataclasses", "inspect", "shutil")
 
 
 def imported(project: Project, argv: list[str], stdin: str = "", expect_rc: int = 0) -> set[str]:
