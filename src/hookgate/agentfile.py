@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hookgate.hooks import HookgateError, HooksConfig
 from hookgate.hooks.config import hooks_of_document, load_hooks_file, parse_duration
@@ -62,16 +62,14 @@ DEFAULT_SYSTEM = (
 )
 
 
-@dataclass(frozen=True)
-class Permissions:
+class Permissions(NamedTuple):
     """Rules on tool calls, judged on the model's own arguments: deny, then allow, then ask."""
 
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class AgentRef:
+class AgentRef(NamedTuple):
     """Another agent this one may hand questions to."""
 
     name: str
@@ -81,8 +79,7 @@ class AgentRef:
     """Seconds its answer may take; past them its process group is stopped."""
 
 
-@dataclass(frozen=True)
-class TeamConfig:
+class TeamConfig(NamedTuple):
     """The team this agent supervises (`team:`): members take the tasks it creates."""
 
     name: str
@@ -91,19 +88,18 @@ class TeamConfig:
     max_rounds: int = DEFAULT_MAX_ROUNDS
 
 
-@dataclass(frozen=True)
-class AgentConfig:
+class AgentConfig(NamedTuple):
     path: Path
     model: str | Mapping[str, Any]
     system: str = DEFAULT_SYSTEM
     tools: tuple[str, ...] = DEFAULT_TOOL_NAMES
-    permissions: Permissions = field(default_factory=Permissions)
+    permissions: Permissions = Permissions()
     yolo: bool = False
-    hooks: HooksConfig = field(default_factory=HooksConfig)
-    agents: Mapping[str, AgentRef] = field(default_factory=dict)
+    hooks: HooksConfig = HooksConfig()
+    agents: Mapping[str, AgentRef] = MappingProxyType({})
     team: TeamConfig | None = None
     """The team this agent supervises, if its file declares one."""
-    mcp_servers: Mapping[str, McpServerConfig] = field(default_factory=dict)
+    mcp_servers: Mapping[str, McpServerConfig] = MappingProxyType({})
     max_steps: int = 50
     context_budget: int = 200_000
     """Characters of conversation kept before older turns are summarised."""
@@ -112,12 +108,12 @@ class AgentConfig:
     """Hand-offs deeper than this are refused (an asked agent runs at depth 1)."""
     workspace_dirs: tuple[Path, ...] = ()
     """Resolved directories the file tools reach without consent, besides the project."""
-    shell: ShellSettings = field(default_factory=ShellSettings)
+    shell: ShellSettings = ShellSettings()
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
     """Tool calls one model reply may make; those past it fail with a message."""
     max_argument_bytes: int = DEFAULT_MAX_ARGUMENT_BYTES
     """Bytes of JSON arguments one tool call may carry."""
-    web: WebLimits = field(default_factory=WebLimits)
+    web: WebLimits = WebLimits()
     """What `web_fetch` may reach and read."""
 
     @property

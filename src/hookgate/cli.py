@@ -30,7 +30,7 @@ EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="hookgate",
         description="An AI agent with hooks: your rules around it, outside its code.",
     )
@@ -218,6 +218,39 @@ def _run_sessions(args: argparse.Namespace) -> int:
     from hookgate.session import SessionStore
 
     return print_sessions(SessionStore())
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its subcommands' too, with help sized without `shutil`.
+
+    argparse builds a help formatter for each argument added and sizes it with
+    `shutil.get_terminal_size`; importing shutil (with bz2 and lzma) is about 2 ms of a
+    start-up that only prints help when asked.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:  # fmt: skip
+        if width is None:  # as argparse's own: the terminal's columns, less two
+            width = _terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def _terminal_columns() -> int:
+    """`shutil.get_terminal_size().columns`: $COLUMNS, else stdout's terminal, else 80."""
+    with contextlib.suppress(KeyError, ValueError):
+        columns = int(os.environ["COLUMNS"])
+        if columns > 0:
+            return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):  # no stdout, closed, or not a terminal
+        return 80
 
 
 class _Version(argparse.Action):

@@ -1,15 +1,14 @@
 """The agent file's settings for the tools: `workspace`, `shell` and the per-reply caps.
 
-Parsed strictly, like the rest of the agent file, into frozen dataclasses: an unknown
+Parsed strictly, like the rest of the agent file, into immutable records: an unknown
 key or a bad value names the file, line, key path and value.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from hookgate.hooks.config import MAX_TIMEOUT, parse_duration
 from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping
@@ -32,8 +31,7 @@ WEB_KEYS = ("allow_private", "max_bytes", "timeout")
 DEFAULT_SHELL_PROCESSES = 512
 
 
-@dataclass(frozen=True)
-class ShellLimits:
+class ShellLimits(NamedTuple):
     """setrlimit(2) values for a shell command and all it starts; None: as inherited."""
 
     processes: int | None = DEFAULT_SHELL_PROCESSES
@@ -50,8 +48,7 @@ DEFAULT_WEB_MAX_BYTES = 2 * 1024 * 1024
 DEFAULT_WEB_TIMEOUT = 30.0
 
 
-@dataclass(frozen=True)
-class WebLimits:
+class WebLimits(NamedTuple):
     """What `web_fetch` may reach and read (the agent file's `web_fetch:` settings)."""
 
     allow_private: bool = False
@@ -60,11 +57,10 @@ class WebLimits:
     timeout: float = DEFAULT_WEB_TIMEOUT
 
 
-@dataclass(frozen=True)
-class ShellSettings:
+class ShellSettings(NamedTuple):
     keep_env: tuple[str, ...] = ()
     """Variables kept in the shell's environment though their name looks secret."""
-    limits: ShellLimits = field(default_factory=ShellLimits)
+    limits: ShellLimits = ShellLimits()
 
 
 def shell_environment(env: Mapping[str, str], keep: tuple[str, ...]) -> dict[str, str]:

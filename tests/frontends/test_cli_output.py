@@ -47,6 +47,17 @@ def test_version(project: Project) -> None:
     assert (run.returncode, run.stdout.strip()) == (0, f"hookgate {version('hookgate')}")
 
 
+@pytest.mark.parametrize("columns", [60, 100])
+def test_help_is_wrapped_to_the_terminals_width(project: Project, columns: int) -> None:
+    for args in (["--help"], ["hooks", "fire", "--help"], ["trust", "--help"]):
+        run = project.hookgate(*args, env=project.env(COLUMNS=str(columns)))
+
+        assert run.returncode == 0, run.stderr
+        widest = max(len(line) for line in run.stdout.splitlines())
+        # argparse wraps at the width less two, and never breaks a long option's name.
+        assert columns - 12 <= widest <= columns - 2, (args, widest)
+
+
 @pytest.mark.parametrize(
     "args",
     [

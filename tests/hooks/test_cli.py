@@ -193,6 +193,29 @@ def test_check_imports_no_python_hook(tmp_path: Path) -> None:
     assert "nowhere_to_be_found:check: no module 'nowhere_to_be_found'" in done.stderr
 
 
+def test_a_hook_in_the_embedders_own_script_is_found(tmp_path: Path) -> None:
+    """`python: __main__:hook` from a program that embeds hookgate: its `__main__` is
+    imported (without a module spec), so the linter does not call it missing."""
+    write(tmp_path / "hookgate.yaml", "hooks:\n  preToolCall:\n    - python: __main__:allow\n")
+    embedder = """
+        from pathlib import Path
+        from hookgate.hooks import load_hooks_file
+        from hookgate.hooks.lint import lint_hooks
+
+        def allow(event):
+            return None
+
+        config = load_hooks_file(Path("hookgate.yaml"))
+        print(lint_hooks(tuple(config), Path(".")))
+    """
+    script = write(tmp_path / "embed.py", textwrap.dedent(embedder))
+
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=30, check=True)  # fmt: skip
+
+    assert done.stdout.strip() == "[[]]", done.stdout
+
+
 def test_fire_blocks_with_exit_2_and_prints_the_outcome(guarded: Path) -> None:
     done = hookgate(
         "hooks", "fire", "preToolCall", "--tool", "shell", cwd=guarded,

@@ -64,6 +64,20 @@ def test_a_valid_file_gives_each_events_hooks_in_order(tmp_path: Path) -> None:
     assert [hook.name for hook in config] == ["guard", "./audit.py --quiet", "./log.sh"]
 
 
+def test_a_config_and_its_hooks_are_values_no_one_can_change(tmp_path: Path) -> None:
+    text = "hooks:\n  preToolCall:\n    - {command: ./guard.sh, env: {A: b}}\n"
+    config = load(tmp_path, text)
+    (hook,) = config
+
+    assert config == load(tmp_path, text)
+    assert config != load(tmp_path, "hooks: {}\n")
+    with pytest.raises(AttributeError):
+        config.hooks = {}  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        hook.command = "true"  # type: ignore[misc]
+    assert "./guard.sh" in repr(config)
+
+
 def test_a_file_without_hooks_has_none(tmp_path: Path) -> None:
     assert list(load(tmp_path, "model: x\n")) == []
     assert list(load(tmp_path, "")) == []

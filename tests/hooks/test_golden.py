@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +132,7 @@ def outcome_document(outcome: Outcome) -> dict[str, Any]:
         "changed": list(outcome.changed),
         "context": list(outcome.context),
         "notices": list(outcome.notices),
-        "errors": [asdict(error)["message"] for error in outcome.errors],
+        "errors": [error.message for error in outcome.errors],
         "permission": outcome.permission,
         "stop_reason": outcome.stop_reason,
         "continue_with": outcome.continue_with,

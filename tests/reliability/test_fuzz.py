@@ -463,6 +463,9 @@ hook_replies = (
         changes=st.dictionaries(st.sampled_from(sorted(native_fields)), json_values, max_size=2),
         context=text | st.none(),
         message=text | st.none() | st.integers(),
+        permission=st.none() | st.sampled_from(["allow", "ask"]),
+        stop=st.none() | text,
+        go_on=st.none() | text,
     )
     | st.just(Raise())
 )
@@ -473,6 +476,8 @@ def reply_valid(event: str, answer: Any) -> bool:
     if answer is None:
         return True
     if isinstance(answer, HookReply):
+        if answer.permission or answer.stop is not None or answer.go_on:
+            return False  # no native reply field says them yet (docs: Python hooks)
         fields = {"reason": answer.reason, "context": answer.context, "message": answer.message}
         if set(answer.changes) & {"action", *fields}:
             return False

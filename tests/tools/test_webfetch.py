@@ -95,7 +95,7 @@ def test_a_large_page_is_cut_and_says_so(run_tool: RunTool, local: ToolContext) 
 
 
 def test_a_slow_page_times_out(run_tool: RunTool, local: ToolContext) -> None:
-    quick = dataclasses.replace(local, web=dataclasses.replace(local.web, timeout=0.3))
+    quick = dataclasses.replace(local, web=local.web._replace(timeout=0.3))
     with WebServer({"/slow": Page("late", delay_s=3)}) as server:
         result = run_tool(WebFetchTool(), {"url": server.url("/slow")}, quick)
     assert result.is_error

@@ -8,7 +8,6 @@ applied here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from hookgate.hooks.config import HookSpec
@@ -17,27 +16,27 @@ from hookgate.hooks.formats import HookReply, Permission
 from hookgate.hooks.outcome import HookFailure, Outcome
 
 
-@dataclass
 class Chain:
     """The state an event's hooks build up as they run."""
 
-    spec: EventSpec
-    payload: dict[str, Any]
-    context: list[str] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
-    errors: list[HookFailure] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)
-    changed_by: dict[str, str] = field(default_factory=dict)
-    blocked_by: HookSpec | None = None
-    reason: str | None = None
-    response: str | None = None
-    hooks_run: int = 0
-    failed_safe: bool = False
-    """A hook under `onError: fail` failed: the hooks after it do not run (they would
-    read a payload it did not make safe, even on an event that cannot block)."""
-    permission: Permission | None = None
-    stop_reason: str | None = None
-    go_on: list[str] = field(default_factory=list)
+    def __init__(self, spec: EventSpec, payload: dict[str, Any]) -> None:
+        self.spec = spec
+        self.payload = payload
+        self.context: list[str] = []
+        self.notices: list[str] = []
+        self.errors: list[HookFailure] = []
+        self.changed: list[str] = []
+        self.changed_by: dict[str, str] = {}
+        self.blocked_by: HookSpec | None = None
+        self.reason: str | None = None
+        self.response: str | None = None
+        self.hooks_run = 0
+        # A hook under `onError: fail` failed: the hooks after it do not run (they would
+        # read a payload it did not make safe, even on an event that cannot block).
+        self.failed_safe = False
+        self.permission: Permission | None = None
+        self.stop_reason: str | None = None
+        self.go_on: list[str] = []
 
     def over(self) -> bool:
         return self.blocked_by is not None or self.failed_safe or self.stop_reason is not None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +59,7 @@ def with_claude_settings(
     hooks = dict(config.hooks)
     for event, specs in settings.hooks.items():
         hooks[event] = (*hooks.get(event, ()), *specs)
-    return replace(
-        config, hooks=hooks, never_fires=settings.never_fires, settings_files=settings.files
-    )
+    return HooksConfig(hooks, config.source, settings.never_fires, settings.files)
 
 
 def settings_files(node: Any, where: Where, base_dir: Path) -> tuple[Path, ...]:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, OnError, canonical_event
@@ -53,8 +53,7 @@ _PASTED_HINT = (
 )
 
 
-@dataclass(frozen=True)
-class HookSpec:
+class HookSpec(NamedTuple):
     """One configured hook, validated: exactly one of command, args, function, http or
     model is set."""
 
@@ -73,7 +72,7 @@ class HookSpec:
     """A checker model that judges the event (the `model` kind)."""
     shell: str = DEFAULT_SHELL
     matcher: re.Pattern[str] | None = None
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = MappingProxyType({})
     cwd: str | None = None
     origin: str = ""
     """Where the hook was defined, `file:line`, for messages."""
@@ -95,23 +94,52 @@ class HookSpec:
         return target is not None and self.matcher.search(target) is not None
 
 
-@dataclass(frozen=True)
 class HooksConfig:
-    """Every event's hooks, in order, as read once at session start."""
+    """Every event's hooks, in order, as read once at session start; immutable.
 
-    hooks: Mapping[str, tuple[HookSpec, ...]] = field(default_factory=dict)
-    source: str = ""
-    never_fires: tuple[str, ...] = ()
+    Iterating it gives every hook, event by event in the order of `EVENTS`. A plain
+    class rather than a NamedTuple, which would iterate over its fields instead.
+    """
+
+    __slots__ = ("hooks", "never_fires", "settings_files", "source")
+
+    hooks: Mapping[str, tuple[HookSpec, ...]]
+    source: str
+    never_fires: tuple[str, ...]
     """Hooks of Claude Code settings files that cannot run here, each with why."""
-    settings_files: tuple[Path, ...] = ()
+    settings_files: tuple[Path, ...]
     """The Claude Code settings files `claude_settings:` names, whether they exist or not."""
+
+    def __init__(
+        self,
+        hooks: Mapping[str, tuple[HookSpec, ...]] = MappingProxyType({}),
+        source: str = "",
+        never_fires: tuple[str, ...] = (),
+        settings_files: tuple[Path, ...] = (),
+    ) -> None:
+        object.__setattr__(self, "hooks", hooks)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "never_fires", never_fires)
+        object.__setattr__(self, "settings_files", settings_files)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"HooksConfig is immutable: cannot set {name!r}")
+
+    def __iter__(self) -> Iterator[HookSpec]:
+        for event in EVENTS:
+            yield from self.for_event(event)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HooksConfig):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"HooksConfig({fields})"
 
     def for_event(self, event: str) -> tuple[HookSpec, ...]:
         return self.hooks.get(event, ())
-
-    def __iter__(self) -> Any:
-        for event in EVENTS:
-            yield from self.for_event(event)
 
 
 def load_hooks_file(path: Path, *, import_python: bool = True) -> HooksConfig:

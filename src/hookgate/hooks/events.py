@@ -8,8 +8,8 @@ Canonical names are lowerCamelCase; each event also answers to the other spellin
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 
 class OnError(StrEnum):
@@ -28,8 +28,7 @@ class MatchOn(StrEnum):
     AGENT = "agent"
 
 
-@dataclass(frozen=True)
-class EventSpec:
+class EventSpec(NamedTuple):
     """One row of the event table."""
 
     name: str

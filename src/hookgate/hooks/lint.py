@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -145,8 +146,8 @@ def _find_module(reference: str, base_dir: Path) -> list[str]:
     top = module_name.split(".")[0]
     if any(local_module_files(top, base_dir).values()):
         return []
-    try:
-        found = importlib.util.find_spec(top) is not None  # a top-level name: nothing runs
+    try:  # imported already (an embedder's own `__main__` has no spec), or findable
+        found = top in sys.modules or importlib.util.find_spec(top) is not None
     except (ImportError, ValueError):
         found = False
     return [] if found else [f"{reference}: no module {top!r} next to the file or on sys.path"]

@@ -5,8 +5,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from hookgate.hooks.events import OnError
 from hookgate.hooks.formats import Permission
@@ -16,8 +16,7 @@ from hookgate.hooks.formats import Permission
 MAX_CONTINUES = 8
 
 
-@dataclass(frozen=True)
-class HookFailure:
+class HookFailure(NamedTuple):
     """A hook that could not give a usable answer, and why."""
 
     hook: str
@@ -29,8 +28,7 @@ class HookFailure:
         return f"hook {self.hook!r} ({self.event}) failed: {self.message}"
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     """The decision for one event, all its hooks considered."""
 
     event: str
@@ -47,7 +45,7 @@ class Outcome:
     errors: tuple[HookFailure, ...] = ()
     changed: tuple[str, ...] = ()
     """Names of the payload fields some hook replaced."""
-    changed_by: Mapping[str, str] = field(default_factory=dict)
+    changed_by: Mapping[str, str] = MappingProxyType({})
     """For each replaced field, the name of the last hook that replaced it."""
     hooks_run: int = 0
     permission: Permission | None = None

@@ -9,10 +9,8 @@ here: `chain.Chain` folds replies and failures into the event's `Outcome`, and
 
 from __future__ import annotations
 
-import copy
-import inspect
 import os
-from collections.abc import Awaitable, Iterable, Mapping
+from collections.abc import Awaitable, Coroutine, Iterable, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -220,7 +218,7 @@ class HookEngine:
         # does not look the driver up on every event.
         if hook.function is not None:
             answer = _call(hook, envelope)
-            if inspect.isawaitable(answer):
+            if isinstance(answer, Awaitable):
                 import asyncio
 
                 async with asyncio.timeout(hook.timeout):
@@ -255,7 +253,7 @@ class HookEngine:
         envelope = self._envelope(chain)
         if hook.function is not None:
             answer = _call(hook, envelope)
-            if inspect.isawaitable(answer):
+            if isinstance(answer, Awaitable):
                 answer = _await_alone(answer, hook.timeout)
             return python_reply(chain.spec, envelope, answer)
         if hook.model is not None:
@@ -341,6 +339,8 @@ class HookEngine:
 
 def _call(hook: HookSpec, envelope: dict[str, Any]) -> Any:
     """Call a Python hook on a copy of the payload; its answer may still be awaitable."""
+    import copy  # Python hooks alone: the start-up of the others does not import it
+
     assert hook.function is not None
     return hook.function(copy.deepcopy(envelope))
 
@@ -354,7 +354,7 @@ def _await_alone(answer: Awaitable[Any], timeout: float) -> Any:
     except RuntimeError:
         pass
     else:
-        if inspect.iscoroutine(answer):
+        if isinstance(answer, Coroutine):
             answer.close()  # it will never run: no "never awaited" warning
         raise RuntimeError("an async Python hook under run_sync, in a running event loop")
 

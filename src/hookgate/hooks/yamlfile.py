@@ -9,9 +9,8 @@ parsed before comes from `parsecache` (when enabled), without importing the pars
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from hookgate.hooks import parsecache
 from hookgate.hooks.errors import ConfigError
@@ -69,8 +68,7 @@ def parse_yaml(text: str, source: str) -> Any:
         raise ConfigError(f"{source}: invalid YAML: {type(exc).__name__}: {exc}") from exc
 
 
-@dataclass(frozen=True)
-class Where:
+class Where(NamedTuple):
     """A position in a config file: file, line (1-based, when known) and key path."""
 
     file: str

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from types import MappingProxyType
+from typing import Any, Literal, NamedTuple, Protocol
 
 from hookgate.hooks.errors import HookgateError
 from hookgate.hooks.events import EventSpec, OnError
@@ -31,13 +31,16 @@ class BadReply(HookgateError):
     """The hook ran but its answer cannot be applied; the hook has failed."""
 
 
-@dataclass(frozen=True)
-class HookReply:
+#: No changes: the default of `HookReply.changes`, shared and read-only.
+NO_CHANGES: Mapping[str, Any] = MappingProxyType({})
+
+
+class HookReply(NamedTuple):
     """One hook's decision, validated for its event."""
 
     block: bool = False
     reason: str | None = None
-    changes: Mapping[str, Any] = field(default_factory=dict)
+    changes: Mapping[str, Any] = NO_CHANGES
     """Payload fields replaced, each one the event allows to change."""
     context: str | None = None
     message: str | None = None

@@ -12,9 +12,8 @@ import os
 import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, NamedTuple, Self
 
 from hookgate.hooks.errors import HookgateError
 from hookgate.hooks.process.guard import guarded, reaped, starting, track
@@ -55,8 +54,7 @@ class SpawnError(HookgateError):
         self.errno = errno
 
 
-@dataclass(frozen=True)
-class ProcessResult:
+class ProcessResult(NamedTuple):
     """What a finished (or stopped) process left: exit status and capped output."""
 
     returncode: int
