@@ -11,7 +11,9 @@ the same run, call by call in a rotating order:
   start-up and the asking not counted);
 - persistent hooks: hookgate's `persistent: true` hook, both drivers, against a bare
   JSON-lines ping-pong with the same child program (`examples/persistent_guard.py`):
-  the parent writes the line hookgate writes, reads one back.
+  the parent writes the line hookgate writes, reads one back; and the same exchange
+  on the event loop, as a minimal asyncio client does it (the child's stdout watched
+  once with `add_reader`, a future per line): the floor `await run` can reach.
 Then the floor, the ping-pong and both persistent drivers again, in blocks of `--calls`
 consecutive calls (the order of the blocks rotating): call by call, every exchange
 finds an idle processor to wake; in a block, the child is still warm.
@@ -175,6 +177,37 @@ class PingPong:
         self.child.wait()
 
 
+class LoopPingPong(PingPong):
+    """The bare exchange on the event loop: the child's stdout watched by the loop
+    (`add_reader`, once), each line awaited in a future that the reader settles."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        os.set_blocking(self.stdout, False)
+        self.buffer = b""
+        self.waiter: asyncio.Future[None] | None = None
+        self.watched_by: asyncio.AbstractEventLoop | None = None
+
+    def _on_readable(self) -> None:
+        with contextlib.suppress(BlockingIOError):
+            self.buffer += os.read(self.stdout, 65536)
+            if b"\n" in self.buffer and self.waiter is not None and not self.waiter.done():
+                self.waiter.set_result(None)
+
+    async def exchange(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self.watched_by is not loop:
+            loop.add_reader(self.stdout, self._on_readable)
+            self.watched_by = loop
+        self.number += 1
+        os.write(self.stdin, self.line(self.number))
+        while b"\n" not in self.buffer:
+            self.waiter = loop.create_future()
+            await self.waiter
+        reply, self.buffer = self.buffer, b""
+        assert json.loads(reply)["id"] == self.number
+
+
 def hookgates_line() -> bytes:
     """The first line a persistent hook reads from hookgate, for the event above."""
     with tempfile.TemporaryDirectory() as scratch:
@@ -226,13 +259,14 @@ def measure(rounds: int, calls: int) -> tuple[Rounds, Rounds]:
     one_hook = engine({"command": "true"})
     resident = {"args": [sys.executable, str(CHILD)], "persistent": True}
     persistent_sync, persistent_async = engine(resident), engine(resident)
-    ping_pong, node = PingPong(), Node()
+    ping_pong, loop_ping_pong, node = PingPong(), LoopPingPong(), Node()
     try:
         return asyncio.run(_rounds(rounds, calls, one_hook, persistent_sync, persistent_async,
-                                   ping_pong, node))  # fmt: skip
+                                   ping_pong, loop_ping_pong, node))  # fmt: skip
     finally:
         persistent_sync.close()
         ping_pong.close()
+        loop_ping_pong.close()
         node.close()
 
 
@@ -241,7 +275,8 @@ Rounds = list[dict[str, float]]
 
 async def _rounds(
     rounds: int, calls: int, one_hook: HookEngine, persistent_sync: HookEngine,
-    persistent_async: HookEngine, ping_pong: PingPong, node: Node,
+    persistent_async: HookEngine, ping_pong: PingPong, loop_ping_pong: LoopPingPong,
+    node: Node,
 ) -> tuple[Rounds, Rounds]:  # fmt: skip
     """The rounds, call by call, then those in blocks (`IN_BLOCKS`), on one running
     event loop, as an agent's runtime has (the blocking contenders block it while they
@@ -262,6 +297,7 @@ async def _rounds(
         "subprocess.run": blocking(subprocess_run),
         "asyncio subprocess": asyncio_subprocess,
         "ping-pong": blocking(ping_pong),
+        "loop ping-pong": loop_ping_pong.exchange,
         "persistent run_sync": blocking(lambda: persistent_sync.run_sync("preToolCall", PAYLOAD)),
         "persistent await run": lambda: persistent_async.run("preToolCall", PAYLOAD),
     }
@@ -293,7 +329,9 @@ async def _rounds(
 
 #: Measured again in blocks of consecutive calls: the persistent hooks, their bare
 #: exchange, and the floor to weigh them against.
-IN_BLOCKS = ("floor", "ping-pong", "persistent run_sync", "persistent await run")
+IN_BLOCKS = (
+    "floor", "ping-pong", "loop ping-pong", "persistent run_sync", "persistent await run"
+)  # fmt: skip
 
 
 async def _block_round(
@@ -326,6 +364,7 @@ ROWS = (
     ("node spawnSync", "Node `child_process.spawnSync` (input, captured output)", ""),
     ("node spawn", "Node `child_process.spawn`, awaited (input, output read)", ""),
     ("ping-pong", "bare JSON-lines ping-pong with the Python child", ""),
+    ("loop ping-pong", "the same ping-pong on the event loop (`add_reader`, a future)", ""),
     ("persistent run_sync", "hookgate persistent hook, `run_sync`, same child", "≤ 0.1×"),
     ("persistent await run", "hookgate persistent hook, `await run`, same child", "≤ 0.1×"),
 )
@@ -378,11 +417,13 @@ def _table(results: Rounds, rows: Sequence[tuple[str, str, str]]) -> list[str]:
 
 
 def _against_ping_pong(results: Rounds) -> list[str]:
-    return [
+    lines = [
         f"- {name} vs the bare ping-pong: {_spread(_ratios(results, name, 'ping-pong'))}; "
         "target ≤ 1.3×"
         for name in ("persistent run_sync", "persistent await run")
     ]
+    on_loop = _spread(_ratios(results, "persistent await run", "loop ping-pong"))
+    return [*lines, f"- persistent await run vs the ping-pong on the event loop: {on_loop}"]
 
 
 def main() -> None:

@@ -70,6 +70,38 @@ def test_a_reply_line_carries_exit_and_stderr_like_a_process_hook(
     assert all(outcome.blocked and outcome.reason == "not here" for outcome in outcomes)
 
 
+def test_each_reply_is_checked_against_its_own_event(
+    make_engine: Callable[..., HookEngine],
+    run_hooks: Callable[[HookEngine, str, Mapping[str, Any]], Outcome],
+    tmp_path: Path,
+) -> None:
+    """A line that answered one event does not answer the next: the id is checked each
+    time, a second `id` later in the line overrides the first, and a repeated reply
+    keeps what it says (a deny, event after event)."""
+    child = tmp_path / "child.py"
+    child.write_text(
+        "import json, sys\n"
+        'DENY = \'"reply": {"action": "deny"}\'\n'
+        'NULL_BUT_ID_1 = \'"reply": null, "id": 1\'\n'
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    deny = m['event']['arguments']['command'] == 'deny'\n"
+        "    tail = DENY if deny else NULL_BUT_ID_1\n"
+        "    print('{\"id\": %d, %s}' % (m['id'], tail), flush=True)\n"
+    )
+    engine = make_engine({"preToolCall": [
+        {"args": [sys.executable, str(child)], "persistent": True, "onError": "fail"}
+    ]})  # fmt: skip
+    try:
+        ran = [run_hooks(engine, "preToolCall", shell_call(c)) for c in ("ls", "ls", "deny") * 2]
+    finally:
+        engine.close()
+    # Only the first event's id is 1, whichever `id` counts.
+    assert [bool(outcome.errors) for outcome in ran] == [False, True, False, True, True, False]
+    assert """replied '{"id": 2, "reply": null, "id": 1}' to event 2""" in str(ran[1].reason)
+    assert all(outcome.blocked and not outcome.errors for outcome in ran[2::3]), ran
+
+
 @pytest.mark.parametrize(
     ("entry", "message"),
     [

@@ -11,7 +11,7 @@ import asyncio
 import os
 import sys
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,8 @@ CHILD = textwrap.dedent("""
             sys.exit(1)
         if what == "hang":
             time.sleep(60)
+        if what == "slow":
+            time.sleep(0.3)
         if what == "flood":
             sys.stdout.write("x" * (LINE_LIMIT + 4096))
             sys.stdout.flush()
@@ -50,6 +52,11 @@ CHILD = textwrap.dedent("""
         if what == "kill group":
             subprocess.Popen(["sleep", "60"])
             os.killpg(0, signal.SIGKILL)
+        if what.startswith("last"):  # answers, then ends while idle
+            if what == "last, a grandchild keeps the pipes":
+                subprocess.Popen(["sleep", "60"])
+            print(json.dumps({"id": message["id"], "reply": None}), flush=True)
+            sys.exit(0)
         reply = {"action": "deny", "reason": "no"} if what == "deny" else None
         print(json.dumps({"id": message["id"], "reply": reply}), flush=True)
 """).replace("LINE_LIMIT", str(LINE_CAP))
@@ -138,6 +145,14 @@ def open_fds() -> set[str]:
     return set(os.listdir("/proc/self/fd"))
 
 
+def assert_closed_cleanly(driver: Driver, mark: str, fds: set[str]) -> None:
+    """Closing the engine leaves no process, zombie or fd of the hook's behind."""
+    driver.close()
+    assert_nothing_left(mark)
+    assert zombies() == []
+    assert open_fds() <= fds
+
+
 def assert_allowed(outcome: Outcome) -> None:
     assert not outcome.blocked, outcome
     assert not outcome.errors, outcome
@@ -158,10 +173,7 @@ def test_a_persistent_hook_answers_every_event_from_one_process(
     assert denied.reason == "no"
     assert_allowed(driver.fire("ls"))
     assert len(starts(tmp_path)) == 1
-    driver.close()
-    assert_nothing_left(mark)
-    assert zombies() == []
-    assert open_fds() <= fds
+    assert_closed_cleanly(driver, mark, fds)
 
 
 @pytest.mark.reliability("hooks")
@@ -179,10 +191,7 @@ def test_a_faulty_persistent_hook_fails_its_event_and_is_restarted(
     assert f"hook 'resident' failed: {FAULTS[fault]}" in (failed.reason or ""), failed.reason
     assert_allowed(driver.fire("ls"))
     assert len(starts(tmp_path)) == 2
-    driver.close()
-    assert_nothing_left(mark)
-    assert zombies() == []
-    assert open_fds() <= fds
+    assert_closed_cleanly(driver, mark, fds)
 
 
 @pytest.mark.reliability("hooks")
@@ -215,6 +224,21 @@ def test_a_persistent_hook_killed_between_events_is_restarted_for_the_next(
 
 
 @pytest.mark.reliability("hooks")
+@pytest.mark.parametrize("last", ["last", "last, a grandchild keeps the pipes"])
+def test_a_persistent_hook_that_ends_after_its_reply_is_restarted_for_the_next(
+    drive: Callable[..., Driver], tmp_path: Path, mark: str, last: str
+) -> None:
+    """A process that ends while idle, found out by the next event written to it
+    (nothing reads it, or it ends with the event unread), is started anew for it."""
+    fds = open_fds()
+    driver = drive()
+    assert_allowed(driver.fire(last))
+    assert_allowed(driver.fire("ls"))
+    assert len(starts(tmp_path)) == 2
+    assert_closed_cleanly(driver, mark, fds)
+
+
+@pytest.mark.reliability("hooks")
 def test_a_persistent_hook_that_keeps_failing_backs_off(
     drive: Callable[..., Driver], tmp_path: Path
 ) -> None:
@@ -234,6 +258,42 @@ def test_a_good_reply_ends_the_backoff(drive: Callable[..., Driver], tmp_path: P
         assert driver.fire("crash").blocked
         assert_allowed(driver.fire("ls"))
     assert len(starts(tmp_path)) == 5
+
+
+@pytest.mark.reliability("hooks")
+def test_persistent_hooks_on_one_loop_answer_while_another_works(tmp_path: Path, mark: str) -> None:
+    """While one persistent hook takes its time, the loop goes on: another session's hook
+    answers event after event meanwhile, and both get their own replies."""
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    entry = {"name": "resident", "args": [sys.executable, str(script), str(tmp_path / "pids")],
+             "persistent": True, "onError": "fail"}  # fmt: skip
+    config = parse_hooks({"preToolCall": [entry]}, Where("test.yaml"), base_dir=tmp_path)
+    slow, quick = (HookEngine(config, session_id=s, project_dir=str(tmp_path)) for s in "ab")
+
+    def fire(engine: HookEngine, command: str) -> Awaitable[Outcome]:
+        return engine.run("preToolCall", {"tool": "shell", "arguments": {"command": command}})
+
+    async def both() -> tuple[Outcome, list[Outcome]]:
+        await asyncio.gather(fire(slow, "ls"), fire(quick, "ls"))  # both started
+        waiting = asyncio.ensure_future(fire(slow, "slow"))
+        answered: list[Outcome] = []
+        while not waiting.done():
+            answered.append(await fire(quick, "deny" if len(answered) % 2 else "ls"))
+        try:
+            return await waiting, answered
+        finally:
+            await slow.aclose()
+            await quick.aclose()
+
+    with bounded(TURN_MARGIN_S):
+        slow_outcome, answered = asyncio.run(both())
+    assert_allowed(slow_outcome)
+    assert len(answered) >= 10, len(answered)  # each takes well under the slow one's 0.3 s
+    assert [outcome.blocked for outcome in answered] == [i % 2 == 1 for i in range(len(answered))]
+    assert len(starts(tmp_path)) == 2
+    assert_nothing_left(mark)
+    assert zombies() == []
 
 
 @pytest.mark.reliability("hooks")

@@ -8,7 +8,9 @@ would; REPLY is what such a hook would print (an object, a string, or null). The
 reply goes through the hook's format like a process hook's output. A reply that is
 late, malformed, for another id or too long, or a process that dies, fails that
 event (its `onError` decides) and the process is stopped; the next event starts a new
-one after a backoff that doubles with each failure in a row (`RESTART_BACKOFF`).
+one after a backoff that doubles with each failure in a row (`RESTART_BACKOFF`). One
+that ended while idle is found out by the next event (no reader for its line, or the
+line left unread when it exits: `ResidentGone`), which goes to a new process instead.
 `PersistentHooks.close` (or `aclose`) stops them all with the session.
 """
 
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks.config import HookSpec
 from hookgate.hooks.process import ProcessResult
-from hookgate.hooks.process.resident import Resident, ResidentFailure
+from hookgate.hooks.process.resident import Resident, ResidentFailure, ResidentGone
 
 if TYPE_CHECKING:
     import asyncio
@@ -51,12 +53,13 @@ class _Slot:
         self.retry_at = time.monotonic() + delay
 
     def usable(self) -> Resident | None:
-        """The running process; one that ended between events counts as a failure (for
-        the backoff), but the event itself only waits for the restart."""
+        """The running process, unless it is known to have ended (the event loop saw
+        it): that counts as a failure, for the backoff. One that ended unseen is found
+        out by the event written to it (`ResidentGone`)."""
         resident = self.resident
         if resident is None or resident.stopped:
             return None
-        if resident.has_exited():
+        if resident.process.exited:
             self.failed()
             return None
         return resident
@@ -92,33 +95,36 @@ class PersistentHooks:
         self, hook: HookSpec, event: bytes, *, env: Mapping[str, str], cwd: str | None
     ) -> ProcessResult:
         """The hook's reply to `event`, as the `ProcessResult` a process hook would leave."""
-        started = time.monotonic()
-        deadline = started + hook.timeout
+        deadline = time.monotonic() + hook.timeout
         slot = self._slot(hook)
         if not slot.lock.acquire(timeout=hook.timeout):
             raise TimeoutError
         try:
             resident = slot.usable()
+            fresh = resident is None
             if resident is None:
-                if slot.resident is not None:
-                    slot.resident.stop_sync()
-                time.sleep(slot.restart_delay(deadline))
-                slot.resident = resident = Resident.start(hook.argv(), env=env, cwd=cwd)
+                resident = self._start_sync(slot, hook, deadline, env=env, cwd=cwd)
             number, line = slot.event_line(event)
             try:
-                result = _result(resident.ask_sync(line, deadline), number, started)
-            except (TimeoutError, ResidentFailure):
-                slot.failed()
-                resident.stop_sync()
-                raise
-            except BaseException:  # KeyboardInterrupt: its reply would answer the next event
-                slot.failed()
-                resident.kill()
-                raise
-            slot.failures = 0  # "in a row": a good reply ends the series
-            return result
+                return _asked_sync(slot, resident, line, deadline, number)
+            except ResidentGone:
+                if fresh:
+                    raise
+                # It ended while idle, unseen: the event goes to a new one.
+                resident = self._start_sync(slot, hook, deadline, env=env, cwd=cwd)
+                return _asked_sync(slot, resident, line, deadline, number)
         finally:
             slot.lock.release()
+
+    @staticmethod
+    def _start_sync(
+        slot: _Slot, hook: HookSpec, deadline: float, *, env: Mapping[str, str], cwd: str | None
+    ) -> Resident:
+        if slot.resident is not None:
+            slot.resident.stop_sync()
+        time.sleep(slot.restart_delay(deadline))
+        slot.resident = Resident.start(hook.argv(), env=env, cwd=cwd)
+        return slot.resident
 
     async def ask(
         self, hook: HookSpec, event: bytes, *, env: Mapping[str, str], cwd: str | None
@@ -126,8 +132,7 @@ class PersistentHooks:
         """`ask_sync` on the event loop: the loop serves others while the hook works."""
         import asyncio
 
-        started = time.monotonic()
-        deadline = started + hook.timeout
+        deadline = time.monotonic() + hook.timeout
         slot = self._slot(hook)
         loop = asyncio.get_running_loop()
         lock = slot.loop_locks.get(loop) or slot.loop_locks.setdefault(loop, asyncio.Lock())
@@ -138,27 +143,32 @@ class PersistentHooks:
             await lock.acquire()  # at once: nothing to bound
         try:
             resident = slot.usable()
+            fresh = resident is None
             if resident is None:
-                async with asyncio.timeout(max(deadline - time.monotonic(), 0)):
-                    if slot.resident is not None:
-                        await slot.resident.stop()
-                    await asyncio.sleep(slot.restart_delay(deadline))
-                    slot.resident = resident = Resident.start(hook.argv(), env=env, cwd=cwd)
+                resident = await self._start(slot, hook, deadline, env=env, cwd=cwd)
             number, line = slot.event_line(event)
             try:
-                result = _result(await resident.ask(line, deadline), number, started)
-            except (TimeoutError, ResidentFailure):
-                slot.failed()
-                await resident.stop()
-                raise
-            except BaseException:  # cancelled: its reply would answer the next event
-                slot.failed()
-                resident.kill()
-                raise
-            slot.failures = 0  # "in a row": a good reply ends the series
-            return result
+                return await _asked(slot, resident, line, deadline, number)
+            except ResidentGone:
+                if fresh:
+                    raise
+                resident = await self._start(slot, hook, deadline, env=env, cwd=cwd)
+                return await _asked(slot, resident, line, deadline, number)
         finally:
             lock.release()
+
+    @staticmethod
+    async def _start(
+        slot: _Slot, hook: HookSpec, deadline: float, *, env: Mapping[str, str], cwd: str | None
+    ) -> Resident:
+        import asyncio
+
+        async with asyncio.timeout(max(deadline - time.monotonic(), 0)):
+            if slot.resident is not None:
+                await slot.resident.stop()
+            await asyncio.sleep(slot.restart_delay(deadline))
+            slot.resident = Resident.start(hook.argv(), env=env, cwd=cwd)
+            return slot.resident
 
     def _slot(self, hook: HookSpec) -> _Slot:
         slot = self._slots.get(id(hook))  # a new `_Slot` (a lock, a dict) only the first time
@@ -179,13 +189,90 @@ class PersistentHooks:
                 await slot.resident.stop()
 
 
+def _asked_sync(
+    slot: _Slot, resident: Resident, line: bytes, deadline: float, number: int
+) -> ProcessResult:
+    """`resident`'s reply to event `number`; a failure counts for the backoff and stops it."""
+    try:
+        result = _result(resident.ask_sync(line, deadline), number)
+    except (TimeoutError, ResidentFailure):
+        slot.failed()
+        resident.stop_sync()
+        raise
+    except BaseException:  # KeyboardInterrupt: its reply would answer the next event
+        slot.failed()
+        resident.kill()
+        raise
+    slot.failures = 0  # "in a row": a good reply ends the series
+    return result
+
+
+async def _asked(
+    slot: _Slot, resident: Resident, line: bytes, deadline: float, number: int
+) -> ProcessResult:
+    """`_asked_sync` on the event loop."""
+    try:
+        result = _result(await resident.ask(line, deadline), number)
+    except (TimeoutError, ResidentFailure):
+        slot.failed()
+        await resident.stop()
+        raise
+    except BaseException:  # cancelled: its reply would answer the next event
+        slot.failed()
+        resident.kill()
+        raise
+    slot.failures = 0
+    return result
+
+
 _DECODER = json.JSONDecoder()
 #: The keys a reply line may have.
 _REPLY_KEYS = frozenset({"id", "reply", "exit", "stderr"})
 
 
-def _result(line: bytes, number: int, started: float) -> ProcessResult:
-    """A reply line as the `ProcessResult` a process hook would have left."""
+#: Reply lines seen before, past their id: what each one said. A hook answers most
+#: events with one of a few lines (`"reply": null}`, a deny it repeats): those are
+#: checked once, then read in a dict look-up.
+_KNOWN_TAILS: dict[bytes, ProcessResult] = {}
+#: How many tails are remembered, and how long each may be.
+_KNOWN_TAILS_MAX = 256
+_KNOWN_TAIL_LEN = 512
+
+
+def _result(line: bytes, number: int) -> ProcessResult:
+    """A reply line as the `ProcessResult` a process hook would have left (its
+    `duration` 0: nothing reads it, and the hook's process did not end)."""
+    tail = _tail_after_id(line, number)
+    result = _KNOWN_TAILS.get(tail) if tail is not None else None
+    if result is None:
+        result = _checked(line, number)
+        if tail is not None and len(tail) <= _KNOWN_TAIL_LEN and _tail_is_whole(tail):
+            if len(_KNOWN_TAILS) >= _KNOWN_TAILS_MAX:
+                _KNOWN_TAILS.clear()
+            _KNOWN_TAILS[tail] = result
+    return result
+
+
+def _tail_after_id(line: bytes, number: int) -> bytes | None:
+    """What follows `{"id": NUMBER,` (with a space or without) in `line`, or None."""
+    for head in (b'{"id": %d,' % number, b'{"id":%d,' % number):
+        if line.startswith(head):
+            return line[len(head) :]
+    return None
+
+
+def _tail_is_whole(tail: bytes) -> bool:
+    """Whether `tail` reads as the same reply after any id: an object of its own that
+    names no id (a second `id` would override the first)."""
+    try:
+        rest = _DECODER.decode("{" + tail.decode())
+    except (ValueError, RecursionError):
+        return False
+    return type(rest) is dict and "id" not in rest
+
+
+def _checked(line: bytes, number: int) -> ProcessResult:
+    """A reply line, checked whole, as the `ProcessResult` it stands for."""
     try:
         reply = _DECODER.decode(line.decode())  # UTF-8, as the protocol says
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
@@ -203,7 +290,7 @@ def _result(line: bytes, number: int, started: float) -> ProcessResult:
     return ProcessResult(
         returncode=code, stdout=_stdout_of(reply.get("reply")),
         stderr=stderr.encode("utf-8", "surrogateescape"), stdout_truncated=False,
-        stderr_truncated=False, timed_out=False, duration=time.monotonic() - started,
+        stderr_truncated=False, timed_out=False, duration=0.0,
     )  # fmt: skip
 
 

@@ -19,7 +19,7 @@ from hookgate.hooks.chain import Chain
 from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn
-from hookgate.hooks.formats import FORMATS, HookReply, ReplyFormat
+from hookgate.hooks.formats import ALLOW, FORMATS, HookReply, ReplyFormat
 from hookgate.hooks.outcome import HookFailure, Outcome
 from hookgate.hooks.process import run_process_sync
 from hookgate.hooks.replies import failure, process_reply, python_reply
@@ -74,6 +74,8 @@ class HookEngine:
         for spec in extra:
             hooks.setdefault(spec.event.name, []).append(spec)
         self._hooks: dict[str, tuple[HookSpec, ...]] = {e: tuple(s) for e, s in hooks.items() if s}
+        #: The events whose hooks have no matcher: every one runs on every call.
+        self._match_all = {e for e, s in self._hooks.items() if all(h.matcher is None for h in s)}
         base_env = dict(os.environ if environ is None else environ)
         self._environ = base_env
         self._env = {id(spec): self._hook_env(spec, base_env) for spec in self}
@@ -156,7 +158,8 @@ class HookEngine:
             except Exception as exc:
                 chain.fail(hook, failure(hook, exc))
             else:
-                chain.apply(hook, reply)
+                if reply is not ALLOW:  # the usual answer changes nothing
+                    chain.apply(hook, reply)
             if chain.over():
                 break
         return chain.outcome()
@@ -179,7 +182,8 @@ class HookEngine:
             except Exception as exc:
                 chain.fail(hook, failure(hook, exc))
             else:
-                chain.apply(hook, reply)
+                if reply is not ALLOW:  # the usual answer changes nothing
+                    chain.apply(hook, reply)
             if chain.over():
                 break
         return chain.outcome()
@@ -194,12 +198,15 @@ class HookEngine:
         hooks = self._hooks.get(name)
         if not hooks:
             return name, []
+        if not skip and name in self._match_all:
+            return name, list(hooks)
         target = _target(EVENTS[name], payload)
         skipped = {id(hook) for hook in skip}
         return name, [
             hook
             for hook in hooks
-            if id(hook) not in skipped and hook.matches(_as_named_by(hook, target))
+            if id(hook) not in skipped
+            and (hook.matcher is None or hook.matches(_as_named_by(hook, target)))
         ]
 
     async def _ask(self, hook: HookSpec, chain: Chain) -> HookReply:
@@ -229,8 +236,9 @@ class HookEngine:
         elif hook.persistent:
             self._check_pins(hook)
             result = await self._persistent.ask(
-                hook, fmt.encode(chain.spec, envelope), **self._resident_options(hook)
-            )
+                hook, fmt.encode(chain.spec, envelope), env=self._env[id(hook)],
+                cwd=hook.cwd or self.project_dir,
+            )  # fmt: skip
         else:
             from hookgate.hooks.process.aio import run_process
 
@@ -259,8 +267,9 @@ class HookEngine:
         elif hook.persistent:
             self._check_pins(hook)
             result = self._persistent.ask_sync(
-                hook, fmt.encode(chain.spec, envelope), **self._resident_options(hook)
-            )
+                hook, fmt.encode(chain.spec, envelope), env=self._env[id(hook)],
+                cwd=hook.cwd or self.project_dir,
+            )  # fmt: skip
         else:
             self._check_pins(hook)
             result = run_process_sync(
@@ -283,9 +292,6 @@ class HookEngine:
             "cwd": hook.cwd or self.project_dir,
             "timeout": hook.timeout,
         }
-
-    def _resident_options(self, hook: HookSpec) -> dict[str, Any]:
-        return {"env": self._env[id(hook)], "cwd": hook.cwd or self.project_dir}
 
     def _http_request(
         self, hook: HookSpec, fmt: ReplyFormat, chain: Chain, envelope: dict[str, Any]

@@ -4,12 +4,14 @@ It is started like every other process (`core.Process`: own session, guarded
 environment, explicit env) and kept: each `ask` writes one line to its stdin and
 waits for one line on its stdout, bounded by the caller's deadline. A reply line
 longer than `LINE_CAP`, an exit or end of file before the reply, is a
-`ResidentFailure`; the deadline passing is `TimeoutError`. After either, the caller
+`ResidentFailure` (`ResidentGone` when the process had exited with the line unread:
+nothing learns of an idle exit before an event is written); the deadline passing is
+`TimeoutError`. After either, the caller
 stops it (`stop`): stdin closed, `STOP_GRACE`, SIGTERM to the group, `KILL_GRACE`,
 SIGKILL, the leader reaped, every fd closed. stderr is drained all along and its last
 `STDERR_KEEP` bytes kept for failure messages. `ask_sync` waits in poll(2); `ask` lets
-the event loop wake it, its fds watched by that loop until another one (or
-`ask_sync`) asks.
+the event loop wake it (its reader resumes the task at once: `wakeup.Wakeup`), its fds
+watched by that loop until another one (or `ask_sync`) asks.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import math
 import os
 import select
 import signal
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Self
@@ -33,8 +36,10 @@ from hookgate.hooks.process.core import (
     watch_exit,
 )
 
-if TYPE_CHECKING:
-    import asyncio  # imported by `ask` alone: `ask_sync` needs no event loop
+if TYPE_CHECKING:  # imported by `ask` alone: `ask_sync` needs no event loop
+    import asyncio
+
+    from hookgate.hooks.process.wakeup import Wakeup
 
 #: Bytes a reply line may have; a longer one is a flood: the process is stopped.
 LINE_CAP = OUTPUT_CAP
@@ -52,6 +57,11 @@ class ResidentFailure(HookgateError):
     """The resident process died, flooded or broke the protocol before it replied."""
 
 
+class ResidentGone(ResidentFailure):
+    """The process had ended before it read the event: it ended while idle, unless it
+    was started for this event."""
+
+
 class Resident:
     """A started resident process, asked by either driver, one line at a time."""
 
@@ -59,10 +69,14 @@ class Resident:
         self.process = process
         self._buffer = bytearray()
         self._stdout_eof = False
+        self._sent = 0  # bytes of the current event's line written
         self._stderr = bytearray()
         self.stopped = False
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._waiter: asyncio.Future[None] | None = None
+        self._waiter: Wakeup | None = None
+        self._wakeup: type[Wakeup] | None = None
+        self._alarm: asyncio.TimerHandle | None = None
+        self._alarm_at = math.inf
         self._poll = select.poll()
         for fd in (process.stdout.fd, process.stderr.fd, process.pidfd):
             if fd is not None:
@@ -85,8 +99,12 @@ class Resident:
 
     def ask_sync(self, line: bytes, deadline: float) -> bytes:
         """Write `line`, wait for one line back until `deadline` (monotonic seconds)."""
-        self._detach()
-        pending = self._write(memoryview(line))
+        if self._loop is not None:
+            self._detach()
+        self._sent = 0
+        pending = self._write(line)
+        if not pending and not self._buffer and (reply := self._one_read(deadline)) is not None:
+            return reply
         while True:
             if not pending and (reply := self._reply()) is not None:
                 return reply
@@ -94,6 +112,27 @@ class Resident:
             self._read_stdout()
             if pending:
                 pending = self._write(pending)
+
+    def _one_read(self, deadline: float) -> bytes | None:
+        """The usual exchange, in one poll and one read: the reply, when stdout alone
+        woke us with one whole line; None leaves the rest to `ask_sync`'s loop (what
+        was read is kept, and what else woke the poll wakes the next one too)."""
+        remaining = deadline - time.monotonic()
+        fd = self.process.stdout.fd
+        if remaining <= 0 or self.process.pidfd is None:
+            return None
+        ready = self._poll.poll(math.ceil(remaining * 1000))
+        if len(ready) != 1 or ready[0][0] != fd:
+            return None
+        try:
+            chunk = os.read(fd, READ_CHUNK)
+        except OSError:  # EAGAIN, or an error `_read_stdout` reads as end of file
+            return None
+        if chunk.find(b"\n") == len(chunk) - 1 >= 0:
+            return chunk[:-1]
+        self._buffer += chunk
+        self._stdout_eof = not chunk
+        return None
 
     def _wait_sync(self, deadline: float, *, write: bool = False) -> None:
         remaining = deadline - time.monotonic()
@@ -147,7 +186,8 @@ class Resident:
     async def ask(self, line: bytes, deadline: float) -> bytes:
         """`ask_sync` on the running event loop, which serves others meanwhile."""
         self._attach()
-        pending = self._write(memoryview(line))
+        self._sent = 0
+        pending = self._write(line)
         while True:
             if not pending and (reply := self._reply()) is not None:
                 return reply
@@ -159,20 +199,36 @@ class Resident:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise TimeoutError
-        loop = self._loop
-        assert loop is not None
-        self._waiter = waiter = loop.create_future()
-        timer = loop.call_later(remaining, _settle, waiter)
+        loop, wakeup = self._loop, self._wakeup
+        assert loop is not None  # `_attach` set both
+        assert wakeup is not None
+        if self._alarm_at > deadline:  # else the alarm set for an earlier event serves
+            self._set_alarm(loop, remaining, deadline)
+        self._waiter = waiter = wakeup(loop)
         stdin = self.process.stdin_fd if write else None
         if stdin is not None:
-            loop.add_writer(stdin, _settle, waiter)
+            loop.add_writer(stdin, waiter.wake)
         try:
             await waiter
         finally:
-            timer.cancel()
             self._waiter = None
             if stdin is not None:
                 loop.remove_writer(stdin)
+
+    def _set_alarm(self, loop: asyncio.AbstractEventLoop, delay: float, at: float) -> None:
+        """Wake the waiter in `delay` seconds (monotonic `at`). One alarm serves the
+        events that follow within a timeout: each asks for a wake-up by its deadline,
+        and one that comes earlier (an earlier event's) only makes `ask` look at the
+        clock and wait again: a timer per event would cost more than the exchange."""
+        if self._alarm is not None:
+            self._alarm.cancel()
+        self._alarm = loop.call_later(delay, self._on_alarm)
+        self._alarm_at = at
+
+    def _on_alarm(self) -> None:
+        self._alarm, self._alarm_at = None, math.inf
+        if self._waiter is not None:
+            self._waiter.wake()
 
     async def stop(self) -> None:
         """`stop_sync` in a worker thread: the loop serves others during the graces."""
@@ -187,6 +243,9 @@ class Resident:
         loop = _running_loop()
         if self._loop is loop:
             return
+        from hookgate.hooks.process.wakeup import Wakeup  # asyncio's: on a loop only
+
+        self._wakeup = Wakeup  # a `from` import costs 1 µs: not one per event
         self._detach()
         self._loop = loop
         process = self.process
@@ -198,6 +257,9 @@ class Resident:
     def _detach(self) -> None:
         """Stop the loop watching our fds (a closed loop watches nothing any more)."""
         loop, self._loop = self._loop, None
+        if self._alarm is not None:
+            self._alarm.cancel()
+            self._alarm, self._alarm_at = None, math.inf
         if loop is None or loop.is_closed():
             return
         for fd in (self.process.stdout.fd, self.process.stderr.fd, self.process.pidfd):
@@ -210,14 +272,14 @@ class Resident:
         if self._loop is not None and (self._stdout_eof or len(self._buffer) > LINE_CAP):
             self._loop.remove_reader(self.process.stdout.fd)
         if self._waiter is not None:
-            _settle(self._waiter)
+            self._waiter.wake()
 
     def _on_exit(self) -> None:
         self.process.exited = True
         if self._loop is not None and self.process.pidfd is not None:
             self._loop.remove_reader(self.process.pidfd)
         if self._waiter is not None:
-            _settle(self._waiter)
+            self._waiter.wake()
 
     # What both share.
 
@@ -264,15 +326,31 @@ class Resident:
         if len(self._buffer) > LINE_CAP:
             raise ResidentFailure(f"a reply line passed {LINE_CAP:,} bytes{self._tail()}")
         if self._stdout_eof or self.process.exited:
+            if self._ended_before_reading():
+                raise ResidentGone(f"{self._ended()} before it read the event{self._tail()}")
             raise ResidentFailure(f"{self._ended()} before it replied{self._tail()}")
         return None
 
-    def _ended(self) -> str:
+    def _ended_before_reading(self) -> bool:
+        """Whether the process has exited with none of this event's line read: what it
+        left in its stdin holds all we wrote (a pipe is read from the front)."""
         process = self.process
         if not self.has_exited() and process.pidfd is not None:
             # A dying process's pipes close before its exit shows: a moment's wait lets
             # the message say how it ended rather than that its stdout closed.
             select.select([process.pidfd], [], [], _EXIT_AFTER_EOF)
+        if not self.has_exited() or process.stdin_fd is None:
+            return False
+        import fcntl  # here: only a process that ended asks
+        import termios
+
+        try:
+            unread = fcntl.ioctl(process.stdin_fd, termios.FIONREAD, bytes(4))
+        except OSError:
+            return False
+        return int.from_bytes(unread, sys.byteorder) >= self._sent
+
+    def _ended(self) -> str:
         if not self.has_exited():
             return "closed its stdout"
         self._read_stderr()
@@ -284,16 +362,24 @@ class Resident:
         text = self._stderr.decode("utf-8", "replace").strip()
         return f": {text[-300:]}" if text else ""
 
-    def _write(self, pending: memoryview) -> memoryview:
+    def _write(self, pending: bytes | memoryview) -> bytes | memoryview:
+        """Write what the pipe takes now of `pending`; what is left."""
         fd = self.process.stdin_fd
         if fd is None:
             raise ResidentFailure(f"{self._ended()} before it read the event{self._tail()}")
         try:
             while pending:
-                pending = pending[os.write(fd, pending) :]
+                written = os.write(fd, pending)
+                self._sent += written
+                # The whole line, usually: a view to slice only for what is left.
+                pending = b"" if written == len(pending) else memoryview(pending)[written:]
         except BlockingIOError:
             pass
         except OSError as exc:  # EPIPE: it closed its stdin, or is gone
+            if self._ended_before_reading():
+                raise ResidentGone(
+                    f"{self._ended()} before it read the event{self._tail()}"
+                ) from exc
             raise ResidentFailure(
                 f"does not read its stdin ({exc.strerror}){self._tail()}"
             ) from exc
@@ -309,8 +395,3 @@ def _running_loop() -> asyncio.AbstractEventLoop:
     import asyncio
 
     return asyncio.get_running_loop()
-
-
-def _settle(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
