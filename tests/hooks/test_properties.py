@@ -210,6 +210,14 @@ def test_any_prompt_reaches_the_hook_as_utf8_json(prompt: str) -> None:
     assert native["prompt"] == mecatl["Input"]["prompt"] == prompt
 
 
+@given(payload=st.dictionaries(text, json_values, max_size=5))
+def test_the_native_event_is_what_the_json_module_writes(payload: dict[str, Any]) -> None:
+    """The native format's encoder made once is `json.dumps` with its options, byte for byte."""
+    spec = EVENTS["preToolCall"]
+    expected = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    assert FORMATS["native"].encode(spec, payload) == expected.encode("utf-8", "backslashreplace")
+
+
 # --- config -------------------------------------------------------------------------------------
 
 

@@ -30,14 +30,27 @@ from hookgate.hooks.yamlfile import did_you_mean
 ACTIONS = {"allow": False, "block": True, "deny": True, "stop": True}
 #: One encoder for every event: `json.dumps` with options builds a new one per call.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-#: Its C part, made once (`JSONEncoder.encode` makes one per call, about 1 µs of an
-#: event's few): without a circular check, which a JSON payload never needs (a cycle
-#: would be a RecursionError); None where the C accelerator is missing.
-_C_ENCODER: Callable[[Any, int], tuple[str, ...]] | None = (
-    None if (make := getattr(json.encoder, "c_make_encoder", None)) is None
-    else make(None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",",
-              False, False, True)
-)  # fmt: skip
+
+
+def _c_encoder() -> Callable[[Any, int], tuple[str, ...]] | None:
+    """`_ENCODER`'s C part, made once (`JSONEncoder.encode` makes one per call, about
+    1 µs of an event's few), without the circular check a JSON payload never needs (a
+    cycle would be a RecursionError). None without the C accelerator, or where its
+    (internal) signature is not 3.11's: `_ENCODER.encode` then."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+    try:
+        encoder: Callable[[Any, int], tuple[str, ...]] = make(
+            None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",",
+            False, False, True,
+        )  # fmt: skip
+    except TypeError:
+        return None
+    return encoder
+
+
+_C_ENCODER = _c_encoder()
 _ALWAYS = ("action", "reason", "message")
 
 
