@@ -19,6 +19,12 @@ from hookgate.hooks.outcome import HookFailure, Outcome
 class Chain:
     """The state an event's hooks build up as they run."""
 
+    __slots__ = (
+        "blocked_by", "changed", "changed_by", "context", "errors", "failed_safe", "go_on",
+        "hooks_run", "notices", "payload", "permission", "reason", "response", "spec",
+        "stop_reason",
+    )  # fmt: skip
+
     def __init__(self, spec: EventSpec, payload: dict[str, Any]) -> None:
         self.spec = spec
         self.payload = payload
@@ -42,6 +48,10 @@ class Chain:
         return self.blocked_by is not None or self.failed_safe or self.stop_reason is not None
 
     def outcome(self) -> Outcome:
+        if not (self.notices or self.errors or self.context or self.changed or self.go_on
+                or self.permission or self.over()):  # fmt: skip
+            # Every hook allowed and said nothing, the usual event: nothing to gather.
+            return Outcome(self.spec.name, self.payload, hooks_run=self.hooks_run)
         return Outcome(
             event=self.spec.name,
             payload=self.payload,
