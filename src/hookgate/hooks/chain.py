@@ -12,7 +12,7 @@ from typing import Any
 
 from hookgate.hooks.config import HookSpec
 from hookgate.hooks.events import EventSpec, OnError
-from hookgate.hooks.formats import HookReply, Permission
+from hookgate.hooks.formats import ALLOW, HookReply, Permission
 from hookgate.hooks.outcome import HookFailure, Outcome
 
 
@@ -72,6 +72,8 @@ class Chain:
 
     def apply(self, hook: HookSpec, reply: HookReply) -> None:
         """What `hook` answered, applied to the event."""
+        if reply is ALLOW:  # the usual answer: it changes nothing
+            return
         if reply.block and self.spec.can_block:
             self.response = reply.message  # shown as the answer, not as a notice
         elif reply.message:

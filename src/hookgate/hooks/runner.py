@@ -19,7 +19,7 @@ from hookgate.hooks.chain import Chain
 from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn
-from hookgate.hooks.formats import ALLOW, FORMATS, HookReply, ReplyFormat
+from hookgate.hooks.formats import FORMATS, HookReply, ReplyFormat
 from hookgate.hooks.outcome import HookFailure, Outcome
 from hookgate.hooks.process import run_process_sync
 from hookgate.hooks.replies import failure, process_reply, python_reply
@@ -158,8 +158,7 @@ class HookEngine:
             except Exception as exc:
                 chain.fail(hook, failure(hook, exc))
             else:
-                if reply is not ALLOW:  # the usual answer changes nothing
-                    chain.apply(hook, reply)
+                chain.apply(hook, reply)
             if chain.over():
                 break
         return chain.outcome()
@@ -182,8 +181,7 @@ class HookEngine:
             except Exception as exc:
                 chain.fail(hook, failure(hook, exc))
             else:
-                if reply is not ALLOW:  # the usual answer changes nothing
-                    chain.apply(hook, reply)
+                chain.apply(hook, reply)
             if chain.over():
                 break
         return chain.outcome()
