@@ -23,6 +23,13 @@ def shell_call(command: str) -> dict[str, Any]:
     return {"tool": "shell", "arguments": {"command": command}}
 
 
+def persistent_child(tmp_path: Path, body: str, **entry: Any) -> dict[str, Any]:
+    """A persistent hook running `body`, a Python child with `json` and `sys` imported."""
+    child = tmp_path / "child.py"
+    child.write_text("import json, sys\n" + body)
+    return {"args": [sys.executable, str(child)], "persistent": True, **entry}
+
+
 @pytest.mark.parametrize("script", ["persistent_guard.py", "persistent-guard.sh"])
 def test_the_documented_examples_deny_rm_rf_and_allow_the_rest(
     make_engine: Callable[..., HookEngine],
@@ -52,17 +59,15 @@ def test_a_reply_line_carries_exit_and_stderr_like_a_process_hook(
     make_engine: Callable[..., HookEngine], tmp_path: Path
 ) -> None:
     """exit 2 with stderr is a block with that reason, in the claude format as elsewhere."""
-    child = tmp_path / "child.py"
-    child.write_text(
-        "import json, sys\n"
+    hook = persistent_child(
+        tmp_path,
         "for line in sys.stdin:\n"
         "    m = json.loads(line)\n"
         "    assert m['event']['tool_name'] == 'Bash', m\n"
-        "    print(json.dumps({'id': m['id'], 'exit': 2, 'stderr': 'not here'}), flush=True)\n"
+        "    print(json.dumps({'id': m['id'], 'exit': 2, 'stderr': 'not here'}), flush=True)\n",
+        format="claude",
     )
-    engine = make_engine({"preToolCall": [
-        {"args": [sys.executable, str(child)], "persistent": True, "format": "claude"}
-    ]})  # fmt: skip
+    engine = make_engine({"preToolCall": [hook]})
     try:
         outcomes = [engine.run_sync("preToolCall", shell_call("ls")) for _ in range(2)]
     finally:
@@ -78,20 +83,18 @@ def test_each_reply_is_checked_against_its_own_event(
     """A line that answered one event does not answer the next: the id is checked each
     time, a second `id` later in the line overrides the first, and a repeated reply
     keeps what it says (a deny, event after event)."""
-    child = tmp_path / "child.py"
-    child.write_text(
-        "import json, sys\n"
+    hook = persistent_child(
+        tmp_path,
         'DENY = \'"reply": {"action": "deny"}\'\n'
         'NULL_BUT_ID_1 = \'"reply": null, "id": 1\'\n'
         "for line in sys.stdin:\n"
         "    m = json.loads(line)\n"
         "    deny = m['event']['arguments']['command'] == 'deny'\n"
         "    tail = DENY if deny else NULL_BUT_ID_1\n"
-        "    print('{\"id\": %d, %s}' % (m['id'], tail), flush=True)\n"
+        "    print('{\"id\": %d, %s}' % (m['id'], tail), flush=True)\n",
+        onError="fail",
     )
-    engine = make_engine({"preToolCall": [
-        {"args": [sys.executable, str(child)], "persistent": True, "onError": "fail"}
-    ]})  # fmt: skip
+    engine = make_engine({"preToolCall": [hook]})
     try:
         ran = [run_hooks(engine, "preToolCall", shell_call(c)) for c in ("ls", "ls", "deny") * 2]
     finally:
