@@ -29,7 +29,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 PYTHON = sys.executable
-HOOKGATE = str(Path(sys.executable).with_name("hookgate"))
+#: The `hookgate` command as pip's console script runs it, on whichever source tree is
+#: imported: its `entry` point, or `main` for a tree from before `entry` existed.
+HOOKGATE = [
+    PYTHON, "-c",
+    "import re, sys; from hookgate import cli; sys.exit(getattr(cli, 'entry', cli.main)())",
+]  # fmt: skip
 INITIALIZE = json.dumps(
     {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}
 )
@@ -43,7 +48,7 @@ def make_project(root: Path) -> dict[str, str]:
     )
     env = {**os.environ, "HOOKGATE_HOME": str(root / "home"), "NO_COLOR": "1"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its .pyc files
-    subprocess.run([HOOKGATE, "trust", "--yes"], cwd=root, env=env, check=True,
+    subprocess.run([*HOOKGATE, "trust", "--yes"], cwd=root, env=env, check=True,
                    capture_output=True)  # fmt: skip
     return env
 
@@ -66,7 +71,7 @@ def acp_initialize(cwd: Path, env: dict[str, str]) -> Sample:
     """Seconds from starting `hookgate acp` to its answer to `initialize`; its CPU time
     to its exit once stdin is closed after that answer."""
     started = time.perf_counter()
-    child = subprocess.Popen([HOOKGATE, "acp"], cwd=cwd, env=env, stdin=subprocess.PIPE,
+    child = subprocess.Popen([*HOOKGATE, "acp"], cwd=cwd, env=env, stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
     assert child.stdin is not None
     assert child.stdout is not None
@@ -108,10 +113,10 @@ def contenders(
 def hookgate_commands(
     root: Path, env: dict[str, str], suffix: str
 ) -> dict[str, Callable[[], Sample]]:
-    fire = [HOOKGATE, "hooks", "fire", "preToolCall", "--tool", "shell"]
+    fire = [*HOOKGATE, "hooks", "fire", "preToolCall", "--tool", "shell"]
     return {
         f"hooks fire (one command hook){suffix}": lambda: timed_run(fire, root, env, b"{}"),
-        f"-p hi (scripted model){suffix}": lambda: timed_run([HOOKGATE, "-p", "hi"], root, env),
+        f"-p hi (scripted model){suffix}": lambda: timed_run([*HOOKGATE, "-p", "hi"], root, env),
         f"acp, to its answer to initialize{suffix}": lambda: acp_initialize(root, env),
     }
 

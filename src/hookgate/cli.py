@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import os
 import shlex
 import signal
@@ -78,6 +79,20 @@ def _offered_tools(path: Path) -> tuple[str, ...] | None:
     from hookgate.agentfile import offered_tool_names  # the runtime, only when checked
 
     return offered_tool_names(path)
+
+
+def entry() -> int:
+    """The `hookgate` program: `main`, then an exit that skips a collection it does not need.
+
+    The interpreter's exit ends with full garbage collections over every object still
+    alive: after a turn, some 100,000 of them, ~10 ms of CPU (a fifth of `hooks fire`).
+    The process ends right after, and the kernel frees its memory whole, so they are
+    frozen first (taken out of every later collection). Only this entry point does it:
+    a program that calls `main` goes on living.
+    """
+    status = main()
+    gc.freeze()
+    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -275,4 +290,4 @@ def _version() -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())
