@@ -16,14 +16,14 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urlsplit
 
 from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.pins import command_words
-from hookgate.hooks.process import SpawnError, resolve_program, run_process_sync
+from hookgate.hooks.process import ProcessResult, SpawnError, resolve_program, run_process_sync
 
 if TYPE_CHECKING:  # the kinds' modules: imported by a file that has such hooks
     from hookgate.hooks.httptarget import HttpTarget
@@ -89,38 +89,87 @@ def lint_hooks(hooks: Sequence[HookSpec], project_dir: Path) -> list[list[str]]:
 async def lint_config(config: HooksConfig, project_dir: Path) -> list[str]:
     """Every warning about `config`, each naming its hook and event: a session's notices.
 
-    Checked in a worker thread, so that the event loop serves other sessions meanwhile.
+    The syntax checks run on the event loop, one at a time, like hooks: other sessions
+    are served meanwhile, and no worker thread is started for them.
     """
-    import asyncio
-
-    found = await asyncio.to_thread(lint_hooks, tuple(config), project_dir)
-    return [
-        f"hook {hook.name!r} ({hook.event.name}): {warning}"
-        for hook, warnings in zip(config, found, strict=True)
-        for warning in warnings
-    ]
+    warnings = []
+    for hook in config:
+        for finding in _findings(hook, project_dir):
+            warning = await finding.run() if isinstance(finding, _SyntaxCheck) else finding
+            if warning is not None:
+                warnings.append(f"hook {hook.name!r} ({hook.event.name}): {warning}")
+    return warnings
 
 
 def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:
     """Warnings about `hook`: missing or non-executable program, shell syntax errors,
     an event sent unencrypted off this machine."""
+    warnings = []
+    for finding in _findings(hook, project_dir):
+        warning = finding.run_sync() if isinstance(finding, _SyntaxCheck) else finding
+        if warning is not None:
+            warnings.append(warning)
+    return warnings
+
+
+class _SyntaxCheck(NamedTuple):
+    """A script or command for the system shell `argv[0]` to parse (`-n`), still to run;
+    `warning` words what the shell said."""
+
+    argv: list[str]
+    cwd: Path
+    warning: Callable[[str], str]
+
+    def run_sync(self) -> str | None:
+        try:
+            result = run_process_sync(self.argv, **self._bounds())
+        except SpawnError as exc:
+            return self.warning(str(exc))
+        return self._verdict(result)
+
+    async def run(self) -> str | None:
+        from hookgate.hooks.process import run_process  # the event loop's driver
+
+        try:
+            result = await run_process(self.argv, **self._bounds())
+        except SpawnError as exc:
+            return self.warning(str(exc))
+        return self._verdict(result)
+
+    def _bounds(self) -> dict[str, Any]:
+        return {"env": _CHECK_ENV, "cwd": str(self.cwd), "timeout": _CHECK_TIMEOUT,
+                "output_cap": 4096}  # fmt: skip
+
+    def _verdict(self, result: ProcessResult) -> str | None:
+        if result.returncode == 0:
+            return None
+        said = result.stderr.decode("utf-8", "replace").strip() or f"exit {result.returncode}"
+        return self.warning(said.splitlines()[0])
+
+
+def _findings(hook: HookSpec, project_dir: Path) -> list[str | _SyntaxCheck]:
+    """What linting `hook` finds without running anything, in order, with the syntax
+    checks still to run in their places."""
     if hook.http is not None:
-        return _http_warnings(hook.http)
+        return list(_http_warnings(hook.http))
     if hook.python is not None:
-        return _find_module(hook.python, project_dir)
+        return list(_find_module(hook.python, project_dir))
     if hook.function is not None or hook.model is not None:
         return []
     cwd = Path(hook.cwd) if hook.cwd else project_dir
     env = {**os.environ, **hook.env}
-    warnings: list[str] = []
+    findings: list[str | _SyntaxCheck] = []
     if hook.command is not None and (shell := _system_shell(hook.shell)) is not None:
-        problem = _shell_syntax(shell, ["-n", "-c", hook.command], cwd)
-        if problem:
-            warnings.append(f"{hook.shell} cannot parse the command: {problem}")
+        findings.append(
+            _SyntaxCheck(
+                [shell, "-n", "-c", hook.command], cwd,
+                lambda problem: f"{hook.shell} cannot parse the command: {problem}",
+            )
+        )  # fmt: skip
     program = _program_of(hook)
     if program is not None and program not in _BUILTINS:
-        warnings.extend(_check_program(program, env, cwd))
-    return warnings
+        findings.extend(_check_program(program, env, cwd))
+    return findings
 
 
 def _http_warnings(target: HttpTarget) -> list[str]:
@@ -158,7 +207,7 @@ def _program_of(hook: HookSpec) -> str | None:
     return words[0] if words else None
 
 
-def _check_program(program: str, env: dict[str, str], cwd: Path) -> Iterator[str]:
+def _check_program(program: str, env: dict[str, str], cwd: Path) -> Iterator[str | _SyntaxCheck]:
     if os.sep in program:
         path = (cwd / program) if not os.path.isabs(program) else Path(program)
         if not path.exists():
@@ -176,12 +225,11 @@ def _check_program(program: str, env: dict[str, str], cwd: Path) -> Iterator[str
     interpreter = _interpreter(path)
     shell = _system_shell(interpreter) if interpreter else None
     if shell is not None:
-        problem = _shell_syntax(shell, ["-n", str(path)], cwd)
-        if problem:
-            yield (
-                f"{program}: its shell {interpreter} rejects it: {problem} — at run time "
-                f"that is exit 2, which reads as a deliberate block"
-            )
+        yield _SyntaxCheck(
+            [shell, "-n", str(path)], cwd,
+            lambda problem: f"{program}: its shell {interpreter} rejects it: {problem} — at "
+                            f"run time that is exit 2, which reads as a deliberate block",
+        )  # fmt: skip
 
 
 def _interpreter(path: Path) -> str | None:
@@ -205,17 +253,3 @@ def _system_shell(named: str) -> str | None:
     """The system's own shell of the name `named` ends in, where installed; else None."""
     path = _SHELLS.get(Path(named).name)
     return path if path is not None and os.access(path, os.X_OK) else None
-
-
-def _shell_syntax(shell: str, args: list[str], cwd: Path) -> str | None:
-    """None if the system shell `shell` parses it, else what the shell said."""
-    try:
-        result = run_process_sync(
-            [shell, *args], env=_CHECK_ENV, cwd=str(cwd), timeout=_CHECK_TIMEOUT, output_cap=4096
-        )
-    except SpawnError as exc:
-        return str(exc)
-    if result.returncode == 0:
-        return None
-    said = result.stderr.decode("utf-8", "replace").strip() or f"exit {result.returncode}"
-    return said.splitlines()[0]
