@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,16 @@ TRANSCRIPTS = "transcripts"
 TRANSCRIPT_ENV = "HOOKGATE_TRANSCRIPT_PATH"
 FILE_MODE = 0o600
 DIR_MODE = 0o700
+
+
+def random_uuid() -> str:
+    """A random (version 4) UUID as Claude's transcripts write them: `uuid.uuid4()`
+    without the `uuid` module, which imports `platform` (2 ms of every start)."""
+    data = bytearray(os.urandom(16))
+    data[6] = data[6] & 0x0F | 0x40  # version 4
+    data[8] = data[8] & 0x3F | 0x80  # the RFC 4122 variant
+    text = data.hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 def transcript_path(home: Path, session_id: str) -> Path:
@@ -75,7 +84,7 @@ class Transcript:
         """Write `message` as one line of Claude's shape."""
         if self._fd is None or message.role == "system":
             return  # a system message is not part of the conversation a transcript shows
-        line_uuid = str(uuid.uuid4())
+        line_uuid = random_uuid()
         record = {
             "type": "assistant" if message.role == "assistant" else "user",
             "message": _claude_message(message, self.model, self.cwd),

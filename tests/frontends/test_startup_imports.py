@@ -111,6 +111,7 @@ def test_print_mode_with_a_scripted_model_imports_no_prompt_editor_sdk_or_acp(
         "hookgate.hooks.httptarget", "hookgate.hooks.pyimport", "hookgate.hooks.persistent",
         "hookgate.hooks.claude_settings", *OPENSSL_HASHES,
         "concurrent.futures.thread",  # the hooks' checks at start run on the loop, no thread
+        "uuid",  # it imports `platform`; a transcript line's id needs neither
     )  # fmt: skip
     assert_none_of(again, PARSER + SESSION_ONLY + unused)
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import stat
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from hookgate.transcript import transcript_path
+from hookgate.transcript import random_uuid, transcript_path
 from hookgate.turn import PromptBlocked, run_turn
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView, served_model
@@ -177,3 +178,13 @@ async def test_file_calls_are_written_as_claude_writes_them_with_absolute_paths(
         ("Write", {"file_path": str(Path.cwd() / "notes.txt"), "content": "hi"}),
         ("Bash", {"command": "true", "timeout": 5000}),
     ]
+
+
+def test_each_line_id_is_a_random_version_4_uuid_as_uuid4_writes_it() -> None:
+    ids = [random_uuid() for _ in range(2000)]
+
+    for text in ids:
+        parsed = uuid.UUID(text)
+        assert (parsed.version, parsed.variant) == (4, uuid.RFC_4122)
+        assert str(parsed) == text  # lower-case hex, dashes where uuid4() puts them
+    assert len(set(ids)) == len(ids)
