@@ -19,7 +19,6 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
-from urllib.parse import urlsplit
 
 from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.pins import command_words
@@ -173,6 +172,8 @@ def _findings(hook: HookSpec, project_dir: Path) -> list[str | _SyntaxCheck]:
 
 
 def _http_warnings(target: HttpTarget) -> list[str]:
+    from urllib.parse import urlsplit  # an http hook's module has it already
+
     url = target.url
     parts = urlsplit(url)
     warnings = [
