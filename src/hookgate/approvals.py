@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from hookgate.consent import ConsentRequest
 from hookgate.hooks import HookEngine, HookSpec
@@ -30,8 +30,7 @@ class ApproveMode(StrEnum):
     """The front end asks at once (ACP's permission request)."""
 
 
-@dataclass(frozen=True)
-class GuardrailBlock:
+class GuardrailBlock(NamedTuple):
     """One call a guardrail blocked."""
 
     id: str

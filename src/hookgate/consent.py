@@ -13,7 +13,7 @@ import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from hookgate.policy import MAIN_ARGUMENT, SHELL_TOOLS
 from hookgate.shellwords import parse_command_line
@@ -28,8 +28,7 @@ class Answer(Enum):
     DENY = "reject_once"
 
 
-@dataclass(frozen=True)
-class ConsentRequest:
+class ConsentRequest(NamedTuple):
     tool: str
     arguments: Mapping[str, Any]
     """The arguments the tool will run with (after any hook's rewrite)."""

@@ -14,7 +14,7 @@ import itertools
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # loaded at the first line parsed: a session that judges no shell
     from tree_sitter import Node, Parser  # call (and every `hooks` command) skips it
@@ -61,8 +61,7 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 
-@dataclass(frozen=True)
-class ShellCommand:
+class ShellCommand(NamedTuple):
     """One command of a command line."""
 
     written: str
@@ -75,8 +74,7 @@ class ShellCommand:
     """Whether a redirect writes a file."""
 
 
-@dataclass(frozen=True)
-class CommandLine:
+class CommandLine(NamedTuple):
     commands: tuple[ShellCommand, ...]
     simple: bool
     """Only commands joined by `;`, `&&`, `||`, `|`, `&`, newlines, groups and

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from hookgate.approvals import Approvals, ApproveMode, GuardrailBlock, blocking_guardrail
 from hookgate.callcaps import CallCaps
@@ -49,8 +50,7 @@ class ToolGate:
     """Guardrail blocks, and the calls the user let past one, once."""
 
 
-@dataclass(frozen=True)
-class ScreenedCall:
+class ScreenedCall(NamedTuple):
     """A tool call after its preToolCall hooks: their verdict, and what to record."""
 
     asked: ToolCall
@@ -147,8 +147,7 @@ async def rescreen(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> Sc
     return ScreenedCall(screened.asked, screened.recorded, again.pre, screened.skipped)
 
 
-@dataclass(frozen=True)
-class CallOutcome:
+class CallOutcome(NamedTuple):
     """A call's result for the model, and whether a hook stopped the whole turn."""
 
     result: ToolResult
