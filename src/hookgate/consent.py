@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, NamedTuple, Protocol
 
@@ -67,12 +66,14 @@ class Consent(Protocol):
         ...
 
 
-@dataclass
 class SessionConsent:
     """A `Consent` that asks through `answer` and remembers "always" for the session."""
 
-    answer: Callable[[ConsentRequest], Awaitable[Answer]]
-    _always: set[str] = field(default_factory=set)
+    __slots__ = ("_always", "answer")
+
+    def __init__(self, answer: Callable[[ConsentRequest], Awaitable[Answer]]) -> None:
+        self.answer = answer
+        self._always: set[str] = set()
 
     async def ask(self, request: ConsentRequest) -> bool:
         key = request.key()

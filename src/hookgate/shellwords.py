@@ -13,7 +13,6 @@ import codecs
 import itertools
 import re
 import threading
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # loaded at the first line parsed: a session that judges no shell
@@ -81,11 +80,15 @@ class CommandLine(NamedTuple):
     substitutions: no `if`, loops, `case`, functions or `[[ ]]`."""
 
 
-@dataclass
 class _Walk:
-    commands: list[ShellCommand] = field(default_factory=list)
-    simple: bool = True
-    depth: int = 0
+    """What a walk over a line found so far, and how deep in nested lines it is."""
+
+    __slots__ = ("commands", "depth", "simple")
+
+    def __init__(self) -> None:
+        self.commands: list[ShellCommand] = []
+        self.simple = True
+        self.depth = 0
 
 
 class _Unreadable(Exception):
