@@ -46,9 +46,10 @@ class SessionStopped(HookgateError):
 
 
 class AgentSession:
+    # `__weakref__`: whoever runs many sessions can tell that each one is let go.
     __slots__ = (
-        "config", "engine", "gate", "handoffs", "history", "model", "project_dir",
-        "resources", "start_context",
+        "__weakref__", "config", "engine", "gate", "handoffs", "history", "model",
+        "project_dir", "resources", "start_context",
     )  # fmt: skip
 
     config: AgentConfig
