@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,20 +45,47 @@ class SessionStopped(HookgateError):
     """A sessionStart hook blocked the run."""
 
 
-@dataclass
 class AgentSession:
+    # `__weakref__`: whoever runs many sessions can tell that each one is let go.
+    __slots__ = (
+        "__weakref__", "config", "engine", "gate", "handoffs", "history", "model",
+        "project_dir", "resources", "start_context",
+    )  # fmt: skip
+
     config: AgentConfig
     engine: HookEngine
     model: ModelClient
     gate: ToolGate
     history: History
     project_dir: Path
-    resources: AsyncExitStack = field(default_factory=AsyncExitStack)
+    resources: AsyncExitStack
     """What the session holds open (MCP servers, child agents): closed by `aclose`."""
-    handoffs: Handoffs | None = None
+    handoffs: Handoffs | None
     """The agents this one may ask (`agents:`), for `/ask-<name>`; None when there are none."""
-    start_context: tuple[str, ...] = ()
+    start_context: tuple[str, ...]
     """Context the sessionStart hooks added: it rides along with the first question."""
+
+    def __init__(
+        self,
+        config: AgentConfig,
+        engine: HookEngine,
+        model: ModelClient,
+        gate: ToolGate,
+        history: History,
+        project_dir: Path,
+        resources: AsyncExitStack | None = None,
+        handoffs: Handoffs | None = None,
+        start_context: tuple[str, ...] = (),
+    ) -> None:
+        self.config = config
+        self.engine = engine
+        self.model = model
+        self.gate = gate
+        self.history = history
+        self.project_dir = project_dir
+        self.resources = AsyncExitStack() if resources is None else resources
+        self.handoffs = handoffs
+        self.start_context = start_context
 
     def take_start_context(self) -> tuple[str, ...]:
         """The sessionStart context, once: the first turn gets it, later ones do not."""

@@ -9,9 +9,8 @@ and rule still applies to the approved call. Each approval is recorded as an eve
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from hookgate.consent import ConsentRequest
 from hookgate.hooks import HookEngine, HookSpec
@@ -30,8 +29,7 @@ class ApproveMode(StrEnum):
     """The front end asks at once (ACP's permission request)."""
 
 
-@dataclass(frozen=True)
-class GuardrailBlock:
+class GuardrailBlock(NamedTuple):
     """One call a guardrail blocked."""
 
     id: str
@@ -42,18 +40,31 @@ class GuardrailBlock:
     reason: str
 
 
-@dataclass
 class Approvals:
     """A session's guardrail blocks and the approvals not used yet."""
 
-    mode: ApproveMode = ApproveMode.NONE
-    ask: Callable[[GuardrailBlock], Awaitable[bool]] | None = None
+    __slots__ = ("_approved", "_blocks", "ask", "mode", "record")
+
+    mode: ApproveMode
+    ask: Callable[[GuardrailBlock], Awaitable[bool]] | None
     """ACP: asks whether to let this call through once (`mode` ASK)."""
-    record: Callable[[str, Mapping[str, Any]], None] = lambda kind, data: None
+    record: Callable[[str, Mapping[str, Any]], None]
     """Writes an event into the session's history."""
-    _blocks: dict[str, GuardrailBlock] = field(default_factory=dict)
-    _approved: dict[str, str] = field(default_factory=dict)
+    _blocks: dict[str, GuardrailBlock]
+    _approved: dict[str, str]
     """Call key → the name of the guardrail the next identical call skips."""
+
+    def __init__(
+        self,
+        mode: ApproveMode = ApproveMode.NONE,
+        ask: Callable[[GuardrailBlock], Awaitable[bool]] | None = None,
+        record: Callable[[str, Mapping[str, Any]], None] = lambda kind, data: None,
+    ) -> None:
+        self.mode = mode
+        self.ask = ask
+        self.record = record
+        self._blocks = {}
+        self._approved = {}
 
     def blocked(
         self, tool: str, arguments: Mapping[str, Any], hook: HookSpec, reason: str

@@ -8,22 +8,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from hookgate.messages import ToolCall
 from hookgate.toolsettings import DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_TOOL_CALLS
 
 
-@dataclass(frozen=True)
-class CallCaps:
+class CallCaps(NamedTuple):
     per_reply: int = DEFAULT_MAX_TOOL_CALLS
     """Tool calls one model reply may make (`max_tool_calls`)."""
     argument_bytes: int = DEFAULT_MAX_ARGUMENT_BYTES
     """Bytes of UTF-8 JSON the arguments of one call may take (`max_argument_bytes`)."""
 
 
-@dataclass(frozen=True)
-class RefusedCall:
+class RefusedCall(NamedTuple):
     """A call past a cap: what the history keeps of it, and what the model reads."""
 
     asked: ToolCall

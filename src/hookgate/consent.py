@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from hookgate.policy import MAIN_ARGUMENT, SHELL_TOOLS
 from hookgate.shellwords import parse_command_line
@@ -28,8 +27,7 @@ class Answer(Enum):
     DENY = "reject_once"
 
 
-@dataclass(frozen=True)
-class ConsentRequest:
+class ConsentRequest(NamedTuple):
     tool: str
     arguments: Mapping[str, Any]
     """The arguments the tool will run with (after any hook's rewrite)."""
@@ -68,12 +66,14 @@ class Consent(Protocol):
         ...
 
 
-@dataclass
 class SessionConsent:
     """A `Consent` that asks through `answer` and remembers "always" for the session."""
 
-    answer: Callable[[ConsentRequest], Awaitable[Answer]]
-    _always: set[str] = field(default_factory=set)
+    __slots__ = ("_always", "answer")
+
+    def __init__(self, answer: Callable[[ConsentRequest], Awaitable[Answer]]) -> None:
+        self.answer = answer
+        self._always: set[str] = set()
 
     async def ask(self, request: ConsentRequest) -> bool:
         key = request.key()

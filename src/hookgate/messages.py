@@ -1,20 +1,19 @@
 """The conversation as the runtime keeps it: messages, tool calls, tool specs.
 
-Plain frozen dataclasses with a JSON form (`to_json`/`from_json`) used by the
-session file and the model clients alike.
+Immutable records (`NamedTuple`s) with a JSON form (`to_json`/`from_json`) used by
+the session file and the model clients alike.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from types import MappingProxyType
+from typing import Any, Literal, NamedTuple
 
 Role = Literal["system", "user", "assistant", "tool"]
 
 
-@dataclass(frozen=True)
-class ToolCall:
+class ToolCall(NamedTuple):
     """One call the model asked for; `arguments` is the decoded JSON object."""
 
     id: str
@@ -29,8 +28,7 @@ class ToolCall:
         return cls(id=str(data["id"]), name=str(data["name"]), arguments=dict(data["arguments"]))
 
 
-@dataclass(frozen=True)
-class Message:
+class Message(NamedTuple):
     """One message of the conversation, in the chat-completions sense."""
 
     role: Role
@@ -56,17 +54,15 @@ class Message:
         )
 
 
-@dataclass(frozen=True)
-class ToolSpec:
+class ToolSpec(NamedTuple):
     """What the model is told about a tool: its name, purpose and JSON Schema."""
 
     name: str
     description: str
-    parameters: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
+    parameters: Mapping[str, Any] = MappingProxyType({"type": "object"})
 
 
-@dataclass(frozen=True)
-class ModelReply:
+class ModelReply(NamedTuple):
     """One model answer: text, tool calls, or both."""
 
     text: str

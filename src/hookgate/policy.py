@@ -13,10 +13,9 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from hookgate.shellwords import CommandLine, ShellCommand, parse_command_line, rough_forms
 from hookgate.tools.paths import PATH_RULE_TOOLS, path_rule_matches
@@ -42,14 +41,12 @@ class Verdict(Enum):
     ASK = "ask"
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     verdict: Verdict
     rule: str | None = None
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """One `tool(pattern)` rule, split once."""
 
     text: str
@@ -65,8 +62,7 @@ class Rule:
         return fnmatch.fnmatchcase(tool, self.tool)
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(NamedTuple):
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
     project_dir: Path = Path()

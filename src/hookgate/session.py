@@ -15,9 +15,8 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from hookgate.errors import SessionError
 from hookgate.home import default_home
@@ -46,8 +45,7 @@ def new_session_id() -> str:
     return f"{now:%Y%m%d-%H%M%S}-{os.urandom(3).hex()}"
 
 
-@dataclass(frozen=True)
-class SessionInfo:
+class SessionInfo(NamedTuple):
     """What the header and the file system say about a session, without reading it all."""
 
     id: str
@@ -60,8 +58,7 @@ class SessionInfo:
     cwd: str
 
 
-@dataclass(frozen=True)
-class SessionEvent:
+class SessionEvent(NamedTuple):
     """A record that is not part of the conversation: a notice, a turn marker..."""
 
     kind: str

@@ -13,8 +13,7 @@ import codecs
 import itertools
 import re
 import threading
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # loaded at the first line parsed: a session that judges no shell
     from tree_sitter import Node, Parser  # call (and every `hooks` command) skips it
@@ -61,8 +60,7 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 
-@dataclass(frozen=True)
-class ShellCommand:
+class ShellCommand(NamedTuple):
     """One command of a command line."""
 
     written: str
@@ -75,19 +73,22 @@ class ShellCommand:
     """Whether a redirect writes a file."""
 
 
-@dataclass(frozen=True)
-class CommandLine:
+class CommandLine(NamedTuple):
     commands: tuple[ShellCommand, ...]
     simple: bool
     """Only commands joined by `;`, `&&`, `||`, `|`, `&`, newlines, groups and
     substitutions: no `if`, loops, `case`, functions or `[[ ]]`."""
 
 
-@dataclass
 class _Walk:
-    commands: list[ShellCommand] = field(default_factory=list)
-    simple: bool = True
-    depth: int = 0
+    """What a walk over a line found so far, and how deep in nested lines it is."""
+
+    __slots__ = ("commands", "depth", "simple")
+
+    def __init__(self) -> None:
+        self.commands: list[ShellCommand] = []
+        self.simple = True
+        self.depth = 0
 
 
 class _Unreadable(Exception):

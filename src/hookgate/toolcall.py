@@ -15,7 +15,7 @@ file tool call past the workspace needs consent like a call that changes things.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from hookgate.approvals import Approvals, ApproveMode, GuardrailBlock, blocking_guardrail
 from hookgate.callcaps import CallCaps
@@ -30,27 +30,56 @@ from hookgate.view import MarkKind, MarksToolCalls, NoticeKind, ToolMark, TurnVi
 
 #: What the model reads for a call that needed consent when there was no one to ask.
 NOT_ASKED_RESULT = "[denied: this call needs consent and no one was asked (no terminal)]"
+#: The caps of a gate built without any: the agent file's defaults.
+DEFAULT_CAPS = CallCaps()
 
 
-@dataclass(frozen=True)
 class ToolGate:
-    """Everything a guarded tool call needs."""
+    """Everything a guarded tool call needs; immutable.
+
+    A plain class rather than a NamedTuple: each gate needs `Approvals` of its own,
+    which a NamedTuple's default would share between them.
+    """
+
+    __slots__ = ("approvals", "asker", "caps", "consent", "context", "engine", "policy", "tools")
 
     engine: HookEngine
     tools: ToolRegistry
     policy: Policy
     consent: Consent
     context: ToolContext
-    caps: CallCaps = field(default_factory=CallCaps)
-    asker: Consent | None = None
+    caps: CallCaps
+    asker: Consent | None
     """Who is asked when a hook says `ask`: the front end's own consent, which `yolo`
     does not replace (None: `consent`)."""
-    approvals: Approvals = field(default_factory=Approvals)
+    approvals: Approvals
     """Guardrail blocks, and the calls the user let past one, once."""
 
+    def __init__(
+        self,
+        engine: HookEngine,
+        tools: ToolRegistry,
+        policy: Policy,
+        consent: Consent,
+        context: ToolContext,
+        caps: CallCaps = DEFAULT_CAPS,
+        asker: Consent | None = None,
+        approvals: Approvals | None = None,
+    ) -> None:
+        object.__setattr__(self, "engine", engine)
+        object.__setattr__(self, "tools", tools)
+        object.__setattr__(self, "policy", policy)
+        object.__setattr__(self, "consent", consent)
+        object.__setattr__(self, "context", context)
+        object.__setattr__(self, "caps", caps)
+        object.__setattr__(self, "asker", asker)
+        object.__setattr__(self, "approvals", Approvals() if approvals is None else approvals)
 
-@dataclass(frozen=True)
-class ScreenedCall:
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"ToolGate is immutable: cannot set {name!r}")
+
+
+class ScreenedCall(NamedTuple):
     """A tool call after its preToolCall hooks: their verdict, and what to record."""
 
     asked: ToolCall
@@ -147,8 +176,7 @@ async def rescreen(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> Sc
     return ScreenedCall(screened.asked, screened.recorded, again.pre, screened.skipped)
 
 
-@dataclass(frozen=True)
-class CallOutcome:
+class CallOutcome(NamedTuple):
     """A call's result for the model, and whether a hook stopped the whole turn."""
 
     result: ToolResult

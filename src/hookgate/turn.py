@@ -10,7 +10,6 @@ turn is over whatever its outcome, cancellation included.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import Any
 
 from hookgate.agent import AgentSession
@@ -36,25 +35,76 @@ CANCELLED_TOOL_CALL = "[cancelled: the user interrupted the turn]"
 STOPPED_TOOL_CALL = "[not run: a hook stopped the turn]"
 
 
-@dataclass(frozen=True)
+# The outcomes are plain immutable classes, not NamedTuples: a tuple equals any tuple
+# of the same values (`Answered("x") == TurnFailed("x")`), and `Cancelled()` would be
+# an empty one, false.
+
+
 class Answered:
+    """The model answered without asking for a tool: its final text."""
+
+    __slots__ = ("text",)
     text: str
 
+    def __init__(self, text: str) -> None:
+        object.__setattr__(self, "text", text)
 
-@dataclass(frozen=True)
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Answered is immutable: cannot set {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Answered) and other.text == self.text
+
+    def __repr__(self) -> str:
+        return f"Answered(text={self.text!r})"
+
+
 class PromptBlocked:
+    """A hook blocked the question: why, and the answer the user reads instead."""
+
+    __slots__ = ("reason", "response")
     reason: str
     response: str
 
+    def __init__(self, reason: str, response: str) -> None:
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "response", response)
 
-@dataclass(frozen=True)
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"PromptBlocked is immutable: cannot set {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PromptBlocked):
+            return False
+        return (other.reason, other.response) == (self.reason, self.response)
+
+    def __repr__(self) -> str:
+        return f"PromptBlocked(reason={self.reason!r}, response={self.response!r})"
+
+
 class TurnFailed:
+    """The turn ended without an answer (a model error, the step limit, a hook's stop): why."""
+
+    __slots__ = ("message",)
     message: str
 
+    def __init__(self, message: str) -> None:
+        object.__setattr__(self, "message", message)
 
-@dataclass(frozen=True)
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"TurnFailed is immutable: cannot set {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TurnFailed) and other.message == self.message
+
+    def __repr__(self) -> str:
+        return f"TurnFailed(message={self.message!r})"
+
+
 class Cancelled:
-    pass
+    """The user interrupted the turn (what `postGeneration` hooks hear; `run_turn` raises)."""
+
+    __slots__ = ()
 
 
 TurnOutcome = Answered | PromptBlocked | TurnFailed | Cancelled

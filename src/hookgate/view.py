@@ -7,9 +7,8 @@ stderr, ACP turns each call into a session update.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
@@ -55,8 +54,7 @@ class MarkKind(StrEnum):
     """A hook replaced its result: the model read the hook's."""
 
 
-@dataclass(frozen=True)
-class ToolMark:
+class ToolMark(NamedTuple):
     kind: MarkKind
     by: str
     """The hook's name, `permission rule` or `user`."""

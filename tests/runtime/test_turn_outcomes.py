@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from hookgate.turn import Answered, TurnFailed, run_turn
+from hookgate.turn import Answered, Cancelled, PromptBlocked, TurnFailed, TurnOutcome, run_turn
 from hookgate.view import NoticeKind
 from runtime.conftest import OpenAgent
 from runtime.project import (
@@ -143,3 +143,23 @@ async def test_cancelled_turn_runs_post_generation_and_answers_the_interrupted_c
     assert [m["role"] for m in on_disk] == ["user", "assistant", "tool", "tool"]
     kinds = [r["kind"] for r in project.records() if r.get("type") == "event"]
     assert kinds == ["cancelled"]
+
+
+@pytest.mark.parametrize(
+    ("outcome", "field"),
+    [
+        (Answered("done"), "text"),
+        (PromptBlocked("done", "done"), "response"),
+        (TurnFailed("done"), "message"),
+        (Cancelled(), "text"),
+    ],
+    ids=["answered", "blocked", "failed", "cancelled"],
+)
+def test_an_outcome_equals_only_an_outcome_of_its_kind_and_never_changes(
+    outcome: TurnOutcome, field: str
+) -> None:
+    others = [Answered("done"), PromptBlocked("done", "done"), TurnFailed("done"), ("done",), ()]
+    same_kind = [other for other in others if type(other) is type(outcome)]
+    assert [other for other in others if other == outcome] == same_kind
+    with pytest.raises(AttributeError):
+        setattr(outcome, field, "changed")

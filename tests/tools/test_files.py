@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -61,7 +60,7 @@ def test_read_window_says_how_to_read_on(run_tool: RunTool, project: Path) -> No
 
 def test_read_stops_at_the_output_cap(run_tool: RunTool, ctx: ToolContext, project: Path) -> None:
     (project / "n.txt").write_text("x" * 9 + "\n" + "y" * 9 + "\n" + "z\n")
-    context = dataclasses.replace(ctx, output_cap=15)
+    context = ctx._replace(output_cap=15)
     content = ok(run_tool(READ, {"path": "n.txt"}, context))
     assert content == "xxxxxxxxx\n[lines 1-1 of 3; read on with offset=2]"
 
@@ -70,7 +69,7 @@ def test_read_cuts_a_line_longer_than_the_cap(
     run_tool: RunTool, ctx: ToolContext, project: Path
 ) -> None:
     (project / "min.js").write_text("a" * 100 + "\nnext\n")
-    context = dataclasses.replace(ctx, output_cap=10)
+    context = ctx._replace(output_cap=10)
     content = ok(run_tool(READ, {"path": "min.js"}, context))
     assert (
         content

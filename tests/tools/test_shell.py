@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 import time
 from collections.abc import Callable
@@ -48,7 +47,7 @@ def test_runs_in_the_project_directory(run_tool: RunTool, project: Path) -> None
 
 
 def test_uses_the_context_environment(run_tool: RunTool, ctx: ToolContext) -> None:
-    context = dataclasses.replace(ctx, env={**ctx.env, "HOOKGATE_TEST_VALUE": "from ctx"})
+    context = ctx._replace(env={**ctx.env, "HOOKGATE_TEST_VALUE": "from ctx"})
     result = run_tool(SHELL, {"command": "echo $HOOKGATE_TEST_VALUE"}, context)
     assert result.content == "from ctx"
 
@@ -74,7 +73,7 @@ def test_background_child_is_killed_when_the_command_ends(
 
 
 def test_timeout_argument_is_capped_by_the_context(run_tool: RunTool, ctx: ToolContext) -> None:
-    context = dataclasses.replace(ctx, shell_timeout=0.3)
+    context = ctx._replace(shell_timeout=0.3)
     result = run_tool(SHELL, {"command": "sleep 30", "timeout": 1000}, context)
     assert result.content == "[timed out after 0.3s; process group killed]"
 
@@ -99,7 +98,7 @@ def test_cancellation_propagates_and_kills_the_group(
 
 
 def test_output_is_capped(run_tool: RunTool, ctx: ToolContext) -> None:
-    context = dataclasses.replace(ctx, output_cap=1000)
+    context = ctx._replace(output_cap=1000)
     result = run_tool(SHELL, {"command": "head -c 100000 /dev/zero | tr '\\0' a"}, context)
     text, note = result.content.rsplit("\n", 1)
     assert text == "a" * 1000
@@ -108,7 +107,7 @@ def test_output_is_capped(run_tool: RunTool, ctx: ToolContext) -> None:
 
 
 def test_stderr_keeps_half_the_cap_when_stdout_floods(run_tool: RunTool, ctx: ToolContext) -> None:
-    context = dataclasses.replace(ctx, output_cap=1000)
+    context = ctx._replace(output_cap=1000)
     command = "head -c 5000 /dev/zero | tr '\\0' o; echo; head -c 5000 /dev/zero | tr '\\0' e >&2"
     result = run_tool(SHELL, {"command": command}, context)
     stdout, rest = result.content.split("\n[stderr]\n")
@@ -123,7 +122,7 @@ def test_invalid_utf8_output_is_replaced_not_fatal(run_tool: RunTool) -> None:
 
 
 def test_missing_bash_is_a_failed_call(run_tool: RunTool, ctx: ToolContext, tmp_path: Path) -> None:
-    context = dataclasses.replace(ctx, env={"PATH": str(tmp_path / "empty")})
+    context = ctx._replace(env={"PATH": str(tmp_path / "empty")})
     result = run_tool(SHELL, {"command": "true"}, context)
     assert result.is_error
     assert result.content.startswith("cannot run the command: 'bash' not found")

@@ -6,7 +6,6 @@ pid must be gone (not even a zombie) once the call has returned.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
@@ -50,7 +49,7 @@ def test_a_daemon_is_gone_when_the_call_times_out(run_tool: RunTool) -> None:
 
 def test_the_limits_of_the_agent_file_bind_the_command(run_tool: RunTool, ctx: ToolContext) -> None:
     limits = ShellLimits(processes=50, cpu_seconds=7, file_size=4096)
-    context = dataclasses.replace(ctx, shell_limits=limits)
+    context = ctx._replace(shell_limits=limits)
     result = run_tool(SHELL, {"command": "ulimit -t; ulimit -f; ulimit -u"}, context)
     cpu, blocks, processes = result.content.split()
     assert (cpu, blocks) == ("7", "4")  # bash counts file size in 1024-byte blocks
@@ -58,7 +57,7 @@ def test_the_limits_of_the_agent_file_bind_the_command(run_tool: RunTool, ctx: T
 
 
 def test_a_file_past_the_size_limit_is_cut(run_tool: RunTool, ctx: ToolContext) -> None:
-    context = dataclasses.replace(ctx, shell_limits=ShellLimits(file_size=1024))
+    context = ctx._replace(shell_limits=ShellLimits(file_size=1024))
     result = run_tool(SHELL, {"command": "head -c 5000 /dev/zero > big; stat -c %s big"}, context)
     assert result.content.startswith("1024")
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,7 @@ HTML = (
 @pytest.fixture
 def local(ctx: ToolContext) -> ToolContext:
     """A context whose agent file allows fetching from loopback, with small bounds."""
-    return dataclasses.replace(ctx, web=WebLimits(allow_private=True, max_bytes=4096, timeout=2))
+    return ctx._replace(web=WebLimits(allow_private=True, max_bytes=4096, timeout=2))
 
 
 def test_html_becomes_readable_text_without_scripts_or_styles(
@@ -57,7 +56,7 @@ def test_a_redirect_to_loopback_is_checked_at_its_hop(run_tool: RunTool, ctx: To
     # The first hop is allowed by the check's own rule (a public name would be); here
     # the redirect's target is what must be refused, so check it directly.
     with WebServer({"/go": Page(status=302, location="http://127.0.0.1:1/secret")}) as server:
-        allowed = dataclasses.replace(ctx, web=WebLimits(allow_private=True))
+        allowed = ctx._replace(web=WebLimits(allow_private=True))
         hops = run_tool(WebFetchTool(), {"url": server.url("/go")}, allowed)
     assert hops.is_error
     assert "127.0.0.1:1" in hops.content
@@ -95,7 +94,7 @@ def test_a_large_page_is_cut_and_says_so(run_tool: RunTool, local: ToolContext) 
 
 
 def test_a_slow_page_times_out(run_tool: RunTool, local: ToolContext) -> None:
-    quick = dataclasses.replace(local, web=local.web._replace(timeout=0.3))
+    quick = local._replace(web=local.web._replace(timeout=0.3))
     with WebServer({"/slow": Page("late", delay_s=3)}) as server:
         result = run_tool(WebFetchTool(), {"url": server.url("/slow")}, quick)
     assert result.is_error

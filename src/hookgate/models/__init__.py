@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hookgate.errors import ConfigError
 from hookgate.hooks.yamlfile import did_you_mean
@@ -125,8 +124,7 @@ def _chat_config(
     )
 
 
-@dataclass(frozen=True)
-class SettingProblem:
+class SettingProblem(NamedTuple):
     message: str
     hint: str | None = None
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 import asyncio
 import datetime
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from hookgate.errors import ConfigError, ModelError
 from hookgate.hooks.errors import ConfigErrors
@@ -46,16 +46,14 @@ _TYPE_HINTS = {
 EXCERPT_CHARS = 200
 
 
-@dataclass(frozen=True)
-class ScriptedToolCall:
+class ScriptedToolCall(NamedTuple):
     """A tool call to make; the model assigns its id when the reply is used."""
 
     name: str
-    arguments: Mapping[str, Any] = field(default_factory=dict)
+    arguments: Mapping[str, Any] = MappingProxyType({})
 
 
-@dataclass(frozen=True)
-class ScriptedReply:
+class ScriptedReply(NamedTuple):
     """One scripted answer, as validated from the script."""
 
     text: str = ""
@@ -106,7 +104,7 @@ class ScriptedModel:
 
     def _numbered(self, call: ScriptedToolCall) -> ToolCall:
         self._call_ids += 1
-        return ToolCall(id=f"call_{self._call_ids}", name=call.name, arguments=call.arguments)
+        return ToolCall(id=f"call_{self._call_ids}", name=call.name, arguments=dict(call.arguments))
 
 
 def _check_expect(expect: str, messages: Sequence[Message], index: int) -> None:

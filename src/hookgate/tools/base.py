@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from hookgate.errors import ToolError
 from hookgate.messages import ToolSpec
@@ -28,8 +27,7 @@ _JSON_TYPES: Mapping[str, tuple[str, tuple[type, ...]]] = {
 }
 
 
-@dataclass(frozen=True)
-class ToolResult:
+class ToolResult(NamedTuple):
     """A tool's output as the model sees it; `is_error` marks a failed call."""
 
     content: str
@@ -42,8 +40,7 @@ class ToolResult:
         return {"content": self.content, "is_error": self.is_error}
 
 
-@dataclass(frozen=True)
-class ToolContext:
+class ToolContext(NamedTuple):
     """Where and how tools run: relative paths start at `project_dir`.
 
     `env` is the complete environment of the processes a tool starts (secrets already
@@ -62,8 +59,8 @@ class ToolContext:
     """Resolved `$HOOKGATE_HOME`: no file tool reaches it, reads included."""
     protected_files: frozenset[Path] = frozenset()
     """Resolved paths the model's file tools never write: the agent file's trust closure."""
-    shell_limits: ShellLimits = field(default_factory=ShellLimits)
-    web: WebLimits = field(default_factory=WebLimits)
+    shell_limits: ShellLimits = ShellLimits()
+    web: WebLimits = WebLimits()
 
 
 class Tool(Protocol):

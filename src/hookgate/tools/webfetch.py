@@ -14,8 +14,7 @@ import ipaddress
 import re
 import socket
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urljoin, urlsplit
 
 from hookgate.errors import ToolError
@@ -66,8 +65,7 @@ class WebFetchTool(BuiltinTool):
         return ToolResult(page.as_text())
 
 
-@dataclass(frozen=True)
-class Page:
+class Page(NamedTuple):
     """What a fetch read: the final URL, its content type, the body, whether it was cut."""
 
     url: str
@@ -100,8 +98,7 @@ async def fetch(url: str, limits: WebLimits) -> Page:
     raise ToolError(f"web_fetch: more than {MAX_REDIRECTS} redirects (last: {url})")
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """One hop: the URL as asked, and the checked address the connection goes to."""
 
     url: str

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from hookgate.agentfile import AgentConfig, AgentRef, load_agent_file
 from hookgate.hooks import ConfigError
@@ -24,8 +24,7 @@ class Untrusted(ConfigError):
     """The agent file, or a file of its closure, is not what its owner trusted."""
 
 
-@dataclass(frozen=True)
-class TrustedAgent:
+class TrustedAgent(NamedTuple):
     """An agent file that passed the check: its text as read and hashed, and its entry."""
 
     path: Path

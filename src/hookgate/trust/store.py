@@ -11,9 +11,8 @@ import contextlib
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from hookgate.home import default_home
 from hookgate.hooks import ConfigError
@@ -24,15 +23,13 @@ STORE_MODE = 0o600
 _VERSION = 1
 
 
-@dataclass(frozen=True)
-class TrustedFile:
+class TrustedFile(NamedTuple):
     role: str
     sha256: str | None
     """None: the file was absent when trusted, and must stay so."""
 
 
-@dataclass(frozen=True)
-class TrustEntry:
+class TrustEntry(NamedTuple):
     """What was trusted of one agent file: each file of its closure, by absolute path."""
 
     files: Mapping[str, TrustedFile]
