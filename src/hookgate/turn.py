@@ -35,12 +35,29 @@ CANCELLED_TOOL_CALL = "[cancelled: the user interrupted the turn]"
 STOPPED_TOOL_CALL = "[not run: a hook stopped the turn]"
 
 
-# The outcomes are plain immutable classes, not NamedTuples: a tuple equals any tuple
-# of the same values (`Answered("x") == TurnFailed("x")`), and `Cancelled()` would be
-# an empty one, false.
+class _Outcome:
+    """How a turn ended: immutable, equal only to an outcome of the same kind and fields.
+
+    Not NamedTuples: a tuple equals any tuple of the same values (`Answered("x") ==
+    TurnFailed("x")`), and `Cancelled()` would be an empty one, false.
+    """
+
+    __slots__: tuple[str, ...] = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: cannot set {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and all(
+            getattr(other, name) == getattr(self, name) for name in self.__slots__
+        )
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({fields})"
 
 
-class Answered:
+class Answered(_Outcome):
     """The model answered without asking for a tool: its final text."""
 
     __slots__ = ("text",)
@@ -49,17 +66,8 @@ class Answered:
     def __init__(self, text: str) -> None:
         object.__setattr__(self, "text", text)
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"Answered is immutable: cannot set {name!r}")
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Answered) and other.text == self.text
-
-    def __repr__(self) -> str:
-        return f"Answered(text={self.text!r})"
-
-
-class PromptBlocked:
+class PromptBlocked(_Outcome):
     """A hook blocked the question: why, and the answer the user reads instead."""
 
     __slots__ = ("reason", "response")
@@ -70,19 +78,8 @@ class PromptBlocked:
         object.__setattr__(self, "reason", reason)
         object.__setattr__(self, "response", response)
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"PromptBlocked is immutable: cannot set {name!r}")
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PromptBlocked):
-            return False
-        return (other.reason, other.response) == (self.reason, self.response)
-
-    def __repr__(self) -> str:
-        return f"PromptBlocked(reason={self.reason!r}, response={self.response!r})"
-
-
-class TurnFailed:
+class TurnFailed(_Outcome):
     """The turn ended without an answer (a model error, the step limit, a hook's stop): why."""
 
     __slots__ = ("message",)
@@ -91,17 +88,8 @@ class TurnFailed:
     def __init__(self, message: str) -> None:
         object.__setattr__(self, "message", message)
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"TurnFailed is immutable: cannot set {name!r}")
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, TurnFailed) and other.message == self.message
-
-    def __repr__(self) -> str:
-        return f"TurnFailed(message={self.message!r})"
-
-
-class Cancelled:
+class Cancelled(_Outcome):
     """The user interrupted the turn (what `postGeneration` hooks hear; `run_turn` raises)."""
 
     __slots__ = ()
