@@ -282,13 +282,7 @@ def _tool_context(
 
 def _tool_registry(config: AgentConfig, extra_tools: Sequence[Tool]) -> ToolRegistry:
     """The built-in tools the agent file offers, then any the caller adds."""
-    tools = ToolRegistry()
-    for tool in builtin_tools():
-        if tool.spec.name in config.tools:
-            tools.add(tool)
-    for tool in extra_tools:
-        tools.add(tool)
-    return tools
+    return ToolRegistry([*builtin_tools(config.tools), *extra_tools])
 
 
 async def _add_mcp_tools(agent: AgentSession, notify: Callable[[str], None]) -> None:

@@ -116,6 +116,7 @@ def test_print_mode_with_a_scripted_model_imports_no_prompt_editor_sdk_or_acp(
         "hookgate.hooks.claude_settings", *OPENSSL_HASHES,
         "concurrent.futures.thread",  # the hooks' checks at start run on the loop, no thread
         "uuid",  # it imports `platform`; a transcript line's id needs neither
+        "hookgate.tools.webfetch",  # offered only where `tools:` lists it
     )  # fmt: skip
     slow = tuple(name for name in SLOW_STDLIB if name not in ASYNCIO_IMPORTS)
     assert_none_of(again, PARSER + SESSION_ONLY + unused + slow)

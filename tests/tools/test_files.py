@@ -445,6 +445,12 @@ def test_builtin_tools_and_consent() -> None:
     }
 
 
+def test_only_the_tools_named_are_built_in_the_order_they_are_offered() -> None:
+    named = builtin_tools(["grep", "shell", "no_such_tool"])
+
+    assert [tool.spec.name for tool in named] == ["shell", "grep"]
+
+
 def test_registry() -> None:
     registry = ToolRegistry(builtin_tools())
     assert registry.names() == list(BUILTIN_TOOL_NAMES)

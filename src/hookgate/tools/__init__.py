@@ -7,6 +7,8 @@ Built in: `shell` (bash in the project directory), `read_file`, `write_file`,
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -32,30 +34,31 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def builtin_tools() -> list[Tool]:
-    """A fresh instance of every built-in tool, in the order they are offered to the model."""
-    # Imported here: the tools import asyncio, regex and the http client, which reading
-    # an agent file (`hooks fire`, `hooks check`) does not need.
-    from hookgate.tools.files import EditFileTool, ReadFileTool, WriteFileTool
-    from hookgate.tools.search import GrepTool, ListFilesTool
-    from hookgate.tools.shell import ShellTool
-    from hookgate.tools.webfetch import WebFetchTool
-
-    return [
-        ShellTool(),
-        ReadFileTool(),
-        WriteFileTool(),
-        EditFileTool(),
-        ListFilesTool(),
-        GrepTool(),
-        WebFetchTool(),
-    ]
+#: Each built-in tool by the name the agent file's `tools:` spells, in the order they are
+#: offered to the model: the module and class that make it. A tool's module is imported
+#: only where the tool is offered: they import asyncio, regex and the http client, which
+#: reading an agent file (`hooks fire`, `hooks check`) does not need.
+_BUILTIN_TOOLS = {
+    "shell": ("hookgate.tools.shell", "ShellTool"),
+    "read_file": ("hookgate.tools.files", "ReadFileTool"),
+    "write_file": ("hookgate.tools.files", "WriteFileTool"),
+    "edit_file": ("hookgate.tools.files", "EditFileTool"),
+    "list_files": ("hookgate.tools.search", "ListFilesTool"),
+    "grep": ("hookgate.tools.search", "GrepTool"),
+    "web_fetch": ("hookgate.tools.webfetch", "WebFetchTool"),
+}
+#: The names of the built-in tools, in `builtin_tools` order.
+BUILTIN_TOOL_NAMES: tuple[str, ...] = tuple(_BUILTIN_TOOLS)
 
 
-#: The names of the built-in tools, as the agent file's `tools:` list spells them, in
-#: `builtin_tools` order (tests/tools/test_files.py holds the two together).
-BUILTIN_TOOL_NAMES: tuple[str, ...] = (
-    "shell", "read_file", "write_file", "edit_file", "list_files", "grep", "web_fetch",
-)  # fmt: skip
+def builtin_tools(names: Collection[str] = BUILTIN_TOOL_NAMES) -> list[Tool]:
+    """A fresh instance of each built-in tool `names` lists, in the order they are offered."""
+    tools = []
+    for name, (module, class_name) in _BUILTIN_TOOLS.items():
+        if name in names:
+            tools.append(getattr(importlib.import_module(module), class_name)())
+    return tools
+
+
 #: The tools offered when the agent file has no `tools:`: all but those that reach the web.
 DEFAULT_TOOL_NAMES: tuple[str, ...] = tuple(n for n in BUILTIN_TOOL_NAMES if n != "web_fetch")
