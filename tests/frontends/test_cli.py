@@ -129,3 +129,27 @@ def test_a_mistake_in_the_agent_file_is_one_line_and_a_hint(project: Project) ->
     assert "hookgate.yaml:1" in first
     assert "'modle'" in first
     assert hint.strip() == "hint: did you mean 'model'?"
+
+
+def test_the_program_collects_garbage_while_its_session_runs(project: Project) -> None:
+    """`hookgate` keeps the garbage collector off while it starts: a session must run
+    with it on, or a long one's cyclic garbage would never be freed."""
+    seen = project.dir / "seen.json"
+    probe = f"""
+import gc, json
+
+def record(event):
+    with open({str(seen)!r}, "w") as file:
+        json.dump({{"enabled": gc.isenabled(), "frozen": gc.get_freeze_count()}}, file)
+"""
+    (project.dir / "probe.py").write_text(probe)
+    project.write_agent(
+        project.script({"text": "Hi."}), hooks={"preGeneration": [{"python": "probe:record"}]}
+    )
+
+    run = project.hookgate("-p", "Hello")
+
+    assert run.returncode == 0, run.stderr
+    state = json.loads(seen.read_text())
+    assert state["enabled"]
+    assert state["frozen"] > 10_000  # what start-up built: no collection walks it again
