@@ -4,7 +4,9 @@ Each round runs, in a rotating order, each as a child process of this one:
 - `python -c pass` (the baseline: the interpreter alone);
 - `hookgate hooks fire preToolCall` with one `command: "true"` hook;
 - `hookgate -p hi` with a scripted model (one text reply);
-- `python -c "import acp, acp.schema"` (what the ACP SDK costs by itself);
+- `import acp, acp.schema` in a bare interpreter (what the ACP SDK costs by itself),
+  timed like `hookgate acp`: to a line it writes once imported, then to its exit at the
+  end of its stdin, which skips the interpreter's last collections as `hookgate` does;
 - `hookgate acp`, timed to its answer to `initialize` (then its stdin is closed).
 A scratch project (agent file trusted, `$HOOKGATE_HOME` of its own) is made once.
 Prints a Markdown table of medians, ratios and their spread over the rounds, in wall
@@ -38,6 +40,16 @@ HOOKGATE = [
 INITIALIZE = json.dumps(
     {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}
 )
+#: The ACP SDK alone, measured as `hookgate acp` is: an answer once imported, then the end
+#: of stdin awaited and the exit's full collections skipped, as the `hookgate` program does.
+ACP_ALONE = [
+    PYTHON, "-c",
+    "import gc, sys, acp, acp.schema\n"
+    "print('{\"id\": 0, \"result\": {}}', flush=True)\n"
+    "sys.stdin.read()\n"
+    "gc.freeze()",
+]  # fmt: skip
+ACP_ALONE_NAME = "import acp, acp.schema (answering once imported)"
 
 
 def make_project(root: Path) -> dict[str, str]:
@@ -67,11 +79,11 @@ def timed_run(argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes = b"
     return _reaped(child, started)
 
 
-def acp_initialize(cwd: Path, env: dict[str, str]) -> Sample:
-    """Seconds from starting `hookgate acp` to its answer to `initialize`; its CPU time
-    to its exit once stdin is closed after that answer."""
+def acp_initialize(argv: list[str], cwd: Path, env: dict[str, str]) -> Sample:
+    """Seconds from starting `argv` (`hookgate acp`) to its answer to `initialize`; its
+    CPU time to its exit once stdin is closed after that answer."""
     started = time.perf_counter()
-    child = subprocess.Popen([*HOOKGATE, "acp"], cwd=cwd, env=env, stdin=subprocess.PIPE,
+    child = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
     assert child.stdin is not None
     assert child.stdout is not None
@@ -98,9 +110,7 @@ def contenders(
 ) -> dict[str, Callable[[], Sample]]:
     runs: dict[str, Callable[[], Sample]] = {
         "python -c pass": lambda: timed_run([PYTHON, "-c", "pass"], root, env),
-        "python -c 'import acp, acp.schema'": lambda: timed_run(
-            [PYTHON, "-c", "import acp, acp.schema"], root, env
-        ),
+        ACP_ALONE_NAME: lambda: acp_initialize(ACP_ALONE, root, env),
     }
     versions = {"": env}
     if baseline is not None:  # the same commands on another source tree, e.g. main's
@@ -117,7 +127,9 @@ def hookgate_commands(
     return {
         f"hooks fire (one command hook){suffix}": lambda: timed_run(fire, root, env, b"{}"),
         f"-p hi (scripted model){suffix}": lambda: timed_run([*HOOKGATE, "-p", "hi"], root, env),
-        f"acp, to its answer to initialize{suffix}": lambda: acp_initialize(root, env),
+        f"acp, to its answer to initialize{suffix}": lambda: acp_initialize(
+            [*HOOKGATE, "acp"], root, env
+        ),
     }
 
 
@@ -156,7 +168,7 @@ def report(times: dict[str, list[Sample]], rounds: int) -> None:
             spread = f"{_pct(ratios, 10):.2f}–{_pct(ratios, 90):.2f}"
             print(f"| {name} | {statistics.median(values) * 1000:.1f} ms | "
                   f"{statistics.median(ratios):.2f}× ({spread}) |")  # fmt: skip
-        acp_import = [sample[which] for sample in times["python -c 'import acp, acp.schema'"]]
+        acp_import = [sample[which] for sample in times[ACP_ALONE_NAME]]
         for name in [name for name in times if name.startswith("acp, ")]:
             acp = [sample[which] for sample in times[name]]
             own = sorted(a - i for a, i in zip(acp, acp_import, strict=True))
