@@ -4,7 +4,11 @@ The floor is the least a process hook can cost: `os.posix_spawn` of `/bin/sh -c 
 with the event on a stdin pipe, its stdout captured (read to end of file), `waitpid`;
 the environment is built once, as the engine builds each hook's once. Against it, in
 the same run, call by call in a rotating order:
-- hookgate: one `command: "true"` hook through `HookEngine.run_sync` and `await run`;
+- hookgate: one `command: "true"` hook through `HookEngine.run_sync` and `await run`,
+  and its process layer alone (`run_process_sync`, `await run_process`): the engine's
+  share apart;
+- the floor on the event loop: the same start, the exit awaited once through the pidfd:
+  the least `await run` can cost;
 - Python: `subprocess.run` (input, captured output), asyncio's `create_subprocess_exec`;
 - Node (if `node` is on PATH): `spawnSync` and the async `spawn`, in a Node process of
   their own that times each call itself, asked in turn with the others (Node's
@@ -45,7 +49,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from hookgate.hooks import HookEngine, adopt_orphans, parse_hooks, run_process_sync
-from hookgate.hooks.process import guarded
+from hookgate.hooks.process import guarded, run_process
 from hookgate.hooks.process.core import PIPE_SIZE
 from hookgate.hooks.yamlfile import Where
 
@@ -101,6 +105,31 @@ def spawn_floor() -> None:
     os.waitpid(pid, 0)
 
 
+async def loop_floor() -> None:
+    """The floor on the event loop, the least a loop can do: the same start, then one
+    future, settled when the loop sees the process's pidfd readable (its exit)."""
+    stdin_r, stdin_w = os.pipe()
+    stdout_r, stdout_w = os.pipe()
+    pid = os.posix_spawn(SHELL[0], SHELL, ENV, file_actions=[
+        (os.POSIX_SPAWN_DUP2, stdin_r, 0), (os.POSIX_SPAWN_DUP2, stdout_w, 1)])  # fmt: skip
+    pidfd = os.pidfd_open(pid)
+    os.close(stdin_r)
+    os.close(stdout_w)
+    with contextlib.suppress(BrokenPipeError):
+        os.write(stdin_w, EVENT)
+    os.close(stdin_w)
+    loop = asyncio.get_running_loop()
+    exited = loop.create_future()
+    loop.add_reader(pidfd, exited.set_result, None)
+    await exited
+    loop.remove_reader(pidfd)
+    os.close(pidfd)
+    while os.read(stdout_r, 65536):  # `true` writes nothing: one read, at end of file
+        pass
+    os.close(stdout_r)
+    os.waitpid(pid, 0)
+
+
 def spawn_guarded() -> None:
     """The floor plus what the engine's start adds in the kernel: a new session, two
     signals reset, a stderr pipe, a 1 MiB stdout pipe; no Python beyond the calls."""
@@ -126,6 +155,11 @@ def spawn_guarded() -> None:
 def process_layer() -> None:
     """`run_process_sync` alone: every process guarantee, no hook engine around it."""
     run_process_sync(SHELL, stdin=EVENT, env=GUARDED_ENV, timeout=10)
+
+
+async def process_layer_awaited() -> None:
+    """`await run_process` alone: the same, on the event loop."""
+    await run_process(SHELL, stdin=EVENT, env=GUARDED_ENV, timeout=10)
 
 
 def subprocess_run() -> None:
@@ -293,6 +327,8 @@ async def _rounds(
         "spawn guarded": blocking(spawn_guarded),
         "process layer": blocking(process_layer),
         "run_sync": blocking(lambda: one_hook.run_sync("preToolCall", PAYLOAD)),
+        "loop floor": loop_floor,
+        "process layer awaited": process_layer_awaited,
         "await run": lambda: one_hook.run("preToolCall", PAYLOAD),
         "subprocess.run": blocking(subprocess_run),
         "asyncio subprocess": asyncio_subprocess,
@@ -358,6 +394,8 @@ ROWS = (
     ("spawn guarded", "the floor + new session, signals reset, stderr pipe, 1 MiB stdout", ""),
     ("process layer", "hookgate `run_process_sync` alone (no engine)", ""),
     ("run_sync", 'hookgate `HookEngine.run_sync`, one `command: "true"` hook', ""),
+    ("loop floor", "the floor on the event loop: its exit awaited once (pidfd, a future)", ""),
+    ("process layer awaited", "hookgate `await run_process` alone (no engine)", ""),
     ("await run", "hookgate `await HookEngine.run`, the same hook", "≤ 1.2×"),
     ("subprocess.run", "Python `subprocess.run` (input, captured output)", ""),
     ("asyncio subprocess", "Python asyncio `create_subprocess_exec` + `communicate`", ""),
