@@ -21,7 +21,13 @@ from hookgate.approvals import Approvals, ApproveMode, GuardrailBlock, blocking_
 from hookgate.callcaps import CallCaps
 from hookgate.consent import AlwaysDeny, Consent, ConsentRequest
 from hookgate.hooks import HookEngine, HookSpec, OnError, Outcome
-from hookgate.hooks.wording import DENIED_CALL, GUARDRAIL_PREFIX, STOPPED_CALL, WITHHELD_RESULT
+from hookgate.hooks.wording import (
+    DENIED_CALL,
+    GUARDRAIL_PREFIX,
+    OBJECTED,
+    STOPPED_CALL,
+    WITHHELD_RESULT,
+)
 from hookgate.messages import ToolCall
 from hookgate.policy import Policy, Verdict, rules_allowing
 from hookgate.tools import ToolContext, ToolRegistry, ToolResult
@@ -321,13 +327,17 @@ def show_notices(outcome: Outcome, view: TurnView, shown: tuple[str, ...] = ()) 
     """The hooks' lines for the user, but those in `shown`, said already; a hook that
     failed under `onError: warn` is an error."""
     failures = {str(failure) for failure in outcome.errors}
+    # A guardrail that blocks a result replaces it (see modelcheck): its objection is
+    # said as the withholding it was. Known by what the hook did, not by its name alone.
+    guard = outcome.changed_by.get("result", "")
+    withheld = (
+        OBJECTED.format(hook=guard, reason="") if guard.startswith(GUARDRAIL_PREFIX) else None
+    )
     for notice in outcome.notices:
         if notice in shown:
             continue
-        if notice.startswith(GUARDRAIL_PREFIX) and " objected: " in notice:
-            # A guardrail on a result: its objection withheld the result (see modelcheck).
-            guard, reason = notice.split(" objected: ", 1)
+        if withheld is not None and notice.startswith(withheld):
             view.notice(f"{guard} withheld the result of the {outcome.payload.get('tool')} call: "
-                        f"{reason}", NoticeKind.DENIED)  # fmt: skip
+                        f"{notice.removeprefix(withheld)}", NoticeKind.DENIED)  # fmt: skip
         else:
             view.notice(notice, NoticeKind.ERROR if notice in failures else NoticeKind.INFO)

@@ -204,3 +204,26 @@ def test_print_mode_says_there_is_no_way_around_a_block(project: Project) -> Non
         in result.stderr
     )
     assert not (project.dir / "ran").exists()
+
+
+async def test_a_hook_named_like_a_guardrail_is_not_said_to_withhold_a_result_it_let_through(
+    project: Project, open_project_agent: OpenAgent
+) -> None:
+    model = project.script(
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "echo the-result"}}]},
+        {"expect": "the-result", "text": "Done."},
+    )
+    objects = project.hook("objects", "echo 'I object' >&2; exit 2")
+    project.write_agent(
+        model, yolo=True,
+        hooks={"postToolCall": [{"name": "guardrail fake", "command": objects}]},
+    )  # fmt: skip
+    agent = await open_project_agent()
+    view = RecordingView()
+    await run_turn(agent, "run it", view)
+
+    (tool_message,) = [m for m in project.messages() if m["role"] == "tool"]
+    assert "the-result" in tool_message["content"]  # the model read it: nothing was withheld
+    assert "guardrail fake objected: I object" in view.notices
+    assert not any("withheld" in notice for notice in view.notices)
+    assert NoticeKind.DENIED not in view.kinds

@@ -14,6 +14,7 @@ from hookgate.hooks.config import HookSpec
 from hookgate.hooks.events import EventSpec, OnError
 from hookgate.hooks.formats import ALLOW, HookReply, Permission
 from hookgate.hooks.outcome import HookFailure, Outcome
+from hookgate.hooks.wording import OBJECTED
 
 
 class Chain:
@@ -115,5 +116,5 @@ class Chain:
             self.blocked_by, self.reason = hook, reason
             return
         # Too late to stop anything: the objection annotates the event instead.
-        self.notices.append(f"{hook.name} objected: {reason}")
+        self.notices.append(OBJECTED.format(hook=hook.name, reason=reason))
         self.context.append(reason)

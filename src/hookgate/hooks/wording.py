@@ -18,6 +18,9 @@ DENIED_CALL = "[denied by a hook: {reason}]"
 STOPPED_CALL = "[not run: {reason}]"
 #: What the model, the history and the user get for a result a fail-safe hook failed on.
 WITHHELD_RESULT = "[result withheld: hook {hook!r} failed]"
+#: What the user reads of a block on an event too late to stop anything (a result, the
+#: turn's end): the hook's objection, which the event carries on as context.
+OBJECTED = "{hook} objected: {reason}"
 #: What the model reads for a hand-off a preAsk hook refused.
 REFUSED_HANDOFF = "[hand-off refused: {reason}]"
 #: How a guardrail's hook is named, before its rule's name: `guardrail 'shell'` in what
