@@ -168,6 +168,28 @@ def test_notices_go_to_stderr_and_stdout_holds_the_answer_alone(project: Project
     assert "\033[" not in run.stderr  # NO_COLOR, and stderr is no terminal
 
 
+def test_an_objection_to_a_result_it_let_through_is_not_called_withholding(
+    project: Project,
+) -> None:
+    """A hook named like a guardrail that objects on postToolCall without replacing the
+    result: the model read the result, and stderr must not say it was withheld."""
+    model = project.script(
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "echo the-result"}}]},
+        {"expect": "the-result", "text": "Done."},
+    )
+    objects = project.hook("objects", "echo 'I object' >&2; exit 2")
+    project.write_agent(
+        model, yolo=True,
+        hooks={"postToolCall": [{"name": "guardrail fake", "command": objects}]},
+    )  # fmt: skip
+
+    run = project.hookgate("-v", "-p", "run it")
+
+    assert run.returncode == 0, run.stderr
+    assert "hookgate: guardrail fake objected: I object" in run.stderr.splitlines()
+    assert "withheld" not in run.stderr
+
+
 @pytest.mark.parametrize(("yolo", "made"), [(False, False), (True, True)])
 def test_without_a_terminal_calls_needing_consent_are_denied_unless_yolo(
     project: Project, yolo: bool, made: bool
