@@ -8,13 +8,15 @@ file, and once the engine has answered, nothing of that group may be left.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import os
 import signal
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from selectors import PollSelector
 from typing import Any
 
 import pytest
@@ -32,6 +34,7 @@ from hookgate.hooks import (
 from hookgate.hooks.process import KILL_GRACE, OUTPUT_CAP
 from hookgate.hooks.process import core as process_core
 from hookgate.hooks.process.guard import guard_token
+from hookgate.hooks.process.resident import Resident
 
 #: The timeout of the hooks below that are meant to run past it.
 TIMEOUT = 0.3
@@ -354,6 +357,80 @@ def test_the_program_is_searched_in_the_childs_path(tmp_path: Path, run: Run) ->
     program.chmod(program.stat().st_mode | stat.S_IXUSR)
     result = run(["only-here"], env={"PATH": f"{tmp_path}:{os.defpath}"})
     assert result.stdout == b"found\n"
+
+
+# --- a pipe that never runs dry --------------------------------------------------------
+# A writer as fast as its reader keeps a pipe from ever being empty (`cat /dev/zero`
+# on a loaded machine). /dev/zero itself stands in for such a pipe below: every read of
+# it succeeds. A reader that reads until the pipe is empty would never return, and the
+# loop waiting on it (the event loop, or the poll loop) would never see the deadline.
+
+
+class Stuck(KeyboardInterrupt):
+    """Raised by the alarm in a block that did not return. An event loop logs what its
+    callbacks raise and goes on, all but SystemExit and KeyboardInterrupt: hence the base."""
+
+
+@contextlib.contextmanager
+def never_stuck(seconds: float = 5.0) -> Iterator[None]:
+    """Fail, rather than hang, when the block has not returned within `seconds`."""
+
+    def stuck(signum: int, frame: object) -> None:
+        raise Stuck
+
+    previous = signal.signal(signal.SIGALRM, stuck)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    except Stuck:
+        pytest.fail(f"still reading after {seconds}s: the waiting loop never got control back")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.fixture
+def dev_zero() -> Iterator[int]:
+    fd = os.open("/dev/zero", os.O_RDONLY)
+    yield fd
+    os.close(fd)
+
+
+def test_an_output_that_never_runs_dry_is_read_a_bounded_amount_at_a_time(dev_zero: int) -> None:
+    """What both drivers rely on to keep the timeout against a flood."""
+    output = process_core.Output(dev_zero, cap=1000)
+    with never_stuck():
+        output.read_available()
+    assert output.reading  # not at end of file: the loop calls again while it is ready
+    assert (len(output.data), output.truncated) == (1000, True)
+
+
+@pytest.mark.parametrize("driver", ["async", "sync"])
+def test_a_resident_process_flooding_stderr_still_times_out(driver: str, dev_zero: int) -> None:
+    """A persistent hook's stderr is drained as it runs: a flood of it must not hold
+    the wait for the reply past the deadline, on an event loop or in poll(2)."""
+    resident = Resident.start(["sleep", "30"], env=dict(os.environ), cwd=None)
+    os.dup2(dev_zero, resident.process.stderr.fd)  # its stderr never runs dry from now on
+    # epoll refuses /dev/zero; poll(2) takes it, as it takes a pipe.
+    runner = asyncio.Runner(loop_factory=lambda: asyncio.SelectorEventLoop(PollSelector()))
+
+    def ask() -> bytes:
+        deadline = started + TIMEOUT
+        if driver == "sync":
+            return resident.ask_sync(b"{}\n", deadline)
+        return runner.run(resident.ask(b"{}\n", deadline))
+
+    started = time.monotonic()
+    try:
+        with never_stuck(), pytest.raises(TimeoutError):
+            ask()
+        assert time.monotonic() - started < TIMEOUT + SLACK
+        with never_stuck():
+            runner.run(resident.stop()) if driver == "async" else resident.stop_sync()
+    finally:
+        resident.kill()
+        runner.close()
+    assert resident.process.reaped
 
 
 # --- each failure mode through the engine -----------------------------------------------

@@ -37,6 +37,9 @@ READ_CHUNK = 64 * 1024
 QUIET_START = 0.005
 #: Capacity asked of each output pipe (Linux's default limit for unprivileged users).
 PIPE_SIZE = 1024 * 1024
+#: Bytes read from one pipe before control goes back to the caller's loop: one pipe's
+#: worth, what it held at the wake-up. The loop calls again while there is more.
+READ_BUDGET = PIPE_SIZE
 _F_SETPIPE_SZ = 1031
 #: Signals a child must start with at their default action. Python ignores SIGPIPE and
 #: an ignored signal survives exec: a hook piping into `head` would spin otherwise.
@@ -106,8 +109,14 @@ class Output:
             fcntl.fcntl(fd, _F_SETPIPE_SZ, PIPE_SIZE)
 
     def read_available(self) -> None:
-        """Read what the pipe holds now; stop at end of file."""
-        while self.reading:
+        """Read what the pipe holds now, at most `READ_BUDGET` bytes; stop at end of file.
+
+        The bound is what keeps the timeout: a writer as fast as this reader keeps the
+        pipe from ever running dry, and an unbounded loop would never hand control back
+        to the event loop, or to the poll loop that checks the deadline.
+        """
+        budget = READ_BUDGET
+        while self.reading and budget > 0:
             try:
                 chunk = os.read(self.fd, READ_CHUNK)
             except BlockingIOError:
@@ -117,6 +126,7 @@ class Output:
             if not chunk:
                 self.stop()
                 return
+            budget -= len(chunk)
             room = self.cap - self.size
             if len(chunk) > room:
                 self.truncated = True

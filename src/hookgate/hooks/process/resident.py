@@ -30,6 +30,7 @@ from hookgate.hooks.errors import HookgateError
 from hookgate.hooks.process.core import (
     KILL_GRACE,
     OUTPUT_CAP,
+    READ_BUDGET,
     READ_CHUNK,
     Process,
     exited_unreaped,
@@ -301,7 +302,10 @@ class Resident:
         return True
 
     def _read_stderr(self) -> None:
-        while True:
+        """Keep the tail of what stderr holds now; at most `READ_BUDGET` bytes a call, so
+        that a flood cannot hold the loop (the caller's wait comes round again)."""
+        budget = READ_BUDGET
+        while budget > 0:
             try:
                 chunk = os.read(self.process.stderr.fd, READ_CHUNK)
             except BlockingIOError:
@@ -314,6 +318,7 @@ class Resident:
                 with contextlib.suppress(KeyError):
                     self._poll.unregister(self.process.stderr.fd)
                 return
+            budget -= len(chunk)
             self._stderr = (self._stderr + chunk)[-STDERR_KEEP:]
 
     def _reply(self) -> bytes | None:
