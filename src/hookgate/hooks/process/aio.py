@@ -19,6 +19,7 @@ from hookgate.hooks.process.core import (
     ProcessResult,
     watch_exit,
 )
+from hookgate.hooks.process.wakeup import Wakeup
 
 
 async def run_process(
@@ -129,7 +130,7 @@ class _Child(Process):
     stderr: _LoopOutput
 
     def started(self) -> None:
-        self._waiter: asyncio.Future[None] | None = None
+        self._waiter: Wakeup | None = None
         watch_exit(asyncio.get_running_loop(), self.pid, self.pidfd, self._mark_exited)
 
     def feed(self, data: Input) -> None:
@@ -147,12 +148,12 @@ class _Child(Process):
         """Wait up to `seconds` for the leader to exit; whether it did."""
         if self.exited:
             return True
-        # One future, settled by the exit or by the timer, whichever comes first: the
-        # task wakes one loop iteration after the exit (asyncio.wait takes two), and
-        # this is the hook runner's hot path.
+        # One wake-up, by the exit or by the timer, whichever comes first: the task
+        # resumes in the pidfd's callback itself, where a future would resume it a loop
+        # pass later (asyncio.wait two). This is the hook runner's hot path.
         loop = asyncio.get_running_loop()
-        self._waiter = waiter = loop.create_future()
-        timer = loop.call_later(max(seconds, 0), _settle, waiter)
+        self._waiter = waiter = Wakeup(loop)
+        timer = loop.call_later(max(seconds, 0), waiter.wake)
         try:
             await waiter
         finally:
@@ -165,7 +166,7 @@ class _Child(Process):
             return
         self.exited = True
         if self._waiter is not None:
-            _settle(self._waiter)
+            self._waiter.wake()
 
     def drain(self) -> None:
         """Drain stdout and stderr as they fill: the child may write more than a pipe holds."""
@@ -205,8 +206,3 @@ class _Child(Process):
         if self.pidfd is not None:
             asyncio.get_running_loop().remove_reader(self.pidfd)
         super().release()
-
-
-def _settle(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
