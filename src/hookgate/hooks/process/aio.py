@@ -100,26 +100,38 @@ async def stream_process(
 
 
 class _LoopOutput(Output):
-    """An output the event loop can drain, with a future for its end of file."""
+    """An output the event loop can drain, and wait on to its end of file."""
+
+    loop: asyncio.AbstractEventLoop  # its `_Child`'s, set once the process has started
 
     def __init__(self, fd: int, cap: int, sink: Callable[[bytes], None] | None = None) -> None:
         super().__init__(fd, cap, sink)
-        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._watched = False
+        self._eof: asyncio.Future[None] | None = None
 
     def watch(self) -> None:
         """Let the event loop drain the pipe from now on."""
         if self.reading and not self._watched:
             self._watched = True
-            asyncio.get_running_loop().add_reader(self.fd, self.read_available)
+            self.loop.add_reader(self.fd, self.read_available)
 
     def stop(self) -> None:
         if not self.reading:
             return
         super().stop()
         if self._watched:
-            asyncio.get_running_loop().remove_reader(self.fd)
-        self.done.set_result(None)
+            self.loop.remove_reader(self.fd)
+        if self._eof is not None:
+            self._eof.set_result(None)
+
+    def eof(self) -> asyncio.Future[None]:
+        """A future done at end of file, or once reading stops; made only when waited on
+        (a hook's pipes are usually at end of file by the time it has exited)."""
+        if self._eof is None:
+            self._eof = self.loop.create_future()
+            if not self.reading:
+                self._eof.set_result(None)
+        return self._eof
 
 
 class _Child(Process):
@@ -130,18 +142,20 @@ class _Child(Process):
     stderr: _LoopOutput
 
     def started(self) -> None:
+        # Looked up once: each `get_running_loop` costs a getpid(2) (a fork check).
+        self._loop = self.stdout.loop = self.stderr.loop = asyncio.get_running_loop()
         self._waiter: Wakeup | None = None
-        watch_exit(asyncio.get_running_loop(), self.pid, self.pidfd, self._mark_exited)
+        watch_exit(self._loop, self.pid, self.pidfd, self._mark_exited)
 
     def feed(self, data: Input) -> None:
         """Write `data` to stdin, then close it; what does not fit now goes in the background."""
         self.start_input(data)
         if self.stdin_fd is not None:
-            asyncio.get_running_loop().add_writer(self.stdin_fd, self.write_input)
+            self._loop.add_writer(self.stdin_fd, self.write_input)
 
     def close_input(self) -> None:
         if self.stdin_fd is not None:
-            asyncio.get_running_loop().remove_writer(self.stdin_fd)
+            self._loop.remove_writer(self.stdin_fd)
         super().close_input()
 
     async def wait_exit(self, seconds: float) -> bool:
@@ -151,9 +165,8 @@ class _Child(Process):
         # One wake-up, by the exit or by the timer, whichever comes first: the task
         # resumes in the pidfd's callback itself, where a future would resume it a loop
         # pass later (asyncio.wait two). This is the hook runner's hot path.
-        loop = asyncio.get_running_loop()
-        self._waiter = waiter = Wakeup(loop)
-        timer = loop.call_later(max(seconds, 0), waiter.wake)
+        self._waiter = waiter = Wakeup(self._loop)
+        timer = self._loop.call_later(max(seconds, 0), waiter.wake)
         try:
             await waiter
         finally:
@@ -176,7 +189,7 @@ class _Child(Process):
     async def collect_output(self) -> None:
         """Read what is left; a grandchild holding a pipe gets `EOF_GRACE` seconds."""
         self.read_outputs()
-        pending = [pipe.done for pipe in (self.stdout, self.stderr) if pipe.reading]
+        pending = [pipe.eof() for pipe in (self.stdout, self.stderr) if pipe.reading]
         if not pending:
             return
         self.drain()
@@ -199,10 +212,10 @@ class _Child(Process):
         """Kill whatever is left of the group, reap the leader, release every fd."""
         # The read ends and the pidfd are closed on the next loop iteration, after the
         # caller has its result: the one part of the clean-up it need not wait for.
-        asyncio.get_running_loop().call_soon(self.release)
+        self._loop.call_soon(self.release)
         self.reap()
 
     def release(self) -> None:
         if self.pidfd is not None:
-            asyncio.get_running_loop().remove_reader(self.pidfd)
+            self._loop.remove_reader(self.pidfd)
         super().release()
