@@ -64,6 +64,24 @@ def test_timeout_kills_the_whole_group(
     group_gone(int(result.content.split()[0]))  # the group of bash and its reaper
 
 
+def test_output_that_never_ends_is_stopped_at_the_timeout(
+    run_tool: RunTool, ctx: ToolContext
+) -> None:
+    """A model's `cat /dev/zero` writes as fast as the agent reads: it must still be
+    stopped at its timeout, its output capped, and the agent go on."""
+    context = ctx._replace(output_cap=1000)
+    started = time.monotonic()
+    result = run_tool(SHELL, {"command": "cat /dev/zero | tr '\\0' z", "timeout": 0.5}, context)
+    assert time.monotonic() - started < 0.5 + 1.5
+    assert result.is_error
+    text, truncated, timed_out = result.content.rsplit("\n", 2)
+    assert text == "z" * 1000
+    assert (truncated, timed_out) == (
+        "[output truncated at 1000 bytes]",
+        "[timed out after 0.5s; process group killed]",
+    )
+
+
 def test_background_child_is_killed_when_the_command_ends(
     run_tool: RunTool, group_gone: Callable[[int], None]
 ) -> None:
