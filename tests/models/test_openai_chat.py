@@ -11,7 +11,7 @@ import pytest
 
 from hookgate.errors import ModelError
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
-from hookgate.models.chat_stream import MAX_LINE_BYTES
+from hookgate.models.chat_stream import MAX_LINE_BYTES, MAX_REPLY_CHARS
 from hookgate.models.openai_chat import OpenAIChatConfig, OpenAIChatModel
 from support.chat_server import AFTER_DONE, ChatServer, Fault, ServedReply, ServedToolCall
 
@@ -389,6 +389,56 @@ async def test_a_line_past_the_cap_fails_the_call(
 
     with pytest.raises(ModelError, match=f"a line longer than {MAX_LINE_BYTES} bytes"):
         await ask(model)
+
+
+async def test_a_server_streaming_without_end_is_cut_at_the_reply_cap(
+    chat_server: ChatServer, model: OpenAIChatModel
+) -> None:
+    """Well-formed text as fast as it is read, for ever: without a cap the reply grew by
+    about 200 MiB a second until timeout_total (300 s by default), and the agent with it."""
+    chat_server.queue(ServedReply(text="abc", fault="flood", fault_after=1))
+    deltas: list[str] = []
+
+    with pytest.raises(ModelError, match=f"a reply longer than {MAX_REPLY_CHARS:,} characters"):
+        await ask(model, deltas)
+    assert 0 < sum(map(len, deltas)) <= MAX_REPLY_CHARS
+
+
+def path_arguments(length: int) -> str:
+    """`{"path": "yyy…"}`, `length` characters long."""
+    return '{"path": "' + "y" * (length - 12) + '"}'
+
+
+@pytest.mark.parametrize(
+    ("text", "arguments", "cut"),
+    [
+        ("x" * 1000, "", False),
+        ("x" * 1001, "", True),
+        ("x" * 600, path_arguments(400), False),  # 1,000 characters in all
+        ("x" * 600, path_arguments(401), True),
+    ],
+)
+async def test_the_reply_cap_counts_text_and_arguments_together(
+    chat_server: ChatServer,
+    model: OpenAIChatModel,
+    monkeypatch: pytest.MonkeyPatch,
+    text: str,
+    arguments: str,
+    cut: bool,
+) -> None:
+    monkeypatch.setattr("hookgate.models.chat_stream.MAX_REPLY_CHARS", 1000)
+    calls = [ServedToolCall("read_file", arguments)] if arguments else []
+    chat_server.queue(ServedReply(text=text, tool_calls=calls))
+
+    if cut:
+        with pytest.raises(ModelError, match="a reply longer than 1,000 characters"):
+            await ask(model)
+    else:
+        reply = await ask(model)
+        assert reply.text == text
+        assert [len(call.arguments["path"]) + 12 for call in reply.tool_calls] == (
+            [len(arguments)] if arguments else []
+        )
 
 
 async def test_a_tool_name_repeated_in_every_chunk_is_taken_once(

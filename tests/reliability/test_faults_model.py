@@ -6,7 +6,8 @@ a stream event that is not JSON, ends the stream early, sends an error event,
 malformed tool-call JSON, HTTP 500, a malformed chunk (`delta: null`, `choices: null`
 or a string, a list as the chunk, a number as the content or the tool name, invalid
 UTF-8), trickles its reply a byte at a time or sends keep-alive comments forever
-(which only `timeout_total` ends), or a line past the cap. Each time the turn fails within the client's
+(which only `timeout_total` ends), a line past the cap, or text without end (cut at
+the reply's cap). Each time the turn fails within the client's
 timeout, `postGeneration` runs with outcome `error`, the session file still holds a
 valid conversation (the first call answered), and no process is left behind.
 """
@@ -22,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from hookgate.models.chat_stream import MAX_LINE_BYTES
+from hookgate.models.chat_stream import MAX_LINE_BYTES, MAX_REPLY_CHARS
 from hookgate.turn import TurnFailed, run_turn
 from reliability.faultkit import (
     PROCESS_MARGIN_S,
@@ -153,6 +154,10 @@ MODEL_FAULTS: dict[str, ModelFault] = {
     "huge_line": ModelFault(
         ServedReply(text="partial answer", fault="huge_line", fault_after=2),
         f"the model server at {{url}} sent a line longer than {MAX_LINE_BYTES} bytes",
+    ),
+    "flood": ModelFault(
+        ServedReply(text="partial answer", fault="flood", fault_after=2),
+        f"the model server at {{url}} sent a reply longer than {MAX_REPLY_CHARS:,} characters",
     ),
     "http_500": ModelFault(
         ServedReply.http_error(500, '{"error": {"message": "the GPU caught fire"}}'),

@@ -29,14 +29,25 @@ from typing import Any, Literal
 from support.quiet_server import QuietHTTPServer
 
 Fault = Literal[
-    "hang", "drop", "stall", "end", "error_event", "garbage", "trickle", "keepalive", "huge_line"
+    "hang",
+    "drop",
+    "stall",
+    "end",
+    "error_event",
+    "garbage",
+    "trickle",
+    "keepalive",
+    "huge_line",
+    "flood",
 ]
 """hang: never send even the status line; drop: close the TCP connection mid-stream;
 stall: go silent mid-stream; end: finish the body cleanly, but without a finish reason
 or `[DONE]`; error_event: send `data: {"error": {"message": error_body}}` and end, as
 vLLM does; garbage: send an event that is not JSON; trickle: send the whole stream one
 byte every `trickle_s`; keepalive: send an SSE comment every `trickle_s`, forever;
-huge_line: send one `data:` line of `huge_bytes` bytes. Without `stream: true`, drop
+huge_line: send one `data:` line of `huge_bytes` bytes; flood: send well-formed text
+deltas of `huge_bytes` in all, as fast as the client reads them, 64 KiB each, without
+end (`huge_bytes` past what any reply may hold). Without `stream: true`, drop
 and stall strike before the status line and the rest do nothing."""
 
 CHAT_PATH = "/v1/chat/completions"
@@ -285,10 +296,22 @@ class _Handler(BaseHTTPRequestHandler):
                 self._write_chunk(b": keep-alive\n\n")
         elif reply.fault == "huge_line":
             self._send_huge_line(reply.huge_bytes)
+        elif reply.fault == "flood":
+            self._send_flood(reply.huge_bytes)
         if reply.fault in ("drop", "stall"):
             self._drop()
         else:
             self._write_chunk(b"")  # a clean end of the body, but no finish reason or [DONE]
+
+    def _send_flood(self, size: int) -> None:
+        """Text deltas of 64 KiB each, `size` bytes of text in all, unless the client
+        hangs up first."""
+        delta = {"choices": [{"index": 0, "delta": {"content": "flood " * 10923}}]}
+        event = f"data: {json.dumps(delta)}\n\n".encode()
+        for _ in range(size // (6 * 10923)):
+            if self.server.chat.closing.is_set():
+                return
+            self._write_chunk(event)
 
     def _send_huge_line(self, size: int) -> None:
         """One `data:` line of `size` bytes, a MiB at a time, until the client hangs up."""

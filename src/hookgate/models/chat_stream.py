@@ -4,8 +4,8 @@
 line longer than `MAX_LINE_BYTES` or bytes that are not UTF-8 fail the call without
 holding more than the cap. `ReplyAssembler.add` checks each payload's shape (an
 object, `choices` a list, `delta` an object, strings where strings belong) before it
-takes anything from it. Every fault is a `StreamFault`, whose message completes
-"the model server at URL …".
+takes anything from it, and stops a reply past `MAX_REPLY_CHARS` in all. Every fault
+is a `StreamFault`, whose message completes "the model server at URL …".
 """
 
 from __future__ import annotations
@@ -23,6 +23,11 @@ from hookgate.models.base import TextSink
 #: chunk is one delta of it; a longer line is a broken or hostile server, and reading
 #: on would hold it all in memory (a 64 MiB line once cost 321 MiB).
 MAX_LINE_BYTES = 8 * 1024 * 1024
+#: Characters one reply may hold, its text and its tool calls' arguments together. The
+#: most output a model is let write is about 128k tokens (~0.5 MB of text); past this
+#: the server is broken or hostile, and reading on would hold it all in memory (one
+#: that streamed text without end took the agent to 2.2 GiB in 10 s).
+MAX_REPLY_CHARS = 16 * 1024 * 1024
 #: Characters of a bad payload quoted in a message.
 EXCERPT_CHARS = 200
 DONE = "[DONE]"
@@ -85,6 +90,7 @@ class ReplyAssembler:
         self.finished = False
         self.done = False
         """Whether `[DONE]` came: nothing after it is read."""
+        self._size = 0  # characters of text and arguments so far
 
     def add(self, payload: str, on_text: TextSink | None) -> None:
         """Take one event's data; a malformed one raises `StreamFault`."""
@@ -104,6 +110,7 @@ class ReplyAssembler:
         delta = _object(choice.get("delta", {}), "a delta")
         content = _text(delta.get("content"), "the content")
         if content:
+            self._count(content)
             self.text_parts.append(content)
             if on_text is not None:
                 on_text(content)
@@ -125,7 +132,16 @@ class ReplyAssembler:
         if (name := _text(function.get("name"), "a tool name")) and not partial.name:
             partial.name = name
         if arguments := _text(function.get("arguments"), "a tool call's arguments"):
+            self._count(arguments)
             partial.argument_parts.append(arguments)
+
+    def _count(self, part: str) -> None:
+        """Take `part` into the reply's size; past `MAX_REPLY_CHARS` the reply is cut."""
+        self._size += len(part)
+        if self._size > MAX_REPLY_CHARS:
+            raise StreamFault(
+                f"sent a reply longer than {MAX_REPLY_CHARS:,} characters; the reply is cut"
+            )
 
     def reply(self) -> ModelReply:
         calls = tuple(
