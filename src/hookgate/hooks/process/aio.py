@@ -145,6 +145,7 @@ class _Child(Process):
         # Looked up once: each `get_running_loop` costs a getpid(2) (a fork check).
         self._loop = self.stdout.loop = self.stderr.loop = asyncio.get_running_loop()
         self._waiter: Wakeup | None = None
+        self._writer: int | None = None  # stdin, while the loop writes what is left
         watch_exit(self._loop, self.pid, self.pidfd, self._mark_exited)
 
     def feed(self, data: Input) -> None:
@@ -152,10 +153,12 @@ class _Child(Process):
         self.start_input(data)
         if self.stdin_fd is not None:
             self._loop.add_writer(self.stdin_fd, self.write_input)
+            self._writer = self.stdin_fd
 
     def close_input(self) -> None:
-        if self.stdin_fd is not None:
-            self._loop.remove_writer(self.stdin_fd)
+        if self._writer is not None:  # most events fit the pipe: no writer was added
+            self._loop.remove_writer(self._writer)
+            self._writer = None
         super().close_input()
 
     async def wait_exit(self, seconds: float) -> bool:

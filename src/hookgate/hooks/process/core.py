@@ -305,7 +305,7 @@ def _start(
     `posix_spawn` is the fast path; it cannot change directory, so a hook with a
     `cwd` other than ours starts through `subprocess.Popen`, which can.
     """
-    if cwd is None or os.path.abspath(cwd) == os.getcwd():
+    if cwd is None or cwd == (here := os.getcwd()) or os.path.abspath(cwd) == here:
         actions = [
             (os.POSIX_SPAWN_DUP2, stdin_fd, 0),
             (os.POSIX_SPAWN_DUP2, stdout_fd, 1),
