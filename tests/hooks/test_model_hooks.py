@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import pytest
 
 from hookgate.hooks import ConfigError, HookEngine, Outcome
 from hookgate.hooks.modelcheck import parse_verdict
+from hookgate.hooks.process import OUTPUT_CAP
 from support.chat_server import ChatServer, ServedReply
 from support.hook_server import refused_url
 
@@ -120,6 +122,20 @@ def test_an_unreachable_or_failing_checker_blocks(
         outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
         assert outcome.blocked
         assert "failed: checker m" in (outcome.reason or "") or "500" in (outcome.reason or "")
+
+
+def test_a_checker_whose_answer_never_ends_is_cut_at_the_output_cap(
+    chat: ChatServer, make_engine: MakeEngine, run_hooks: RunHooks
+) -> None:
+    """A verdict is a few bytes: a server sending a body without end fails the hook (and
+    so blocks) at the cap, where the client used to hold the body until the timeout."""
+    chat.queue(ServedReply(fault="flood", huge_bytes=1024**3))
+    engine = make_engine({"preToolCall": [model_hook(served(chat), timeout="60s")]})
+    started = time.monotonic()
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert time.monotonic() - started < 10
+    assert outcome.blocked
+    assert f"the response passed the {OUTPUT_CAP:,}-byte cap" in (outcome.reason or "")
 
 
 def test_a_post_tool_call_block_withholds_the_result(

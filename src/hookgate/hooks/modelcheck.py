@@ -21,6 +21,7 @@ from hookgate.hooks.digest import sha256
 from hookgate.hooks.errors import HookgateError
 from hookgate.hooks.formats import BadReply, HookReply
 from hookgate.hooks.modeltarget import Checker, ModelTarget
+from hookgate.hooks.process import OUTPUT_CAP
 from hookgate.hooks.scriptedchecker import ScriptedChecker
 
 if TYPE_CHECKING:
@@ -85,6 +86,8 @@ class ModelChecks:
             return await script.answer(question)
         import openai
 
+        from hookgate.hooks.cappedhttp import BodyTooLong
+
         client = self._client(checker, timeout)
         try:
             completion = await client.chat.completions.create(
@@ -99,7 +102,7 @@ class ModelChecks:
             )
         except openai.APITimeoutError as exc:
             raise TimeoutError from exc
-        except openai.APIError as exc:
+        except (openai.APIError, BodyTooLong) as exc:
             raise CheckerError(f"checker {checker.describe()}: {exc}") from exc
         if not completion.choices:
             raise BadReply("the checker answered no choice")
@@ -110,6 +113,8 @@ class ModelChecks:
 
         import httpx2
         import openai
+
+        from hookgate.hooks.cappedhttp import CappedTransport
 
         loop = asyncio.get_running_loop()
         # A client's connections belong to the loop that opened them; one whose loop is
@@ -124,8 +129,15 @@ class ModelChecks:
                 timeout=timeout,
                 # Our own client, as http hooks have: no proxies or .netrc credentials
                 # follow the agent file's URL, and nothing is scheduled on a later loop
-                # when an unclosed client is collected.
-                http_client=httpx2.AsyncClient(trust_env=False, timeout=timeout),
+                # when an unclosed client is collected. A verdict is a few bytes: a body
+                # past the output cap fails the hook, as an http hook's does.
+                http_client=httpx2.AsyncClient(
+                    trust_env=False,
+                    timeout=timeout,
+                    transport=CappedTransport(
+                        httpx2.AsyncHTTPTransport(trust_env=False), OUTPUT_CAP
+                    ),
+                ),
             )
         return client
 
