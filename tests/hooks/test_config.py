@@ -10,7 +10,7 @@ import pytest
 
 from hookgate.hooks import EVENTS, ConfigError, HooksConfig, OnError, load_hooks_file
 from hookgate.hooks.config import DEFAULT_SHELL, parse_duration, parse_hooks
-from hookgate.hooks.yamlfile import Where
+from hookgate.hooks.yamlfile import MAX_CHARS, MAX_VALUES, Where, read_config
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -319,3 +319,28 @@ def test_malformed_tagged_scalars_are_config_errors(tmp_path: Path, text: str) -
     path.write_text(text)
     with pytest.raises(ConfigError, match="invalid YAML"):
         load_hooks_file(path)
+
+
+def test_anchors_and_merge_keys_are_read_as_written() -> None:
+    text = textwrap.dedent("""\
+        base: &base {timeout: 5s, onError: fail}
+        one: {<<: *base, command: a}
+        two: [*base, *base]
+    """)
+    document = read_config(text, "anchors.yaml")
+    assert dict(document["one"]) == {"timeout": "5s", "onError": "fail", "command": "a"}
+    assert [dict(item) for item in document["two"]] == [dict(document["base"])] * 2
+
+
+def test_aliases_that_expand_past_the_value_budget_are_refused() -> None:
+    """An alias bomb: 9**7 values from a few hundred bytes; refused while counting."""
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 9)}]" for n in range(1, 7)]
+    with pytest.raises(ConfigError, match=f"bomb.yaml: more than {MAX_VALUES:,} values"):
+        read_config("\n".join(lines), "bomb.yaml")
+
+
+def test_a_file_past_the_size_limit_is_refused_unparsed() -> None:
+    text = "# " + "x" * MAX_CHARS
+    with pytest.raises(ConfigError, match=f"big.yaml: {len(text):,} characters, more than"):
+        read_config(text, "big.yaml")

@@ -112,3 +112,33 @@ async def test_acp_the_next_session_new_refuses_a_file_changed_meanwhile(
             await peer.new_session()
     assert f"sessionStart hook script {hostile.hook_script} changed" in str(refused.value.data)
     assert "rewritten" not in hostile.traces()
+
+
+def alias_bomb(levels: int = 10) -> str:
+    """An agent file whose hook's `env` is nine aliases of nine aliases, `levels` deep:
+    a few hundred bytes that stand for 9**levels values."""
+    lines = ["model: scripted:script.yaml", "b0: &b0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"b{n}: &b{n} [{', '.join([f'*b{n - 1}'] * 9)}]" for n in range(1, levels)]
+    lines += [
+        "hooks:",
+        "  sessionStart:",
+        "    - command: touch pwned",
+        f"      env: {{A: *b{levels - 1}}}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    "args", [["-p", "hi"], ["trust"], ["hooks", "check"]], ids=["print", "trust", "check"]
+)
+def test_an_alias_bomb_in_an_untrusted_clone_is_refused_at_once(
+    project: Project, args: list[str]
+) -> None:
+    """Reading the file to show what trusting it means must not be the attack: the
+    parse is refused within its value budget, where it used to exhaust memory."""
+    project.agent_file.write_text(alias_bomb())
+    done = project.hookgate(*args, trusted=False, timeout=30)
+    assert done.returncode != 0
+    assert "more than 1,000,000 values, each alias counted as a copy of its anchor" in (done.stderr)
+    assert "Traceback" not in done.stderr
+    assert not (project.dir / "pwned").exists()

@@ -15,6 +15,16 @@ from typing import Any, NamedTuple
 from hookgate.hooks import parsecache
 from hookgate.hooks.errors import ConfigError
 
+#: Characters a config file may hold. Agent files, hook configs and model scripts are a
+#: few KiB; a larger file is refused before it is parsed (the parser reads about a MiB
+#: a second, and the file may come with a repository nobody has trusted yet).
+MAX_CHARS = 4 * 1024 * 1024
+#: Values a parsed document may hold, each alias counted as the copy it stands for: an
+#: alias bomb (an anchor of nine aliases of an anchor of nine aliases, ten deep) is a
+#: few hundred bytes that expand to billions of values wherever the document is walked.
+#: A file of `MAX_CHARS` without aliases holds about this many at most.
+MAX_VALUES = 1_000_000
+
 
 def load_yaml(path: Path) -> Any:
     """Parse `path`; a missing file or bad YAML is a `ConfigError` naming file and line."""
@@ -32,6 +42,11 @@ def load_yaml(path: Path) -> Any:
 def read_config(text: str, source: str) -> Any:
     """`parse_yaml`, or its result kept from an earlier parse of the same text: plain
     mappings, lists and scalars whose `lc` gives each key's and item's line."""
+    if len(text) > MAX_CHARS:
+        raise ConfigError(
+            f"{source}: {len(text):,} characters, more than a config file may hold ({MAX_CHARS:,})",
+            hint="a config file is a few KiB: is it the file you meant?",
+        )
     found, document = parsecache.lookup(text)
     if found:
         return document
@@ -48,7 +63,7 @@ def parse_yaml(text: str, source: str) -> Any:
     from ruamel.yaml.reader import ReaderError
 
     try:
-        return YAML(typ="rt", pure=True).load(text)
+        document = YAML(typ="rt", pure=True).load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f":{mark.line + 1}" if mark else ""
@@ -66,6 +81,30 @@ def parse_yaml(text: str, source: str) -> Any:
         # ruamel's constructors raise assorted built-in errors on malformed tagged
         # scalars (`!!int` alone: IndexError; `!!bool x`: KeyError): still bad YAML.
         raise ConfigError(f"{source}: invalid YAML: {type(exc).__name__}: {exc}") from exc
+    _check_expansion(document, source)
+    return document
+
+
+def _check_expansion(document: Any, source: str) -> None:
+    """Refuse a document past `MAX_VALUES` values with its aliases expanded; the count
+    stops there, so a bomb costs no more than a large honest file."""
+    left = MAX_VALUES
+    pending = [document]
+    while pending:
+        node = pending.pop()
+        left -= 1
+        if left < 0:
+            raise ConfigError(
+                f"{source}: more than {MAX_VALUES:,} values, each alias counted as a copy "
+                "of its anchor",
+                hint="an alias (*name) stands for its anchor's whole value, so aliases of "
+                "aliases multiply: a config file holds hundreds of values",
+            )
+        if isinstance(node, Mapping):
+            pending.extend(node.keys())
+            pending.extend(node.values())
+        elif isinstance(node, list | tuple):
+            pending.extend(node)
 
 
 class Where(NamedTuple):
