@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import textwrap
 from pathlib import Path
@@ -10,7 +11,7 @@ import pytest
 
 from hookgate.hooks import EVENTS, ConfigError, HooksConfig, OnError, load_hooks_file
 from hookgate.hooks.config import DEFAULT_SHELL, parse_duration, parse_hooks
-from hookgate.hooks.yamlfile import MAX_CHARS, MAX_VALUES, Where, read_config
+from hookgate.hooks.yamlfile import MAX_SIZE, MAX_VALUES, Where, read_config, read_file
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -341,6 +342,29 @@ def test_aliases_that_expand_past_the_value_budget_are_refused() -> None:
 
 
 def test_a_file_past_the_size_limit_is_refused_unparsed() -> None:
-    text = "# " + "x" * MAX_CHARS
+    text = "# " + "x" * MAX_SIZE
     with pytest.raises(ConfigError, match=f"big.yaml: {len(text):,} characters, more than"):
         read_config(text, "big.yaml")
+
+
+def test_a_config_file_is_read_whole_up_to_the_size_limit(tmp_path: Path) -> None:
+    path = tmp_path / "full.yaml"
+    path.write_bytes(b"#" * MAX_SIZE)
+    assert len(read_file(path)) == MAX_SIZE
+    path.write_bytes(b"#" * (MAX_SIZE + 1))
+    with pytest.raises(ConfigError, match=f"full.yaml: more than {MAX_SIZE:,} bytes"):
+        read_file(path)
+
+
+@pytest.mark.parametrize("kind", ["a directory", "a named pipe", "a symlink to /dev/zero"])
+def test_only_a_regular_file_is_read_and_nothing_blocks(tmp_path: Path, kind: str) -> None:
+    """A pipe nobody writes would block the read; /dev/zero never ends."""
+    path = tmp_path / "hookgate.yaml"
+    if kind == "a directory":
+        path.mkdir()
+    elif kind == "a named pipe":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    with pytest.raises(ConfigError, match="not a regular file"):
+        read_file(path)

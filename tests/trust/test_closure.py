@@ -69,8 +69,15 @@ def test_a_damaged_store_is_a_config_error_with_the_way_out(project: Project) ->
     assert f"rm {project.home / 'trust.json'}" in done.stderr
 
 
-def test_a_named_pipe_where_a_script_should_be_hangs_nothing(project: Project) -> None:
-    os.mkfifo(project.dir / "guard.sh")
+@pytest.mark.parametrize("planted", ["a named pipe", "a directory"])
+def test_no_file_where_a_script_should_be_hangs_or_breaks_nothing(
+    project: Project, planted: str
+) -> None:
+    """A pipe would block the hashing read; a directory made it raise (a traceback)."""
+    if planted == "a named pipe":
+        os.mkfifo(project.dir / "guard.sh")
+    else:
+        (project.dir / "guard.sh").mkdir()
     project.write_agent("scripted:s.yaml", hooks={"preToolCall": [{"command": "./guard.sh"}]})
 
     done = project.hookgate("trust", "--yes", trusted=False)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from acp import RequestError
 
+from hookgate.hooks.yamlfile import MAX_SIZE
 from runtime.project import HOOKGATE, Project
 from support.acp_client import acp_peer
 from support.chat_server import ChatServer, ServedReply
@@ -142,3 +143,24 @@ def test_an_alias_bomb_in_an_untrusted_clone_is_refused_at_once(
     assert "more than 1,000,000 values, each alias counted as a copy of its anchor" in (done.stderr)
     assert "Traceback" not in done.stderr
     assert not (project.dir / "pwned").exists()
+
+
+@pytest.mark.parametrize(
+    "args", [["-p", "hi"], ["trust"], ["hooks", "check"]], ids=["print", "trust", "check"]
+)
+@pytest.mark.parametrize("planted", ["a symlink to /dev/zero", "a file past the size limit"])
+def test_an_agent_file_that_never_ends_is_refused_unread(
+    project: Project, args: list[str], planted: str
+) -> None:
+    """Git keeps symlinks: a clone's `hookgate.yaml` can point at /dev/zero, which was
+    read until the memory ran out."""
+    if planted.startswith("a symlink"):
+        project.agent_file.symlink_to("/dev/zero")
+        says = "hookgate.yaml: not a regular file (a link to /dev/zero)"
+    else:
+        project.agent_file.write_text("# " + "x" * MAX_SIZE)
+        says = f"more than {MAX_SIZE:,} bytes, more than a config file may hold"
+    done = project.hookgate(*args, trusted=False, timeout=30)
+    assert done.returncode != 0
+    assert says in done.stderr
+    assert "Traceback" not in done.stderr

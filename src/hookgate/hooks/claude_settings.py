@@ -22,7 +22,7 @@ from hookgate.hooks.config import HooksConfig, HookSpec, parse_hook
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EventSpec, MatchOn, canonical_event
 from hookgate.hooks.formats.claude import claude_event_name
-from hookgate.hooks.yamlfile import Where, describe, expect_mapping, read_config
+from hookgate.hooks.yamlfile import Where, describe, expect_mapping, read_config, read_file
 
 #: The files `claude_settings: true` reads, in merge order; `~` is the user's home.
 PROJECT_FILES = (".claude/settings.json", ".claude/settings.local.json")
@@ -130,7 +130,7 @@ def _read(path: Path) -> Mapping[Any, Any]:
     """The settings file as a mapping that knows its lines; bad JSON names line and column."""
     where = Where(str(path))
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_file(path).decode("utf-8")
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise where.error(

@@ -50,9 +50,10 @@ def file_digest(path: str | os.PathLike[str]) -> str | None:
         return None
     except OSError:
         return "unreadable"
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)  # before any file object: `fdopen` raises on a directory
+        return None
     with os.fdopen(descriptor, "rb") as file:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            return None
         digest = sha256()
         while chunk := file.read(_CHUNK):
             digest.update(chunk)

@@ -8,6 +8,8 @@ parsed before comes from `parsecache` (when enabled), without importing the pars
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -15,36 +17,71 @@ from typing import Any, NamedTuple
 from hookgate.hooks import parsecache
 from hookgate.hooks.errors import ConfigError
 
-#: Characters a config file may hold. Agent files, hook configs and model scripts are a
-#: few KiB; a larger file is refused before it is parsed (the parser reads about a MiB
-#: a second, and the file may come with a repository nobody has trusted yet).
-MAX_CHARS = 4 * 1024 * 1024
+#: Bytes a config file may hold (characters, of a text given whole). Agent files, hook
+#: configs and model scripts are a few KiB; a larger one is refused unparsed (the parser
+#: reads about a MiB a second, and the file may come with a repository nobody trusts yet).
+MAX_SIZE = 4 * 1024 * 1024
 #: Values a parsed document may hold, each alias counted as the copy it stands for: an
 #: alias bomb (an anchor of nine aliases of an anchor of nine aliases, ten deep) is a
 #: few hundred bytes that expand to billions of values wherever the document is walked.
-#: A file of `MAX_CHARS` without aliases holds about this many at most.
+#: A file of `MAX_SIZE` without aliases holds about this many at most.
 MAX_VALUES = 1_000_000
 
 
-def load_yaml(path: Path) -> Any:
-    """Parse `path`; a missing file or bad YAML is a `ConfigError` naming file and line."""
+def read_file(path: Path) -> bytes:
+    """The bytes of the config file at `path`, which must be a regular file of at most
+    `MAX_SIZE` bytes; else `ConfigError`. Raises `FileNotFoundError` and other `OSError`s.
+
+    Opened without blocking and checked on the open descriptor, as pinned scripts are
+    (`pins.file_digest`): a repository can hold a symlink to /dev/zero where its agent
+    file should be, and reading that on would fill the memory before anything asks.
+    """
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        text = path.read_text(encoding="utf-8")
+        regular = stat.S_ISREG(os.fstat(descriptor).st_mode)
+        if regular:
+            with os.fdopen(descriptor, "rb", closefd=False) as file:
+                data = file.read(MAX_SIZE + 1)
+    finally:
+        os.close(descriptor)
+    if not regular:
+        target = os.path.realpath(path)
+        link = f" (a link to {target})" if target != os.path.abspath(path) else ""
+        raise ConfigError(
+            f"{path}: not a regular file{link}",
+            hint="a config file is a plain file, not a directory, device or pipe",
+        )
+    if len(data) > MAX_SIZE:
+        raise ConfigError(
+            f"{path}: more than {MAX_SIZE:,} bytes, more than a config file may hold",
+            hint="a config file is a few KiB: is it the file you meant?",
+        )
+    return data
+
+
+def read_text(path: Path) -> str:
+    """`read_file`, decoded; a missing file, or one that cannot be read, is a `ConfigError`."""
+    try:
+        return read_file(path).decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(
             f"{path}: no such file", hint="create it (hookgate init), or name another with --agent"
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from exc
-    return read_config(text, str(path))
+
+
+def load_yaml(path: Path) -> Any:
+    """Parse `path`; a missing file or bad YAML is a `ConfigError` naming file and line."""
+    return read_config(read_text(path), str(path))
 
 
 def read_config(text: str, source: str) -> Any:
     """`parse_yaml`, or its result kept from an earlier parse of the same text: plain
     mappings, lists and scalars whose `lc` gives each key's and item's line."""
-    if len(text) > MAX_CHARS:
+    if len(text) > MAX_SIZE:
         raise ConfigError(
-            f"{source}: {len(text):,} characters, more than a config file may hold ({MAX_CHARS:,})",
+            f"{source}: {len(text):,} characters, more than a config file may hold ({MAX_SIZE:,})",
             hint="a config file is a few KiB: is it the file you meant?",
         )
     found, document = parsecache.lookup(text)

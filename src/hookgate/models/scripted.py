@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 from hookgate.errors import ConfigError, ModelError
 from hookgate.hooks.errors import ConfigErrors
-from hookgate.hooks.yamlfile import did_you_mean, read_config
+from hookgate.hooks.yamlfile import did_you_mean, read_config, read_file
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models.base import TextSink
 
@@ -125,7 +125,7 @@ def _chunks(text: str, count: int) -> list[str]:
 def load_script(path: Path) -> tuple[ScriptedReply, ...]:
     """Read and validate a script file; every mistake found is reported in one `ConfigError`."""
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_file(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ConfigError(f"{path}: cannot read the model script: {reason}") from exc

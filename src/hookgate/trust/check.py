@@ -17,6 +17,7 @@ from hookgate.agentfile import AgentConfig, AgentRef, load_agent_file
 from hookgate.hooks import ConfigError
 from hookgate.hooks.digest import sha256
 from hookgate.hooks.pins import file_digest
+from hookgate.hooks.yamlfile import read_file
 from hookgate.trust.store import TrustEntry, TrustStore
 
 
@@ -51,7 +52,7 @@ def require_trust(
     """
     store = store or TrustStore()
     path = agent_file.resolve()
-    data = _read(path)
+    data = _read(agent_file)  # the same bytes; a refusal names the file as it was given
     hint = f"review it, then run: hookgate trust {path}"
     entry = store.entry(path)
     if entry is None:
@@ -116,7 +117,7 @@ def is_trusted(agent_file: Path, *, store: TrustStore | None = None) -> bool:
 
 def _read(path: Path) -> bytes:
     try:
-        return path.read_bytes()
+        return read_file(path)
     except FileNotFoundError:
         raise ConfigError(
             f"{path}: no such file", hint="create it, or name another with --agent"

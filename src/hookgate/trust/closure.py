@@ -17,6 +17,7 @@ from pathlib import Path
 from hookgate.agentfile import AgentConfig, load_agent_file
 from hookgate.hooks import ConfigError
 from hookgate.hooks.pins import files_named, hook_files
+from hookgate.hooks.yamlfile import read_text
 
 AGENT_FILE = "agent file"
 ASKED_AGENT_FILE = "asked agent's file"
@@ -50,8 +51,8 @@ def closure_of(agent_file: Path) -> Closure:
                 config = load_agent_file(path, import_hooks=False)
             except ConfigError:
                 continue  # trusted as it is (or as absent); its hand-offs fail with the reason
-        else:
-            config = load_agent_file(path, import_hooks=False)
+        else:  # read by the name it was given: a refusal names the file the user named
+            config = load_agent_file(path, text=read_text(agent_file), import_hooks=False)
         agents.append(config)
         for file, role in _files_of(config).items():
             files.setdefault(file, role)
