@@ -135,7 +135,7 @@ def test_a_checker_whose_answer_never_ends_is_cut_at_the_output_cap(
     outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
     assert time.monotonic() - started < 10
     assert outcome.blocked
-    assert f"the response passed the {OUTPUT_CAP:,}-byte cap" in (outcome.reason or "")
+    assert f"sent an HTTP 200 response past the {OUTPUT_CAP:,}-byte cap" in (outcome.reason or "")
 
 
 def test_a_post_tool_call_block_withholds_the_result(

@@ -12,7 +12,7 @@ import pytest
 from hookgate.errors import ModelError
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models.chat_stream import MAX_LINE_BYTES, MAX_REPLY_CHARS
-from hookgate.models.openai_chat import OpenAIChatConfig, OpenAIChatModel
+from hookgate.models.openai_chat import MAX_ERROR_BODY, OpenAIChatConfig, OpenAIChatModel
 from support.chat_server import AFTER_DONE, ChatServer, Fault, ServedReply, ServedToolCall
 
 pytestmark = pytest.mark.anyio
@@ -407,6 +407,19 @@ async def test_a_server_streaming_without_end_is_cut_at_the_reply_cap(
 def path_arguments(length: int) -> str:
     """`{"path": "yyy…"}`, `length` characters long."""
     return '{"path": "' + "y" * (length - 12) + '"}'
+
+
+async def test_an_error_whose_body_never_ends_is_cut_at_its_cap(
+    chat_server: ChatServer, model: OpenAIChatModel
+) -> None:
+    """The SDK reads an error's body whole: one without end held the agent's memory
+    (2.1 GiB in 10 s) until timeout_total."""
+    chat_server.queue(ServedReply(status=500, fault="flood"))
+    started = time.monotonic()
+
+    with pytest.raises(ModelError, match=f"sent an HTTP 500 response past the {MAX_ERROR_BODY:,}"):
+        await ask(model)
+    assert time.monotonic() - started < 5.0
 
 
 @pytest.mark.parametrize(

@@ -47,8 +47,8 @@ vLLM does; garbage: send an event that is not JSON; trickle: send the whole stre
 byte every `trickle_s`; keepalive: send an SSE comment every `trickle_s`, forever;
 huge_line: send one `data:` line of `huge_bytes` bytes; flood: send well-formed text
 deltas of `huge_bytes` in all, as fast as the client reads them, 64 KiB each, without
-end (`huge_bytes` past what any reply may hold). Without `stream: true`, flood sends a
-completion whose content runs on for `huge_bytes`, drop
+end (`huge_bytes` past what any reply may hold). Without `stream: true`, or with an
+error status, flood sends a JSON body whose string runs on for `huge_bytes`; drop
 and stall strike before the status line and the rest do nothing."""
 
 CHAT_PATH = "/v1/chat/completions"
@@ -223,6 +223,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif reply.fault == "hang":
             chat.closing.wait(reply.stall_s)
             self._drop()
+        elif reply.status != 200 and reply.fault == "flood":
+            self._send_endless_body(reply.status, b'{"error": {"message": "', reply.huge_bytes)
         elif reply.status != 200:
             self._send_body(reply.status, reply.error_body)
         else:
@@ -253,7 +255,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._drop()
             return
         if reply.fault == "flood":
-            self._send_endless_completion(reply.huge_bytes)
+            self._send_endless_body(
+                200, b'{"choices": [{"index": 0, "message": {"content": "', reply.huge_bytes
+            )
             return
         message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
         if calls:
@@ -307,16 +311,16 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._write_chunk(b"")  # a clean end of the body, but no finish reason or [DONE]
 
-    def _send_endless_completion(self, size: int) -> None:
-        """A completion whose content runs on for `size` bytes, a MiB a chunk, unless
-        the client hangs up first."""
-        self.send_response(200)
+    def _send_endless_body(self, status: int, start: bytes, size: int) -> None:
+        """A JSON body that opens with `start` and whose string runs on for `size` bytes,
+        a MiB a chunk, unless the client hangs up first."""
+        self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         block = b"x" * 1024 * 1024
         with contextlib.suppress(OSError):  # the client hung up: that is what it should do
-            self._write_chunk(b'{"choices": [{"index": 0, "message": {"content": "')
+            self._write_chunk(start)
             for _ in range(size // len(block)):
                 if self.server.chat.closing.is_set():
                     return

@@ -102,8 +102,10 @@ class ModelChecks:
             )
         except openai.APITimeoutError as exc:
             raise TimeoutError from exc
-        except (openai.APIError, BodyTooLong) as exc:
+        except openai.APIError as exc:
             raise CheckerError(f"checker {checker.describe()}: {exc}") from exc
+        except BodyTooLong as exc:
+            raise CheckerError(f"checker {checker.describe()} {exc}") from exc
         if not completion.choices:
             raise BadReply("the checker answered no choice")
         return completion.choices[0].message.content or ""
@@ -114,7 +116,7 @@ class ModelChecks:
         import httpx2
         import openai
 
-        from hookgate.hooks.cappedhttp import CappedTransport
+        from hookgate.hooks.cappedhttp import cap_bodies
 
         loop = asyncio.get_running_loop()
         # A client's connections belong to the loop that opened them; one whose loop is
@@ -134,9 +136,7 @@ class ModelChecks:
                 http_client=httpx2.AsyncClient(
                     trust_env=False,
                     timeout=timeout,
-                    transport=CappedTransport(
-                        httpx2.AsyncHTTPTransport(trust_env=False), OUTPUT_CAP
-                    ),
+                    event_hooks={"response": [cap_bodies(OUTPUT_CAP)]},
                 ),
             )
         return client

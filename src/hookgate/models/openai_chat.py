@@ -26,6 +26,7 @@ from openai.types.chat import (
 )
 
 from hookgate.errors import ModelError
+from hookgate.hooks.cappedhttp import BodyTooLong, cap_bodies
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models.base import TextSink
 from hookgate.models.chat_stream import ReplyAssembler, StreamFault, cut, sse_payloads
@@ -41,6 +42,8 @@ DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_TIMEOUT_TOTAL_S = 300.0
 # Retrying is the runtime's decision; the SDK's own back-off would delay every failure.
 MAX_RETRIES = 0
+# Bytes of an HTTP error's body read at most: its message is a line or two.
+MAX_ERROR_BODY = 1024 * 1024
 # Seconds, and bytes, the rest of a response is read after its `[DONE]` (the end of
 # the chunked body, as a rule a few bytes away), so that its connection goes back to
 # the pool: otherwise it is closed, and the next call opens a new one while the tools
@@ -88,6 +91,12 @@ class OpenAIChatModel:
             base_url=config.base_url,
             timeout=config.timeout,
             max_retries=MAX_RETRIES,
+            # The SDK's own client, but an error's body is read to a cap: the SDK reads
+            # it whole, and one that never ends held the agent's memory until the
+            # timeout. A reply's stream is bounded as it is read (chat_stream).
+            http_client=openai.DefaultAsyncHttpxClient(
+                event_hooks={"response": [cap_bodies(MAX_ERROR_BODY, errors_only=True)]}
+            ),
         )
 
     async def complete(
@@ -131,6 +140,8 @@ class OpenAIChatModel:
                 assembler = await self._read_stream(response.iter_bytes(), on_text)
         except openai.OpenAIError as exc:
             raise self._request_error(exc) from exc
+        except BodyTooLong as exc:
+            raise ModelError(f"the model server at {self.config.base_url} {exc}") from exc
         if not assembler.finished:
             raise ModelError(
                 f"the model server at {self.config.base_url} ended the stream "
