@@ -4,6 +4,9 @@
 a file, a line and a key path, that turns a mistake into a `ConfigError` saying
 exactly that, with a hint. Shared by the hook config and the agent file. A file
 parsed before comes from `parsecache` (when enabled), without importing the parser.
+Both ends are bounded, for a file that came with a repository nobody trusts yet:
+`read_file` reads only a regular file, to `MAX_SIZE`, and a document whose aliases
+expand past `MAX_VALUES` values is refused.
 """
 
 from __future__ import annotations
