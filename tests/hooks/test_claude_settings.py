@@ -131,6 +131,21 @@ def test_invalid_json_is_a_config_error_with_line_and_column(project: Path, tmp_
     assert "Traceback" not in done.stderr
 
 
+def test_json_nested_past_the_decoders_limit_is_a_config_error(
+    project: Path, tmp_path: Path
+) -> None:
+    """A repository's settings file is read before anything is trusted: ten thousand
+    nested brackets raised a RecursionError traceback from `hookgate trust`."""
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text("[" * 10_000 + "]" * 10_000)
+    for args in (["hooks", "check", "--config", "agent.yaml"], ["trust", "agent.yaml"]):
+        done = run(*args, cwd=project, home=tmp_path)
+        assert done.returncode == 1
+        assert ".claude/settings.json: nested too deeply to read" in done.stderr
+        assert "Traceback" not in done.stderr
+
+
 def test_a_listed_file_that_does_not_exist_is_named(project: Path, tmp_path: Path) -> None:
     write(project / "agent.yaml", "model: scripted:none.yaml\nclaude_settings: [nope.json]\n")
     done = run("hooks", "check", "--config", "agent.yaml", cwd=project, home=tmp_path)

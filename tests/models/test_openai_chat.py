@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
@@ -11,7 +12,7 @@ import pytest
 
 from hookgate.errors import ModelError
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
-from hookgate.models.chat_stream import MAX_LINE_BYTES, MAX_REPLY_CHARS
+from hookgate.models.chat_stream import MAX_ARGUMENT_DEPTH, MAX_LINE_BYTES, MAX_REPLY_CHARS
 from hookgate.models.openai_chat import MAX_ERROR_BODY, OpenAIChatConfig, OpenAIChatModel
 from support.chat_server import AFTER_DONE, ChatServer, Fault, ServedReply, ServedToolCall
 
@@ -285,6 +286,41 @@ async def test_bad_tool_arguments_are_a_model_error_naming_the_tool(
     with pytest.raises(ModelError, match=expected) as caught:
         await ask(model)
     assert repr(arguments) in str(caught.value)
+
+
+def nested_arguments(levels: int) -> str:
+    """`{"path": [[…]]}`: an object and lists inside it, `levels` containers deep."""
+    return '{"path": ' + "[" * (levels - 1) + "]" * (levels - 1) + "}"
+
+
+@pytest.mark.parametrize(
+    ("levels", "refused"),
+    [(MAX_ARGUMENT_DEPTH, False), (MAX_ARGUMENT_DEPTH + 1, True), (100_000, True)],
+)
+async def test_arguments_nested_too_deeply_are_a_model_error(
+    chat_server: ChatServer, model: OpenAIChatModel, levels: int, refused: bool
+) -> None:
+    """A hundred thousand brackets raised a RecursionError out of the model call, and
+    arguments a little shallower would have met one in a later hook or request."""
+    chat_server.queue(
+        ServedReply(tool_calls=[ServedToolCall("read_file", nested_arguments(levels))])
+    )
+    if not refused:
+        (call,) = (await ask(model)).tool_calls
+        assert call.arguments["path"] == json.loads(nested_arguments(levels))["path"]
+        return
+    with pytest.raises(ModelError, match=f"nested more than {MAX_ARGUMENT_DEPTH} deep"):
+        await ask(model)
+
+
+async def test_a_stream_event_nested_too_deeply_is_a_model_error(
+    chat_server: ChatServer, model: OpenAIChatModel
+) -> None:
+    chat_server.queue(
+        ServedReply(raw_events=[b"data: " + b"[" * 100_000 + b"]" * 100_000 + b"\n\n"])
+    )
+    with pytest.raises(ModelError, match="sent a stream event nested too deeply to read"):
+        await ask(model)
 
 
 async def test_streamed_calls_share_one_connection(

@@ -136,6 +136,8 @@ def _read(path: Path) -> Mapping[Any, Any]:
         raise where.error(
             f"not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
+    except RecursionError:  # the decoder's own limit, about a thousand deep
+        raise where.error("nested too deeply to read: not a settings file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise where.error(f"cannot read: {exc}") from exc
     # JSON is YAML: the same values, with their lines; where YAML refuses (a tab in the

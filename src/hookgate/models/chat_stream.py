@@ -28,6 +28,11 @@ MAX_LINE_BYTES = 8 * 1024 * 1024
 #: the server is broken or hostile, and reading on would hold it all in memory (one
 #: that streamed text without end took the agent to 2.2 GiB in 10 s).
 MAX_REPLY_CHARS = 16 * 1024 * 1024
+#: How deep a tool call's arguments may nest objects and lists. A tool's parameters are
+#: a few levels deep; the model's arguments travel on through hooks, the history and
+#: the next request, each of which would meet a structure a thousand deep as a
+#: RecursionError.
+MAX_ARGUMENT_DEPTH = 64
 #: Characters of a bad payload quoted in a message.
 EXCERPT_CHARS = 200
 DONE = "[DONE]"
@@ -156,6 +161,8 @@ def _json(payload: str) -> Any:
         return json.loads(payload)
     except json.JSONDecodeError as exc:
         raise StreamFault(f"sent a stream event that is not JSON: {exc.msg}") from exc
+    except RecursionError as exc:  # the decoder's own limit, about a thousand deep
+        raise StreamFault("sent a stream event nested too deeply to read") from exc
 
 
 def _object(value: Any, what: str) -> Mapping[str, Any]:
@@ -192,12 +199,32 @@ def _decode_tool_call(partial: _PartialToolCall, position: int) -> ToolCall:
             f"the model sent malformed JSON arguments for tool {partial.name!r} "
             f"({exc.msg}): {cut(raw)!r}"
         ) from exc
+    except RecursionError:
+        arguments = None  # deeper than the decoder goes: refused below, as too deep
+    if arguments is None or _deeper_than(arguments, MAX_ARGUMENT_DEPTH):
+        raise ModelError(
+            f"the model's arguments for tool {partial.name!r} are nested more than "
+            f"{MAX_ARGUMENT_DEPTH} deep: {cut(raw)!r}"
+        )
     if not isinstance(arguments, dict):
         raise ModelError(
             f"the model's arguments for tool {partial.name!r} are not a JSON object: {cut(raw)!r}"
         )
     # Some servers omit ids; the runtime needs one to pair the tool's answer.
     return ToolCall(id=partial.id or f"call_{position}", name=partial.name, arguments=arguments)
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether `value` nests lists and objects more than `limit` deep."""
+    pending = [(value, 0)]
+    while pending:
+        node, depth = pending.pop()
+        if isinstance(node, dict | list):
+            if depth >= limit:
+                return True
+            children = node.values() if isinstance(node, dict) else node
+            pending.extend((child, depth + 1) for child in children)
+    return False
 
 
 def excerpt(value: Any) -> str:
