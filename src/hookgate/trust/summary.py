@@ -2,7 +2,8 @@
 
 Each hook with its event and command (an http hook: its URL and the variables its
 headers send), each MCP server, the model server and which environment variable is
-sent to it as the API key, the asked agents, and the files whose digests are recorded. Nothing here runs or imports anything the file names.
+sent to it as the API key, the asked agents, and the files whose digests are recorded.
+Nothing here runs or imports anything the file names.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import shlex
 from collections.abc import Iterator
 
 from hookgate.agentfile import AgentConfig
+from hookgate.frontends.terminal import visible
 from hookgate.hooks import HookSpec
 from hookgate.mcp.config import HttpServer
 from hookgate.models import BASE_URL_ENV, DEFAULT_BASE_URL, SCRIPTED_PREFIX
@@ -21,7 +23,13 @@ _DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 
 
 def describe_closure(closure: Closure) -> str:
-    """The summary shown before the y/N question, one item a line."""
+    """The summary shown before the y/N question, one item a line.
+
+    Every line is made `visible`, and a newline inside one shown as ␊: the file is not
+    trusted yet, and an escape sequence in a command (`ESC [2K` erases the line it is on)
+    or a newline in it could make the summary show a harmless hook in place of the one
+    that would run.
+    """
     lines: list[str] = []
     for config in closure.agents:
         lines.extend(_describe_agent(config, top=config is closure.root))
@@ -29,7 +37,7 @@ def describe_closure(closure: Closure) -> str:
     for path, role in closure.files.items():
         absent = "" if path.exists() else " (absent: must stay so)"
         lines.append(f"  {role}: {path}{absent}")
-    return "\n".join(lines)
+    return "\n".join(visible(line).replace("\n", "\u240a") for line in lines)
 
 
 def _describe_agent(config: AgentConfig, *, top: bool) -> Iterator[str]:
