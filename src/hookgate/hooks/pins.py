@@ -11,12 +11,12 @@ from __future__ import annotations
 import itertools
 import os
 import shlex
-import stat
 from collections.abc import Mapping
 from pathlib import Path
 
 from hookgate.hooks.config import HookSpec
 from hookgate.hooks.digest import sha256
+from hookgate.hooks.yamlfile import open_regular
 
 #: Bytes read at a time while hashing a file.
 _CHUNK = 1024 * 1024
@@ -41,19 +41,18 @@ class UnpinnedFile(Exception):
 def file_digest(path: str | os.PathLike[str]) -> str | None:
     """The sha256 hex digest of the regular file at `path`; None where there is none.
 
-    Opened without blocking and checked on the open descriptor: a named pipe or a
-    device planted where a script should be is no file, and never hangs the reader.
+    A named pipe or a device planted where a script should be is no file, and never
+    hangs the reader (`open_regular`).
     """
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        file = open_regular(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError:
         return "unreadable"
-    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-        os.close(descriptor)  # before any file object: `fdopen` raises on a directory
+    if file is None:
         return None
-    with os.fdopen(descriptor, "rb") as file:
+    with file:
         digest = sha256()
         while chunk := file.read(_CHUNK):
             digest.update(chunk)

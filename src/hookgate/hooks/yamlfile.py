@@ -15,7 +15,7 @@ import os
 import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 from hookgate.hooks import parsecache
 from hookgate.hooks.errors import ConfigError
@@ -31,29 +31,35 @@ MAX_SIZE = 4 * 1024 * 1024
 MAX_VALUES = 1_000_000
 
 
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO | None:
+    """`path` opened for reading, or None (nothing left open) where it is no regular file.
+
+    Opened without blocking and checked on the open descriptor, before any file object
+    is made (`fdopen` raises on a directory): a named pipe, a device or a symlink to
+    /dev/zero planted in a repository never hangs the reader or fills its memory.
+    Raises `OSError` (`FileNotFoundError`, ...) where it cannot be opened at all.
+    """
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        return None
+    return os.fdopen(descriptor, "rb")
+
+
 def read_file(path: Path) -> bytes:
     """The bytes of the config file at `path`, which must be a regular file of at most
     `MAX_SIZE` bytes; else `ConfigError`. Raises `FileNotFoundError` and other `OSError`s.
-
-    Opened without blocking and checked on the open descriptor, as pinned scripts are
-    (`pins.file_digest`): a repository can hold a symlink to /dev/zero where its agent
-    file should be, and reading that on would fill the memory before anything asks.
     """
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        regular = stat.S_ISREG(os.fstat(descriptor).st_mode)
-        if regular:
-            with os.fdopen(descriptor, "rb", closefd=False) as file:
-                data = file.read(MAX_SIZE + 1)
-    finally:
-        os.close(descriptor)
-    if not regular:
+    file = open_regular(path)
+    if file is None:
         target = os.path.realpath(path)
         link = f" (a link to {target})" if target != os.path.abspath(path) else ""
         raise ConfigError(
             f"{path}: not a regular file{link}",
             hint="a config file is a plain file, not a directory, device or pipe",
         )
+    with file:
+        data = file.read(MAX_SIZE + 1)
     if len(data) > MAX_SIZE:
         raise ConfigError(
             f"{path}: more than {MAX_SIZE:,} bytes, more than a config file may hold",
