@@ -277,6 +277,7 @@ async def test_silent_server_times_out_promptly(
     [
         ('{"path": "a.txt"', "malformed JSON arguments for tool 'read_file'"),
         ("[1, 2]", "arguments for tool 'read_file' are not a JSON object"),
+        ("null", "arguments for tool 'read_file' are not a JSON object"),
     ],
 )
 async def test_bad_tool_arguments_are_a_model_error_naming_the_tool(

@@ -194,14 +194,15 @@ def _decode_tool_call(partial: _PartialToolCall, position: int) -> ToolCall:
     raw = "".join(partial.argument_parts)
     try:
         arguments = json.loads(raw) if raw.strip() else {}
+        too_deep = _deeper_than(arguments, MAX_ARGUMENT_DEPTH)
     except json.JSONDecodeError as exc:
         raise ModelError(
             f"the model sent malformed JSON arguments for tool {partial.name!r} "
             f"({exc.msg}): {cut(raw)!r}"
         ) from exc
-    except RecursionError:
-        arguments = None  # deeper than the decoder goes: refused below, as too deep
-    if arguments is None or _deeper_than(arguments, MAX_ARGUMENT_DEPTH):
+    except RecursionError:  # deeper than the decoder goes
+        too_deep = True
+    if too_deep:
         raise ModelError(
             f"the model's arguments for tool {partial.name!r} are nested more than "
             f"{MAX_ARGUMENT_DEPTH} deep: {cut(raw)!r}"
