@@ -24,6 +24,7 @@ from runtime.project import (
     read_log,
     served_model,
 )
+from runtime.test_guardrails import write_objecting_fake_guardrail
 from support.chat_server import ChatServer, ServedReply, ServedToolCall
 
 #: Seconds from the signal to the process's exit that still count as "promptly":
@@ -173,15 +174,7 @@ def test_an_objection_to_a_result_it_let_through_is_not_called_withholding(
 ) -> None:
     """A hook named like a guardrail that objects on postToolCall without replacing the
     result: the model read the result, and stderr must not say it was withheld."""
-    model = project.script(
-        {"tool_calls": [{"name": "shell", "arguments": {"command": "echo the-result"}}]},
-        {"expect": "the-result", "text": "Done."},
-    )
-    objects = project.hook("objects", "echo 'I object' >&2; exit 2")
-    project.write_agent(
-        model, yolo=True,
-        hooks={"postToolCall": [{"name": "guardrail fake", "command": objects}]},
-    )  # fmt: skip
+    write_objecting_fake_guardrail(project)
 
     run = project.hookgate("-v", "-p", "run it")
 

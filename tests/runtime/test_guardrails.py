@@ -206,9 +206,9 @@ def test_print_mode_says_there_is_no_way_around_a_block(project: Project) -> Non
     assert not (project.dir / "ran").exists()
 
 
-async def test_a_hook_named_like_a_guardrail_is_not_said_to_withhold_a_result_it_let_through(
-    project: Project, open_project_agent: OpenAgent
-) -> None:
+def write_objecting_fake_guardrail(project: Project) -> None:
+    """An agent whose shell call prints `the-result`, and whose postToolCall hook, named
+    like a guardrail, objects to it (exit 2) without replacing it."""
     model = project.script(
         {"tool_calls": [{"name": "shell", "arguments": {"command": "echo the-result"}}]},
         {"expect": "the-result", "text": "Done."},
@@ -218,6 +218,12 @@ async def test_a_hook_named_like_a_guardrail_is_not_said_to_withhold_a_result_it
         model, yolo=True,
         hooks={"postToolCall": [{"name": "guardrail fake", "command": objects}]},
     )  # fmt: skip
+
+
+async def test_a_hook_named_like_a_guardrail_is_not_said_to_withhold_a_result_it_let_through(
+    project: Project, open_project_agent: OpenAgent
+) -> None:
+    write_objecting_fake_guardrail(project)
     agent = await open_project_agent()
     view = RecordingView()
     await run_turn(agent, "run it", view)
