@@ -10,7 +10,7 @@ here: `chain.Chain` folds replies and failures into the event's `Outcome`, and
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +21,7 @@ from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn
 from hookgate.hooks.formats import FORMATS, HookReply, ReplyFormat
 from hookgate.hooks.outcome import HookFailure, Outcome
-from hookgate.hooks.process import run_process_sync
+from hookgate.hooks.process import ProcessResult, run_process_sync
 from hookgate.hooks.replies import failure, process_reply, python_reply
 from hookgate.hooks.yamlfile import did_you_mean
 
@@ -107,6 +107,14 @@ class HookEngine:
         from hookgate.hooks.persistent import PersistentHooks
 
         return PersistentHooks()
+
+    @cached_property
+    def _run_process(self) -> Callable[..., Awaitable[ProcessResult]]:
+        """The event-loop driver's `run_process`, looked up once (an import statement
+        costs a microsecond on every hook)."""
+        from hookgate.hooks.process.aio import run_process
+
+        return run_process
 
     def _made(self, name: str) -> Any:
         """The part `name` if a hook made it, else None: closing makes none."""
@@ -238,10 +246,8 @@ class HookEngine:
                 cwd=hook.cwd or self.project_dir,
             )  # fmt: skip
         else:
-            from hookgate.hooks.process.aio import run_process
-
             self._check_pins(hook)
-            result = await run_process(
+            result = await self._run_process(
                 hook.argv(), **self._process_options(hook, fmt, chain, envelope)
             )
         return process_reply(fmt, chain.spec, envelope, result)

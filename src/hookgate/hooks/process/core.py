@@ -105,8 +105,12 @@ class Output:
         """False once at end of file, or once the process is finished."""
         self._sink = sink
         os.set_blocking(fd, False)
-        with contextlib.suppress(OSError):  # a larger pipe holds a chatty hook's output
+        # A larger pipe holds a chatty hook's output; over the user's limit, the default
+        # does. (`contextlib.suppress` would cost three Python calls on every hook.)
+        try:  # noqa: SIM105
             fcntl.fcntl(fd, _F_SETPIPE_SZ, PIPE_SIZE)
+        except OSError:
+            pass
 
     def read_available(self) -> None:
         """Read what the pipe holds now, at most `READ_BUDGET` bytes; stop at end of file.
@@ -201,7 +205,8 @@ class Process:
         try:
             try:
                 with starting():  # tracked before any other thread may take it for an orphan
-                    pid = _start(program, argv, env, cwd, stdin_r, stdout_w, stderr_w)
+                    # (`tuple` copies nothing where `argv` is one already: a hook's is)
+                    pid = _start(program, tuple(argv), env, cwd, stdin_r, stdout_w, stderr_w)
                     track(pid)
             finally:
                 for fd in (stdin_r, stdout_w, stderr_w):
@@ -254,8 +259,10 @@ class Process:
 
     def signal_group(self, signum: int) -> None:
         # Sent while the leader is unreaped, so the group id cannot have been reused.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
+        try:  # noqa: SIM105 (not `contextlib.suppress`: this runs for every hook)
             os.killpg(self.pid, signum)
+        except (ProcessLookupError, PermissionError):
+            pass
 
     def reap(self) -> None:
         """Stop reading and writing, kill whatever is left of the group, reap the leader."""
@@ -293,7 +300,7 @@ class Process:
 
 def _start(
     program: str,
-    argv: Sequence[str],
+    argv: tuple[str, ...],
     env: Mapping[str, str],
     cwd: str | None,
     stdin_fd: int,
@@ -313,7 +320,7 @@ def _start(
         ]
         try:
             return os.posix_spawn(
-                program, list(argv), dict(env),
+                program, argv, env,
                 file_actions=actions, setsid=True, setsigdef=_RESET_SIGNALS,
             )  # fmt: skip
         except OSError as exc:
