@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import itertools
 import os
 import signal
 import stat
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -431,6 +433,72 @@ def test_a_resident_process_flooding_stderr_still_times_out(driver: str, dev_zer
         resident.kill()
         runner.close()
     assert resident.process.reaped
+
+
+#: A resident child that answers each line after `argv[1]` seconds.
+ECHO_AFTER = (
+    "import sys, time\n"
+    "for line in sys.stdin:\n"
+    "    time.sleep(float(sys.argv[1]))\n"
+    "    sys.stdout.write(line)\n"
+    "    sys.stdout.flush()\n"
+)
+
+
+def _resident_echo(after: float) -> Resident:
+    return Resident.start(
+        [sys.executable, "-c", ECHO_AFTER, str(after)], env=dict(os.environ), cwd=None
+    )
+
+
+def test_a_quick_resident_answer_is_read_without_a_pass_of_the_loop() -> None:
+    """A persistent hook that answers within `EAGER_WAIT` is waited for with the loop
+    held: a pass of the loop would cost as much as the exchange. Whether the loop ran
+    meanwhile shows in a callback scheduled before the event was written."""
+    resident = _resident_echo(0)
+
+    async def asks() -> list[bool]:
+        loop = asyncio.get_running_loop()
+        looped = []
+        for number in range(30):
+            ran: list[bool] = []
+            loop.call_soon(ran.append, True)
+            assert await resident.ask(b"%d\n" % number, time.monotonic() + 10) == b"%d" % number
+            looped.append(bool(ran))
+            await asyncio.sleep(0)  # the callback runs now, if it did not
+        await resident.stop()
+        return looped
+
+    looped = asyncio.run(asks())
+    # The first asks wait on the loop (the interpreter starting, then eager waits off
+    # until a reply comes within EAGER_WAIT); a loaded machine may miss a few more.
+    assert looped[0]
+    assert looped.count(False) >= 10, looped
+
+
+def test_a_slow_resident_answer_does_not_hold_the_loop() -> None:
+    """A hook slower than `EAGER_WAIT` holds the loop once, for `EAGER_WAIT` at most:
+    then it is waited for on the loop, which runs other work meanwhile."""
+    resident = _resident_echo(0.05)
+
+    async def gaps() -> list[float]:
+        seen: list[float] = []
+
+        async def ticker() -> None:
+            while True:
+                seen.append(time.monotonic())
+                await asyncio.sleep(0)
+
+        ticking = asyncio.ensure_future(ticker())
+        await asyncio.sleep(0)
+        for number in range(8):
+            await resident.ask(b"%d\n" % number, time.monotonic() + 10)
+        ticking.cancel()
+        await resident.stop()
+        return [later - earlier for earlier, later in itertools.pairwise(seen)]
+
+    longest = max(asyncio.run(gaps()))
+    assert longest < 0.03, longest  # each reply takes 0.05 s: the loop was not held for one
 
 
 # --- each failure mode through the engine -----------------------------------------------

@@ -148,12 +148,12 @@ class PersistentHooks:
                 resident = await self._start(slot, hook, deadline, env=env, cwd=cwd)
             number, line = slot.event_line(event)
             try:
-                return await _asked(slot, resident, line, deadline, number)
+                return await _asked(slot, resident, line, deadline, number, loop)
             except ResidentGone:
                 if fresh:
                     raise
                 resident = await self._start(slot, hook, deadline, env=env, cwd=cwd)
-                return await _asked(slot, resident, line, deadline, number)
+                return await _asked(slot, resident, line, deadline, number, loop)
         finally:
             lock.release()
 
@@ -208,11 +208,12 @@ def _asked_sync(
 
 
 async def _asked(
-    slot: _Slot, resident: Resident, line: bytes, deadline: float, number: int
-) -> ProcessResult:
+    slot: _Slot, resident: Resident, line: bytes, deadline: float, number: int,
+    loop: asyncio.AbstractEventLoop,
+) -> ProcessResult:  # fmt: skip
     """`_asked_sync` on the event loop."""
     try:
-        result = _result(await resident.ask(line, deadline), number)
+        result = _result(await resident.ask(line, deadline, loop), number)
     except (TimeoutError, ResidentFailure):
         slot.failed()
         await resident.stop()

@@ -11,7 +11,9 @@ stops it (`stop`): stdin closed, `STOP_GRACE`, SIGTERM to the group, `KILL_GRACE
 SIGKILL, the leader reaped, every fd closed. stderr is drained all along and its last
 `STDERR_KEEP` bytes kept for failure messages. `ask_sync` waits in poll(2); `ask` lets
 the event loop wake it (its reader resumes the task at once: `wakeup.Wakeup`), its fds
-watched by that loop until another one (or `ask_sync`) asks.
+watched by that loop until another one (or `ask_sync`) asks. A hook that answers
+within `EAGER_WAIT` is waited for in poll(2) first, the loop held: a pass of the loop
+costs about as much as such an exchange.
 """
 
 from __future__ import annotations
@@ -52,6 +54,11 @@ STOP_GRACE = 0.2
 _EXIT_AFTER_EOF = 0.05
 #: Seconds between exit checks where there is no pidfd to wait on (Linux < 5.3).
 _NO_PIDFD_TICK = 0.001
+#: Seconds `ask` waits for the reply with the event loop held, while the hook's last
+#: reply came within this: most answer in tens of microseconds, and a pass of the loop
+#: costs about as much. A slower hook holds the loop once, then is waited for on the
+#: loop until it is that fast again. poll(2) counts in milliseconds.
+EAGER_WAIT = 0.001
 
 
 class ResidentFailure(HookgateError):
@@ -78,6 +85,7 @@ class Resident:
         self._wakeup: type[Wakeup] | None = None
         self._alarm: asyncio.TimerHandle | None = None
         self._alarm_at = math.inf
+        self._eager = True  # whether `ask` waits for the reply with the loop held first
         self._poll = select.poll()
         for fd in (process.stdout.fd, process.stderr.fd, process.pidfd):
             if fd is not None:
@@ -116,8 +124,8 @@ class Resident:
 
     def _one_read(self, deadline: float) -> bytes | None:
         """The usual exchange, in one poll and one read: the reply, when stdout alone
-        woke us with one whole line; None leaves the rest to `ask_sync`'s loop (what
-        was read is kept, and what else woke the poll wakes the next one too)."""
+        woke us with one whole line by `deadline`; None leaves the rest to the caller's
+        wait (what was read is kept, and what else woke the poll wakes it too)."""
         remaining = deadline - time.monotonic()
         fd = self.process.stdout.fd
         if remaining <= 0 or self.process.pidfd is None:
@@ -184,13 +192,23 @@ class Resident:
 
     # On an event loop.
 
-    async def ask(self, line: bytes, deadline: float) -> bytes:
-        """`ask_sync` on the running event loop, which serves others meanwhile."""
-        self._attach()
+    async def ask(
+        self, line: bytes, deadline: float, loop: asyncio.AbstractEventLoop | None = None
+    ) -> bytes:
+        """`ask_sync` on the running event loop (`loop`, where the caller has it at hand:
+        each look-up is a getpid(2)), which serves others meanwhile."""
+        self._attach(loop or _running_loop())
         self._sent = 0
+        written = time.monotonic()
         pending = self._write(line)
+        if not pending and not self._buffer and self._eager:
+            reply = self._one_read(min(deadline, written + EAGER_WAIT))
+            if reply is not None:
+                return reply
+            self._eager = False  # until a reply comes that fast again
         while True:
             if not pending and (reply := self._reply()) is not None:
+                self._eager = time.monotonic() - written <= EAGER_WAIT
                 return reply
             await self._wait(deadline, write=bool(pending))
             if pending:
@@ -239,9 +257,8 @@ class Resident:
             self._detach()  # here, on the loop's own thread
             await asyncio.to_thread(self.stop_sync)
 
-    def _attach(self) -> None:
-        """Have the running loop watch stdout, stderr and the exit, from now on."""
-        loop = _running_loop()
+    def _attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Have the running `loop` watch stdout, stderr and the exit, from now on."""
         if self._loop is loop:
             return
         from hookgate.hooks.process.wakeup import Wakeup  # asyncio's: on a loop only
