@@ -20,7 +20,11 @@ the same run, call by call in a rotating order:
   once with `add_reader`, a future per line): the floor `await run` can reach.
 Then the floor, the ping-pong and both persistent drivers again, in blocks of `--calls`
 consecutive calls (the order of the blocks rotating): call by call, every exchange
-finds an idle processor to wake; in a block, the child is still warm.
+finds an idle processor to wake; in a block, the child is still warm. A warm exchange
+takes about 22 µs where the child runs on the benchmark's own processor and about
+70 µs where it runs on another, and the scheduler picks one for each child by chance:
+so the blocks of the exchanges are run once more with each child pinned to the
+benchmark's processor, and once with each pinned to another (`sched_setaffinity`).
 The OpenAI Agents SDK has no process hooks; its per-tool-call cost next to hookgate's
 is in `bench/runtime_turn.py`. Each round gives each contender's median per call;
 the table shows the median of the rounds' ratios and their range.
@@ -287,9 +291,9 @@ class Node:
             self.child.wait()
 
 
-def measure(rounds: int, calls: int) -> tuple[Rounds, Rounds]:
+def measure(rounds: int, calls: int) -> tuple[Rounds, Rounds, dict[str, Rounds]]:
     """Each round: every contender's median seconds per call, `calls` calls each;
-    interleaved, then in blocks."""
+    interleaved, then in blocks, then in blocks pinned."""
     one_hook = engine({"command": "true"})
     resident = {"args": [sys.executable, str(CHILD)], "persistent": True}
     persistent_sync, persistent_async = engine(resident), engine(resident)
@@ -311,10 +315,10 @@ async def _rounds(
     rounds: int, calls: int, one_hook: HookEngine, persistent_sync: HookEngine,
     persistent_async: HookEngine, ping_pong: PingPong, loop_ping_pong: LoopPingPong,
     node: Node,
-) -> tuple[Rounds, Rounds]:  # fmt: skip
-    """The rounds, call by call, then those in blocks (`IN_BLOCKS`), on one running
-    event loop, as an agent's runtime has (the blocking contenders block it while they
-    run: nothing else runs here)."""
+) -> tuple[Rounds, Rounds, dict[str, Rounds]]:  # fmt: skip
+    """The rounds, call by call, then in blocks (`IN_BLOCKS`, then `PINNED` pinned),
+    on one running event loop, as an agent's runtime has (the blocking contenders
+    block it while they run: nothing else runs here)."""
 
     def blocking(function: Callable[[], object]) -> Callable[[], Awaitable[object]]:
         async def call() -> object:
@@ -356,11 +360,17 @@ async def _rounds(
                     await contenders[name]()
                     samples[name].append(time.perf_counter() - started)
             results.append({name: statistics.median(times) for name, times in samples.items()})
-        blocks = [await _block_round(index, calls, contenders) for index in range(rounds)]
+        blocks = [
+            await _block_round(index, calls, contenders, IN_BLOCKS) for index in range(rounds)
+        ]
+        pinned = {
+            placement: await _pinned_rounds(rounds, calls, contenders, cpus)
+            for placement, cpus in _placements().items()
+        }
     finally:
         await persistent_async.aclose()
         await one_hook.aclose()
-    return results, blocks
+    return results, blocks, pinned
 
 
 #: Measured again in blocks of consecutive calls: the persistent hooks, their bare
@@ -370,16 +380,21 @@ IN_BLOCKS = (
 )  # fmt: skip
 
 
+#: The exchanges measured again with their children pinned.
+PINNED = ("ping-pong", "loop ping-pong", "persistent run_sync", "persistent await run")
+
+
 async def _block_round(
-    index: int, calls: int, contenders: dict[str, Callable[[], Awaitable[object]]]
-) -> dict[str, float]:
-    """One round of `calls` calls in a row of each, the order of the blocks rotating
-    from round to round: what an agent that calls its hook again and again sees, the
-    child still running when the next event comes (interleaved, every exchange waits
-    for an idle processor to wake up)."""
-    shift = index % len(IN_BLOCKS)
+    index: int, calls: int, contenders: dict[str, Callable[[], Awaitable[object]]],
+    names: Sequence[str],
+) -> dict[str, float]:  # fmt: skip
+    """One round of `calls` calls in a row of each of `names`, the order of the blocks
+    rotating from round to round: what an agent that calls its hook again and again
+    sees, the child still running when the next event comes (interleaved, every
+    exchange waits for an idle processor to wake up)."""
+    shift = index % len(names)
     medians = {}
-    for name in IN_BLOCKS[shift:] + IN_BLOCKS[:shift]:
+    for name in [*names[shift:], *names[:shift]]:
         times = []
         for _ in range(calls):
             started = time.perf_counter()
@@ -387,6 +402,47 @@ async def _block_round(
             times.append(time.perf_counter() - started)
         medians[name] = statistics.median(times)
     return medians
+
+
+def _placements() -> dict[str, tuple[int, int]]:
+    """Where the benchmark runs and where the persistent children do: one processor,
+    and two (where there are two)."""
+    mine, *others = sorted(os.sched_getaffinity(0))
+    found = {"each child on the benchmark's processor": (mine, mine)}
+    if others:
+        found["each child on another processor"] = (mine, others[0])
+    return found
+
+
+async def _pinned_rounds(
+    rounds: int, calls: int, contenders: dict[str, Callable[[], Awaitable[object]]],
+    cpus: tuple[int, int],
+) -> Rounds:  # fmt: skip
+    """The exchanges' blocks with this process on `cpus[0]` and every persistent child
+    (the bare exchanges' and hookgate's) on `cpus[1]`; the affinities restored after."""
+    allowed = os.sched_getaffinity(0)
+    children = _persistent_children()
+    os.sched_setaffinity(0, {cpus[0]})
+    for pid in children:
+        os.sched_setaffinity(pid, {cpus[1]})
+    try:
+        return [await _block_round(index, calls, contenders, PINNED) for index in range(rounds)]
+    finally:
+        for pid in (0, *children):
+            os.sched_setaffinity(pid, allowed)
+
+
+def _persistent_children() -> list[int]:
+    """Our children that run `CHILD`: the bare exchanges' and the persistent hooks'."""
+    found = []
+    for listing in Path("/proc/self/task").glob("*/children"):
+        for pid in listing.read_text().split():
+            with contextlib.suppress(OSError):
+                if str(CHILD).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    found.append(int(pid))
+    if len(found) != len(PINNED):
+        raise SystemExit(f"expected {len(PINNED)} persistent children, found {found}")
+    return found
 
 
 ROWS = (
@@ -408,7 +464,7 @@ ROWS = (
 )
 
 
-def report(results: Rounds, blocks: Rounds) -> str:
+def report(results: Rounds, blocks: Rounds, pinned: dict[str, Rounds]) -> str:
     lines = [
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.2f}; "
@@ -426,6 +482,14 @@ def report(results: Rounds, blocks: Rounds) -> str:
         "",
         *_against_ping_pong(blocks),
     ]
+    for placement, found in pinned.items():
+        lines += ["", f"In blocks, {placement} (pinned):", ""]
+        lines += [
+            f"- {label}: {statistics.median(r[name] for r in found) * 1e6:,.1f} µs"
+            for name, label, _ in ROWS
+            if name in PINNED
+        ]
+        lines += _against_ping_pong(found)
     return "\n".join(lines)
 
 
