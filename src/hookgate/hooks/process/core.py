@@ -32,10 +32,13 @@ EOF_GRACE = 0.1
 #: Bytes read from a pipe per wake-up.
 READ_CHUNK = 64 * 1024
 #: Seconds we wait for the exit alone before draining the pipes as they fill. Until
-#: then output collects in the pipes (`PIPE_SIZE` each); a fast hook is read once,
-#: after its exit, which spares a wake-up per pipe (about 0.1 ms each on a VM).
+#: then output collects in the pipes (`PIPE_SIZE` for stdout, 64 KiB for stderr); a
+#: fast hook is read once, after its exit, which spares a wake-up per pipe (about
+#: 0.1 ms each on a VM).
 QUIET_START = 0.005
-#: Capacity asked of each output pipe (Linux's default limit for unprivileged users).
+#: Capacity asked of the stdout pipe, where a hook's reply goes (Linux's default limit
+#: for unprivileged users). stderr keeps the default 64 KiB: a hook's log is rarely
+#: longer within `QUIET_START`, and each resize costs 5 µs of kernel time per process.
 PIPE_SIZE = 1024 * 1024
 #: Bytes read from one pipe before control goes back to the caller's loop: one pipe's
 #: worth, what it held at the wake-up. The loop calls again while there is more.
@@ -105,10 +108,13 @@ class Output:
         """False once at end of file, or once the process is finished."""
         self._sink = sink
         os.set_blocking(fd, False)
-        # A larger pipe holds a chatty hook's output; over the user's limit, the default
-        # does. (`contextlib.suppress` would cost three Python calls on every hook.)
+
+    def enlarge(self) -> None:
+        """Ask for a `PIPE_SIZE` pipe, which holds a chatty hook's reply; over the user's
+        limit, the default will do."""
+        # (`contextlib.suppress` would cost three Python calls on every hook.)
         try:  # noqa: SIM105
-            fcntl.fcntl(fd, _F_SETPIPE_SZ, PIPE_SIZE)
+            fcntl.fcntl(self.fd, _F_SETPIPE_SZ, PIPE_SIZE)
         except OSError:
             pass
 
@@ -172,6 +178,7 @@ class Process:
         self.stdin_fd: int | None = stdin_fd
         self._pending = memoryview(b"")
         self.stdout = self.output_type(stdout_fd, cap, on_stdout)
+        self.stdout.enlarge()
         self.stderr = self.output_type(stderr_fd, cap)
         self.pidfd = pidfd
         self.started()
