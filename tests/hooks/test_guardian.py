@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 OWNER = """
 import os, signal, subprocess, sys
@@ -87,3 +88,36 @@ def test_a_clean_exit_dismisses_the_guardian_and_leaves_a_daemon_alone(
         assert pid_alive(daemon)
     finally:
         os.kill(daemon, signal.SIGKILL)
+
+
+FORKER = """
+import os, sys
+from pathlib import Path
+from hookgate.hooks import HookEngine, parse_hooks
+from hookgate.hooks.yamlfile import Where
+hook = {"command": 'echo "$HOOKGATE_GUARD" >> ' + sys.argv[1]}
+config = parse_hooks({"preToolCall": [hook]}, Where("test.yaml"), base_dir=Path.cwd())
+engine = HookEngine(config, session_id="s")
+call = {"tool": "shell", "arguments": {}}
+engine.run_sync("preToolCall", call)  # the hook's environment marked with our token
+child = os.fork()
+if child == 0:
+    engine.run_sync("preToolCall", call)  # the same engine, in the child
+    os._exit(0)
+os.waitpid(child, 0)
+print(os.getpid(), child)
+"""
+
+
+def test_a_forked_owners_hooks_carry_its_own_token(tmp_path: Path) -> None:
+    """The engine marks a hook's environment once and keeps it; in a forked child, whose
+    guardian is its own, the same engine marks the hook anew with the child's token."""
+    tokens = tmp_path / "tokens"
+    done = subprocess.run(
+        [sys.executable, "-c", FORKER, str(tokens)], capture_output=True, text=True,
+        check=True, timeout=30,
+    )  # fmt: skip
+    parent, child = done.stdout.split()
+    first, second = tokens.read_text().splitlines()
+    assert first.startswith(f"{parent}-")
+    assert second.startswith(f"{child}-")

@@ -22,6 +22,7 @@ from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn
 from hookgate.hooks.formats import FORMATS, HookReply, ReplyFormat
 from hookgate.hooks.outcome import HookFailure, Outcome
 from hookgate.hooks.process import ProcessResult, run_process_sync
+from hookgate.hooks.process.guard import guarded, is_guarded
 from hookgate.hooks.replies import failure, process_reply, python_reply
 from hookgate.hooks.yamlfile import did_you_mean
 
@@ -292,10 +293,18 @@ class HookEngine:
         """How a process hook runs: everything but its command line."""
         return {
             "stdin": lambda: fmt.encode(chain.spec, envelope),  # encoded while it starts
-            "env": self._env[id(hook)],
+            "env": self._guarded_env(hook),
             "cwd": hook.cwd or self.project_dir,
             "timeout": hook.timeout,
         }
+
+    def _guarded_env(self, hook: HookSpec) -> dict[str, str]:
+        """The hook's environment, marked for the guardian once, at its first run (and
+        again in a forked child): not copied to be marked at each run."""
+        env = self._env[id(hook)]
+        if not is_guarded(env):
+            env = self._env[id(hook)] = guarded(env)
+        return env
 
     def _http_request(
         self, hook: HookSpec, fmt: ReplyFormat, chain: Chain, envelope: dict[str, Any]

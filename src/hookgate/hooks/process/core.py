@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Self
 
 from hookgate.hooks.errors import HookgateError
-from hookgate.hooks.process.guard import guarded, reaped, starting, track
+from hookgate.hooks.process.guard import guarded, is_guarded, reaped, starting, track
 
 if TYPE_CHECKING:  # the blocking driver runs without asyncio
     import asyncio
@@ -199,7 +199,8 @@ class Process:
         if not argv:
             raise SpawnError("empty command")
         program = resolve_program(argv[0], env)
-        env = guarded(env)  # the guardian stops it, and all it starts, if we die
+        if not is_guarded(env):  # a caller that runs it again keeps a marked copy
+            env = guarded(env)  # the guardian stops it, and all it starts, if we die
         stdin_r, stdin_w = os.pipe()
         stdout_r, stdout_w = os.pipe()
         stderr_r, stderr_w = os.pipe()

@@ -65,6 +65,11 @@ def guarded(env: Mapping[str, str]) -> dict[str, str]:
     return {**env, GUARD_VAR: guard_token()}
 
 
+def is_guarded(env: Mapping[str, str]) -> bool:
+    """Whether `env` carries our token already (a forked child's differs from ours)."""
+    return env.get(GUARD_VAR) == guard_token()
+
+
 def _start_guardian(token: str) -> tuple[int, int] | None:
     if not Path("/proc/self/environ").exists():
         return None  # no /proc: nothing to find our descendants by
