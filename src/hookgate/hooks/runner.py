@@ -21,7 +21,7 @@ from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn
 from hookgate.hooks.formats import FORMATS, HookReply, ReplyFormat
 from hookgate.hooks.outcome import HookFailure, Outcome
-from hookgate.hooks.process import ProcessResult, run_process_sync
+from hookgate.hooks.process import HOLD_WAIT, QUICK, ProcessResult, run_process_sync
 from hookgate.hooks.process.guard import guarded, is_guarded
 from hookgate.hooks.replies import failure, process_reply, python_reply
 from hookgate.hooks.yamlfile import did_you_mean
@@ -80,6 +80,8 @@ class HookEngine:
         base_env = dict(os.environ if environ is None else environ)
         self._environ = base_env
         self._env = {id(spec): self._hook_env(spec, base_env) for spec in self}
+        #: The process hooks whose last run took at most `QUICK` (`_ask`).
+        self._quick: set[int] = set()
         self._pins: FilePins | None = None
         self._files: dict[int, list[Path]] = {}
         if pinned is not None:
@@ -248,9 +250,17 @@ class HookEngine:
             )  # fmt: skip
         else:
             self._check_pins(hook)
+            # A hook that ran within `QUICK` last time is waited for with the loop held,
+            # which costs less than the loop's own wake-up (`HOLD_WAIT` at most).
+            quick = id(hook) in self._quick
             result = await self._run_process(
-                hook.argv(), **self._process_options(hook, fmt, chain, envelope)
-            )
+                hook.argv(), hold=HOLD_WAIT if quick else 0.0,
+                **self._process_options(hook, fmt, chain, envelope),
+            )  # fmt: skip
+            if result.duration <= QUICK:
+                self._quick.add(id(hook))
+            else:
+                self._quick.discard(id(hook))
         return process_reply(fmt, chain.spec, envelope, result)
 
     def _ask_sync(self, hook: HookSpec, chain: Chain) -> HookReply:

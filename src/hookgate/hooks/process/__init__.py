@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 from hookgate.hooks.process.blocking import run_process_sync
 from hookgate.hooks.process.core import (
     EOF_GRACE,
+    HOLD_WAIT,
     KILL_GRACE,
     OUTPUT_CAP,
+    QUICK,
     QUIET_START,
     Input,
     ProcessResult,
@@ -44,8 +46,10 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "EOF_GRACE",
     "GUARD_VAR",
+    "HOLD_WAIT",
     "KILL_GRACE",
     "OUTPUT_CAP",
+    "QUICK",
     "QUIET_START",
     "Input",
     "ProcessResult",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
+import select
 import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -30,15 +32,18 @@ async def run_process(
     cwd: str | None = None,
     timeout: float,
     output_cap: int = OUTPUT_CAP,
+    hold: float = 0.0,
 ) -> ProcessResult:
     """Run `argv` to completion or to `timeout` seconds, whichever comes first.
 
     `stdin` is written to the process while its output is read; given as a function,
     it is called once the process has started, so that building the input overlaps
-    the process's own start-up. Raises `SpawnError` when the program cannot be
-    started; every other outcome is a `ProcessResult`. Cancelling the caller stops the
-    process group the same way a timeout does, and the cancellation goes on once the
-    leader is reaped.
+    the process's own start-up. `hold` is how long to wait for the exit first with the
+    event loop held (poll(2)), for a process known to be quick (`QUICK`, `HOLD_WAIT`):
+    the loop then neither watches nor wakes for it. Raises `SpawnError` when the
+    program cannot be started; every other outcome is a `ProcessResult`. Cancelling
+    the caller stops the process group the same way a timeout does, and the
+    cancellation goes on once the leader is reaped.
     """
     started = time.monotonic()
     child = _Child.spawn(argv, env=env, cwd=cwd, output_cap=output_cap)
@@ -47,7 +52,8 @@ async def run_process(
         child.feed(stdin)
         # Most hooks exit within milliseconds, their output still in the pipe: wait for
         # the exit alone first, so the loop wakes once rather than once per pipe.
-        if not await child.wait_exit(min(QUIET_START, timeout)):
+        held = child.hold_exit(min(hold, timeout))
+        if not (held or await child.wait_exit(min(QUIET_START, timeout))):
             child.drain()
             if not await child.wait_exit(timeout - (time.monotonic() - started)):
                 timed_out = True
@@ -102,33 +108,31 @@ async def stream_process(
 class _LoopOutput(Output):
     """An output the event loop can drain, and wait on to its end of file."""
 
-    loop: asyncio.AbstractEventLoop  # its `_Child`'s, set once the process has started
-
     def __init__(self, fd: int, cap: int, sink: Callable[[bytes], None] | None = None) -> None:
         super().__init__(fd, cap, sink)
-        self._watched = False
+        self._watched_by: asyncio.AbstractEventLoop | None = None
         self._eof: asyncio.Future[None] | None = None
 
-    def watch(self) -> None:
-        """Let the event loop drain the pipe from now on."""
-        if self.reading and not self._watched:
-            self._watched = True
-            self.loop.add_reader(self.fd, self.read_available)
+    def watch(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Let `loop` drain the pipe from now on."""
+        if self.reading and self._watched_by is None:
+            self._watched_by = loop
+            loop.add_reader(self.fd, self.read_available)
 
     def stop(self) -> None:
         if not self.reading:
             return
         super().stop()
-        if self._watched:
-            self.loop.remove_reader(self.fd)
+        if self._watched_by is not None:
+            self._watched_by.remove_reader(self.fd)
         if self._eof is not None:
             self._eof.set_result(None)
 
-    def eof(self) -> asyncio.Future[None]:
+    def eof(self, loop: asyncio.AbstractEventLoop) -> asyncio.Future[None]:
         """A future done at end of file, or once reading stops; made only when waited on
         (a hook's pipes are usually at end of file by the time it has exited)."""
         if self._eof is None:
-            self._eof = self.loop.create_future()
+            self._eof = loop.create_future()
             if not self.reading:
                 self._eof.set_result(None)
         return self._eof
@@ -142,34 +146,56 @@ class _Child(Process):
     stderr: _LoopOutput
 
     def started(self) -> None:
-        # Looked up once: each `get_running_loop` costs a getpid(2) (a fork check).
-        self._loop = self.stdout.loop = self.stderr.loop = asyncio.get_running_loop()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._waiter: Wakeup | None = None
         self._writer: int | None = None  # stdin, while the loop writes what is left
-        watch_exit(self._loop, self.pid, self.pidfd, self._mark_exited)
+        self._exit_watched = False  # by the loop: from the first `wait_exit` on
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The running loop, looked up once it is needed (each look-up is a getpid(2)):
+        a quick process, its input written at once and its exit held for, needs none."""
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+        return self._loop
 
     def feed(self, data: Input) -> None:
         """Write `data` to stdin, then close it; what does not fit now goes in the background."""
         self.start_input(data)
         if self.stdin_fd is not None:
-            self._loop.add_writer(self.stdin_fd, self.write_input)
+            self.loop.add_writer(self.stdin_fd, self.write_input)
             self._writer = self.stdin_fd
 
     def close_input(self) -> None:
         if self._writer is not None:  # most events fit the pipe: no writer was added
-            self._loop.remove_writer(self._writer)
+            self.loop.remove_writer(self._writer)
             self._writer = None
         super().close_input()
+
+    def hold_exit(self, seconds: float) -> bool:
+        """Wait up to `seconds` for the leader to exit with the loop held; whether it
+        did. Not while the loop has input left to write, which the process may wait for."""
+        if seconds <= 0 or self.pidfd is None or self._writer is not None:
+            return False
+        exit_poll = select.poll()
+        exit_poll.register(self.pidfd, select.POLLIN)
+        if exit_poll.poll(math.ceil(seconds * 1000)):
+            self.exited = True
+        return self.exited
 
     async def wait_exit(self, seconds: float) -> bool:
         """Wait up to `seconds` for the leader to exit; whether it did."""
         if self.exited:
             return True
+        loop = self.loop
+        if not self._exit_watched:
+            self._exit_watched = True
+            watch_exit(loop, self.pid, self.pidfd, self._mark_exited)
         # One wake-up, by the exit or by the timer, whichever comes first: the task
         # resumes in the pidfd's callback itself, where a future would resume it a loop
         # pass later (asyncio.wait two). This is the hook runner's hot path.
-        self._waiter = waiter = Wakeup(self._loop)
-        timer = self._loop.call_later(max(seconds, 0), waiter.wake)
+        self._waiter = waiter = Wakeup(loop)
+        timer = loop.call_later(max(seconds, 0), waiter.wake)
         try:
             await waiter
         finally:
@@ -186,15 +212,15 @@ class _Child(Process):
 
     def drain(self) -> None:
         """Drain stdout and stderr as they fill: the child may write more than a pipe holds."""
-        self.stdout.watch()
-        self.stderr.watch()
+        self.stdout.watch(self.loop)
+        self.stderr.watch(self.loop)
 
     async def collect_output(self) -> None:
         """Read what is left; a grandchild holding a pipe gets `EOF_GRACE` seconds."""
         self.read_outputs()
-        pending = [pipe.eof() for pipe in (self.stdout, self.stderr) if pipe.reading]
-        if not pending:
-            return
+        if not (self.stdout.reading or self.stderr.reading):
+            return  # both at end of file: the usual case
+        pending = [pipe.eof(self.loop) for pipe in (self.stdout, self.stderr) if pipe.reading]
         self.drain()
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(EOF_GRACE):
@@ -213,12 +239,18 @@ class _Child(Process):
 
     def finish(self) -> None:
         """Kill whatever is left of the group, reap the leader, release every fd."""
-        # The read ends and the pidfd are closed on the next loop iteration, after the
-        # caller has its result: the one part of the clean-up it need not wait for.
-        self._loop.call_soon(self.release)
-        self.reap()
+        try:
+            self.reap()
+        finally:
+            if self._exit_watched:
+                # The pidfd's reader is removed and the fds closed on the next loop
+                # iteration, after the caller has its result: the one part of the
+                # clean-up it need not wait for.
+                self.loop.call_soon(self.release)
+            else:
+                self.release()  # three closes: less than scheduling them
 
     def release(self) -> None:
-        if self.pidfd is not None:
-            self._loop.remove_reader(self.pidfd)
+        if self.pidfd is not None and self._exit_watched:
+            self.loop.remove_reader(self.pidfd)
         super().release()

@@ -36,6 +36,17 @@ READ_CHUNK = 64 * 1024
 #: fast hook is read once, after its exit, which spares a wake-up per pipe (about
 #: 0.1 ms each on a VM).
 QUIET_START = 0.005
+#: Seconds within which a hook that ran (a persistent one: answered) is quick: on an
+#: event loop, its next run is waited for with the loop held (poll(2)), for at most
+#: `HOLD_WAIT`. Such hooks are done in under a millisecond, of which a pass of the
+#: loop's own machinery (a reader added and removed, the selector, a callback) would
+#: take 50 µs; a slower hook would gain too little to hold the loop for.
+QUICK = 0.001
+#: The longest a quick hook holds the loop; one that takes longer is waited for on the
+#: loop from then on, until it is quick again. Not shorter: a poll(2) timeout before
+#: the kernel's next tick (4 ms at HZ=250) makes it arm and cancel a timer of its own,
+#: which costs a virtual machine 20 µs.
+HOLD_WAIT = 0.005
 #: Capacity asked of the stdout pipe, where a hook's reply goes (Linux's default limit
 #: for unprivileged users). stderr keeps the default 64 KiB: a hook's log is rarely
 #: longer within `QUIET_START`, and each resize costs 5 µs of kernel time per process.

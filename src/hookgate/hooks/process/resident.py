@@ -11,9 +11,10 @@ stops it (`stop`): stdin closed, `STOP_GRACE`, SIGTERM to the group, `KILL_GRACE
 SIGKILL, the leader reaped, every fd closed. stderr is drained all along and its last
 `STDERR_KEEP` bytes kept for failure messages. `ask_sync` waits in poll(2); `ask` lets
 the event loop wake it (its reader resumes the task at once: `wakeup.Wakeup`), its fds
-watched by that loop until another one (or `ask_sync`) asks. A hook that answers
-within `EAGER_WAIT` is waited for in poll(2) first, the loop held: a pass of the loop
-costs about as much as such an exchange.
+watched by that loop until another one (or `ask_sync`) asks. While the hook's last
+reply came within `QUICK`, `ask` waits for the next in poll(2) first, the loop held
+(`HOLD_WAIT` at most): a pass of the loop costs about as much as such an exchange. A
+slower hook holds the loop once, then is waited for on the loop until it is quick again.
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ from typing import TYPE_CHECKING, Self
 
 from hookgate.hooks.errors import HookgateError
 from hookgate.hooks.process.core import (
+    HOLD_WAIT,
     KILL_GRACE,
     OUTPUT_CAP,
+    QUICK,
     READ_BUDGET,
     READ_CHUNK,
     Process,
@@ -54,11 +57,6 @@ STOP_GRACE = 0.2
 _EXIT_AFTER_EOF = 0.05
 #: Seconds between exit checks where there is no pidfd to wait on (Linux < 5.3).
 _NO_PIDFD_TICK = 0.001
-#: Seconds `ask` waits for the reply with the event loop held, while the hook's last
-#: reply came within this: most answer in tens of microseconds, and a pass of the loop
-#: costs about as much. A slower hook holds the loop once, then is waited for on the
-#: loop until it is that fast again. poll(2) counts in milliseconds.
-EAGER_WAIT = 0.001
 
 
 class ResidentFailure(HookgateError):
@@ -85,7 +83,7 @@ class Resident:
         self._wakeup: type[Wakeup] | None = None
         self._alarm: asyncio.TimerHandle | None = None
         self._alarm_at = math.inf
-        self._eager = True  # whether `ask` waits for the reply with the loop held first
+        self._eager = False  # whether `ask` waits for the reply with the loop held first
         self._poll = select.poll()
         for fd in (process.stdout.fd, process.stderr.fd, process.pidfd):
             if fd is not None:
@@ -202,13 +200,14 @@ class Resident:
         written = time.monotonic()
         pending = self._write(line)
         if not pending and not self._buffer and self._eager:
-            reply = self._one_read(min(deadline, written + EAGER_WAIT))
+            reply = self._one_read(min(deadline, written + HOLD_WAIT))
+            # Not quick this time: waited for on the loop until a reply is quick again.
+            self._eager = reply is not None and time.monotonic() - written <= QUICK
             if reply is not None:
                 return reply
-            self._eager = False  # until a reply comes that fast again
         while True:
             if not pending and (reply := self._reply()) is not None:
-                self._eager = time.monotonic() - written <= EAGER_WAIT
+                self._eager = time.monotonic() - written <= QUICK
                 return reply
             await self._wait(deadline, write=bool(pending))
             if pending:
