@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -34,6 +35,15 @@ _SHELLS = {name: f"/bin/{name}" for name in ("sh", "dash", "bash", "zsh", "ksh",
 _CHECK_ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
 #: Seconds a syntax check may take.
 _CHECK_TIMEOUT = 5.0
+#: A word no shell reads as anything but a word: no quote, operator, expansion,
+#: redirection, glob, brace or comment.
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_./:=+,@%-]+")
+#: Words that are syntax at a command's start in some shell (sh, bash, zsh, ksh).
+_RESERVED = frozenset({
+    "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until",
+    "do", "done", "in", "function", "time", "coproc", "repeat", "foreach", "end",
+    "nocorrect", "noglob",
+})  # fmt: skip
 #: Hosts an http hook reaches without leaving the machine.
 _LOOPBACK = ("localhost", "127.0.0.1", "::1")
 #: Words a shell runs itself: nothing to find in PATH.
@@ -158,7 +168,11 @@ def _findings(hook: HookSpec, project_dir: Path) -> list[str | _SyntaxCheck]:
     cwd = Path(hook.cwd) if hook.cwd else project_dir
     env = {**os.environ, **hook.env}
     findings: list[str | _SyntaxCheck] = []
-    if hook.command is not None and (shell := _system_shell(hook.shell)) is not None:
+    if (
+        hook.command is not None
+        and not _plain_words(hook.command)
+        and (shell := _system_shell(hook.shell)) is not None
+    ):
         findings.append(
             _SyntaxCheck(
                 [shell, "-n", "-c", hook.command], cwd,
@@ -169,6 +183,16 @@ def _findings(hook: HookSpec, project_dir: Path) -> list[str | _SyntaxCheck]:
     if program is not None and program not in _BUILTINS:
         findings.extend(_check_program(program, env, cwd))
     return findings
+
+
+def _plain_words(command: str) -> bool:
+    """Whether `command` is plain words alone (`true`, `./guard.sh --strict`), which
+    every shell parses: checking it would start a process at every session's start for
+    nothing."""
+    return all(
+        _PLAIN_WORD.fullmatch(word) is not None and word not in _RESERVED
+        for word in command.split(" ")
+    )
 
 
 def _http_warnings(target: HttpTarget) -> list[str]:
