@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.home import CACHE_DIR, default_home
-from hookgate.hooks import HookgateError, HooksConfig, adopt_orphans, parsecache
+from hookgate.hooks import HookgateError, HooksConfig, parsecache
 from hookgate.hooks import cli as hooks_cli
+from hookgate.hooks.process import adopt_orphans_at_first_start
 from hookgate.trust import command as trust_command
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
@@ -123,7 +124,7 @@ def _run(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
 def _main(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
     """Parse `argv`, import the command's front end, call `started`, run the command."""
     args = build_parser().parse_args(argv)
-    adopt_orphans()
+    adopt_orphans_at_first_start()
     with contextlib.suppress(RuntimeError):  # no home directory: every file is parsed
         parsecache.enable(default_home() / CACHE_DIR)
     try:

@@ -121,3 +121,27 @@ def test_a_forked_owners_hooks_carry_its_own_token(tmp_path: Path) -> None:
     first, second = tokens.read_text().splitlines()
     assert first.startswith(f"{parent}-")
     assert second.startswith(f"{child}-")
+
+
+ADOPTER = """
+import ctypes, sys
+from hookgate.hooks.process import adopt_orphans_at_first_start, run_process_sync
+def subreaper():
+    flag = ctypes.c_int(-1)
+    ctypes.CDLL(None).prctl(37, ctypes.byref(flag), 0, 0, 0)  # PR_GET_CHILD_SUBREAPER
+    return flag.value
+adopt_orphans_at_first_start()
+before = subreaper()
+run_process_sync(["true"], env={}, timeout=5)
+print(before, subreaper())
+"""
+
+
+def test_orphans_are_adopted_when_the_first_child_starts() -> None:
+    """`adopt_orphans_at_first_start` (what the `hookgate` command calls) makes the
+    process the subreaper of its descendants' orphans once its first child starts,
+    and not before: a command that starts none pays nothing for it."""
+    done = subprocess.run(
+        [sys.executable, "-c", ADOPTER], capture_output=True, text=True, check=True, timeout=30
+    )
+    assert done.stdout.split() == ["0", "1"]

@@ -22,7 +22,7 @@ from hookgate.hooks.digest import sha256
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, canonical_event
 from hookgate.hooks.formats import FORMATS
-from hookgate.hooks.process import adopt_orphans
+from hookgate.hooks.process import adopt_orphans_at_first_start
 from hookgate.hooks.runner import HookEngine, Outcome
 from hookgate.hooks.yamlfile import did_you_mean
 
@@ -163,7 +163,7 @@ def run_fire(args: argparse.Namespace) -> int:
     payload = payload_from_input(
         event, given, tool=args.tool, agent=args.agent_name, call_id=args.call_id
     )
-    adopt_orphans()
+    adopt_orphans_at_first_start()
     engine = HookEngine(
         config,
         session_id=f"fire-{os.urandom(6).hex()}",  # uuid costs ~5 ms to import

@@ -28,7 +28,12 @@ from hookgate.hooks.process.core import (
     SpawnError,
     resolve_program,
 )
-from hookgate.hooks.process.guard import GUARD_VAR, guarded, reap_orphans
+from hookgate.hooks.process.guard import (
+    GUARD_VAR,
+    adopt_orphans_at_first_start,
+    guarded,
+    reap_orphans,
+)
 from hookgate.hooks.process.subreaper import adopt_orphans
 
 if TYPE_CHECKING:
@@ -55,6 +60,7 @@ __all__ = [
     "ProcessResult",
     "SpawnError",
     "adopt_orphans",
+    "adopt_orphans_at_first_start",
     "guarded",
     "reap_orphans",
     "resolve_program",

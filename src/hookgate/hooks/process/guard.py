@@ -26,6 +26,8 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
+from hookgate.hooks.process.subreaper import adopt_orphans
+
 #: The environment variable that marks our descendants.
 GUARD_VAR = "HOOKGATE_GUARD"
 #: Seconds the guardian gives our descendants between SIGTERM and SIGKILL.
@@ -48,16 +50,28 @@ _WAIT_THEN_GUARD = 'trap "" INT HUP PIPE; IFS= read -r told; [ -n "$told" ] && e
 _guardian: tuple[int, int] | None = None
 _token = ""
 _guarded_pid = 0
+#: Whether to `adopt_orphans` when the first child is marked (`adopt_orphans_at_first_start`).
+_adopt_at_start = False
 
 
 def guard_token() -> str:
     """Our token, the guardian started on first use (and again in a forked child)."""
     global _guardian, _token, _guarded_pid
     if _guarded_pid != os.getpid():
+        if _adopt_at_start:  # before the child that asked for the token starts
+            adopt_orphans()
         _token = f"{os.getpid()}-{os.urandom(8).hex()}"  # what secrets.token_hex does
         _guarded_pid = os.getpid()
         _guardian = _start_guardian(_token)
     return _token
+
+
+def adopt_orphans_at_first_start() -> None:
+    """`adopt_orphans` when this process starts its first child (every child of ours is
+    marked first), not now: a command that starts none (`-p` answered without a hook or
+    a tool) does not pay for it, or for ctypes (2 ms). A forked child adopts its own."""
+    global _adopt_at_start
+    _adopt_at_start = True
 
 
 def guarded(env: Mapping[str, str]) -> dict[str, str]:
