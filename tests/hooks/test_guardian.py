@@ -145,3 +145,32 @@ def test_orphans_are_adopted_when_the_first_child_starts() -> None:
         [sys.executable, "-c", ADOPTER], capture_output=True, text=True, check=True, timeout=30
     )
     assert done.stdout.split() == ["0", "1"]
+
+
+DISMISSER = """
+import os, subprocess, sys, time
+from hookgate.hooks.process import guard
+slow = subprocess.Popen(["sleep", "5"])  # a guardian that takes its time to leave
+told, tell = os.pipe()
+guard._guarded_pid = os.getpid()  # the owner of that guardian
+print("waiting", flush=True)
+guard._dismiss(slow.pid, tell)
+print("dismissed", flush=True)
+slow.kill()
+"""
+
+
+def test_a_ctrl_c_while_the_guardian_is_dismissed_prints_no_traceback() -> None:
+    """At a clean exit the owner waits up to a second for its guardian to leave; a
+    Ctrl-C then (a signal test hit it) cuts the wait short without a traceback."""
+    owner = subprocess.Popen(
+        [sys.executable, "-c", DISMISSER], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    assert owner.stdout is not None
+    assert owner.stdout.readline() == "waiting\n"
+    time.sleep(0.2)  # in the wait now
+    owner.send_signal(signal.SIGINT)
+    stdout, stderr = owner.communicate(timeout=10)
+    assert "Traceback" not in stderr, stderr
+    assert stdout == "dismissed\n"
