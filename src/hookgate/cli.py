@@ -157,6 +157,9 @@ def _main(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
         print(f"hookgate: {visible(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
+        # One that lands outside a front end's own handling: during start-up, or while
+        # the event loop is torn down after the answer.
+        print("hookgate: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 

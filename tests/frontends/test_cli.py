@@ -7,6 +7,9 @@ import os
 from importlib import resources
 from pathlib import Path
 
+import pytest
+
+from hookgate import cli
 from hookgate.agentfile import load_agent_file
 from hookgate.demo import API_KEY, AWS_KEY
 from hookgate.trust.check import load_trusted
@@ -153,3 +156,17 @@ def record(event):
     state = json.loads(seen.read_text())
     assert state["enabled"]
     assert state["frozen"] > 10_000  # what start-up built: no collection walks it again
+
+
+def test_an_interrupt_outside_a_front_ends_handling_exits_130_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Ctrl-C that no front end catches (the signal suite landed one while `-p`'s
+    event loop was torn down, after the answer) still says why the exit is 130."""
+
+    def interrupted(args: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_run_sessions", interrupted)
+    assert cli.main(["sessions"]) == cli.EXIT_INTERRUPTED
+    assert capsys.readouterr().err == "hookgate: interrupted\n"
