@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import itertools
 import os
@@ -16,7 +17,7 @@ import signal
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from selectors import PollSelector
 from typing import Any
@@ -443,6 +444,36 @@ def test_a_resident_process_flooding_stderr_still_times_out(driver: str, dev_zer
     assert resident.process.reaped
 
 
+async def loop_ran_during(work: Callable[[], Awaitable[object]]) -> bool:
+    """Whether the event loop ran while `work()` was awaited: a callback scheduled
+    before it has run by the time it returns (else it runs right after)."""
+    ran: list[bool] = []
+    asyncio.get_running_loop().call_soon(ran.append, True)
+    await work()
+    looped = bool(ran)
+    await asyncio.sleep(0)
+    return looped
+
+
+async def loop_gaps(work: Callable[[], Awaitable[object]]) -> list[float]:
+    """The seconds between the event loop's passes while `work()` was awaited: the
+    longest is the longest the loop was held."""
+    seen: list[float] = []
+
+    async def ticker() -> None:
+        while True:
+            seen.append(time.monotonic())
+            await asyncio.sleep(0)
+
+    ticking = asyncio.ensure_future(ticker())
+    await asyncio.sleep(0)
+    try:
+        await work()
+    finally:
+        ticking.cancel()
+    return [later - earlier for earlier, later in itertools.pairwise(seen)]
+
+
 #: A resident child that answers each line after `argv[1]` seconds.
 ECHO_AFTER = (
     "import sys, time\n"
@@ -465,15 +496,11 @@ def test_a_quick_resident_answer_is_read_without_a_pass_of_the_loop() -> None:
     meanwhile shows in a callback scheduled before the event was written."""
     resident = _resident_echo(0)
 
+    async def ask(number: int) -> None:
+        assert await resident.ask(b"%d\n" % number, time.monotonic() + 10) == b"%d" % number
+
     async def asks() -> list[bool]:
-        loop = asyncio.get_running_loop()
-        looped = []
-        for number in range(30):
-            ran: list[bool] = []
-            loop.call_soon(ran.append, True)
-            assert await resident.ask(b"%d\n" % number, time.monotonic() + 10) == b"%d" % number
-            looped.append(bool(ran))
-            await asyncio.sleep(0)  # the callback runs now, if it did not
+        looped = [await loop_ran_during(functools.partial(ask, number)) for number in range(30)]
         await resident.stop()
         return looped
 
@@ -489,21 +516,14 @@ def test_a_slow_resident_answer_does_not_hold_the_loop() -> None:
     it is waited for on the loop, which runs other work meanwhile."""
     resident = _resident_echo(0.05)
 
-    async def gaps() -> list[float]:
-        seen: list[float] = []
-
-        async def ticker() -> None:
-            while True:
-                seen.append(time.monotonic())
-                await asyncio.sleep(0)
-
-        ticking = asyncio.ensure_future(ticker())
-        await asyncio.sleep(0)
+    async def asks() -> None:
         for number in range(8):
             await resident.ask(b"%d\n" % number, time.monotonic() + 10)
-        ticking.cancel()
+
+    async def gaps() -> list[float]:
+        found = await loop_gaps(asks)
         await resident.stop()
-        return [later - earlier for earlier, later in itertools.pairwise(seen)]
+        return found
 
     longest = max(asyncio.run(gaps()))
     assert longest < 0.03, longest  # each reply takes 0.05 s: the loop was not held for one
@@ -526,16 +546,11 @@ def test_a_quick_hook_is_awaited_without_a_pass_of_the_loop(make_engine: MakeEng
     # `true` itself, no shell first: well under `QUICK` on a slower machine too.
     engine = make_engine({"preToolCall": [{"name": "guard", "args": ["/bin/true"]}]})
 
+    async def event() -> None:
+        assert (await engine.run("preToolCall", SHELL_CALL)).allowed
+
     async def events() -> list[bool]:
-        loop = asyncio.get_running_loop()
-        looped = []
-        for _ in range(20):
-            ran: list[bool] = []
-            loop.call_soon(ran.append, True)
-            assert (await engine.run("preToolCall", SHELL_CALL)).allowed
-            looped.append(bool(ran))
-            await asyncio.sleep(0)  # the callback runs now, if it did not
-        return looped
+        return [await loop_ran_during(event) for _ in range(20)]
 
     looped = asyncio.run(events())
     assert looped[0]  # not known to be quick yet
@@ -552,23 +567,15 @@ def test_a_quick_hook_that_turns_slow_holds_the_loop_once_and_briefly(
     slow = tmp_path / "slow"
     engine = make_engine(guard(f"if [ -e {slow} ]; then sleep 0.05; exit 2; fi"))
 
+    async def slow_events() -> None:
+        for _ in range(4):
+            assert (await engine.run("preToolCall", SHELL_CALL)).blocked
+
     async def gaps() -> list[float]:
         for _ in range(5):  # quick: known to be so from the first on
             assert (await engine.run("preToolCall", SHELL_CALL)).allowed
         slow.touch()
-        seen: list[float] = []
-
-        async def ticker() -> None:
-            while True:
-                seen.append(time.monotonic())
-                await asyncio.sleep(0)
-
-        ticking = asyncio.ensure_future(ticker())
-        await asyncio.sleep(0)
-        for _ in range(4):
-            assert (await engine.run("preToolCall", SHELL_CALL)).blocked
-        ticking.cancel()
-        return [later - earlier for earlier, later in itertools.pairwise(seen)]
+        return await loop_gaps(slow_events)
 
     found = asyncio.run(gaps())
     assert max(found) < HOLD_WAIT + 0.02, max(found)  # never for the hook's 50 ms
