@@ -83,7 +83,7 @@ class Resident:
         self._wakeup: type[Wakeup] | None = None
         self._alarm: asyncio.TimerHandle | None = None
         self._alarm_at = math.inf
-        self._eager = False  # whether `ask` waits for the reply with the loop held first
+        self._quick = False  # the last reply came within `QUICK`: hold the loop for the next
         self._poll = select.poll()
         for fd in (process.stdout.fd, process.stderr.fd, process.pidfd):
             if fd is not None:
@@ -199,15 +199,15 @@ class Resident:
         self._sent = 0
         written = time.monotonic()
         pending = self._write(line)
-        if not pending and not self._buffer and self._eager:
+        if not pending and not self._buffer and self._quick:
             reply = self._one_read(min(deadline, written + HOLD_WAIT))
-            # Not quick this time: waited for on the loop until a reply is quick again.
-            self._eager = reply is not None and time.monotonic() - written <= QUICK
+            # A reply past `QUICK`, or none yet: the loop waits, until one is quick again.
+            self._quick = reply is not None and time.monotonic() - written <= QUICK
             if reply is not None:
                 return reply
         while True:
             if not pending and (reply := self._reply()) is not None:
-                self._eager = time.monotonic() - written <= QUICK
+                self._quick = time.monotonic() - written <= QUICK
                 return reply
             await self._wait(deadline, write=bool(pending))
             if pending:
