@@ -13,6 +13,7 @@ import functools
 import gc
 import itertools
 import os
+import select
 import signal
 import stat
 import sys
@@ -527,6 +528,141 @@ def test_a_slow_resident_answer_does_not_hold_the_loop() -> None:
 
     longest = max(asyncio.run(gaps()))
     assert longest < 0.03, longest  # each reply takes 0.05 s: the loop was not held for one
+
+
+#: A resident child whose answer to each line is out before the line is: `n + 1` to
+#: line `n`, and `0` at once, for the first; each in one write (`print` makes two).
+AHEAD = (
+    "import os, sys\n"
+    "os.write(1, b'0\\n')\n"
+    "for line in sys.stdin:\n"
+    "    os.write(1, b'%d\\n' % (int(line) + 1))\n"
+)
+
+
+class CountedPoll:
+    """A resident's poll object, counting the calls that wait on it."""
+
+    def __init__(self, poll: Any) -> None:
+        self.poll_object, self.calls = poll, 0
+
+    def poll(self, timeout: int) -> list[tuple[int, int]]:
+        self.calls += 1
+        return self.poll_object.poll(timeout)  # type: ignore[no-any-return]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.poll_object, name)
+
+
+def _answered(resident: Resident) -> None:
+    """Wait until the resident's next answer is out: in its stdout, or read already
+    (by the event loop, which watches stdout while it waits for an answer)."""
+    if b"\n" not in resident._buffer:
+        assert select.select([resident.process.stdout.fd], [], [], 10)[0]
+
+
+@pytest.mark.parametrize("driver", ["sync", "async"])
+def test_an_answer_already_there_is_read_without_a_poll(driver: str) -> None:
+    """A process on our processor usually runs as soon as its line is written, and its
+    answer is there by the time we look: it is read at once, without a poll(2) (about
+    a tenth of such an exchange), and on the event loop without a pass of the loop.
+    Here each answer is out before its line is written."""
+    resident = Resident.start([sys.executable, "-c", AHEAD], env=dict(os.environ), cwd=None)
+    counted = resident._poll = CountedPoll(resident._poll)  # type: ignore[assignment]
+
+    def ask_sync(number: int) -> None:
+        _answered(resident)
+        assert resident.ask_sync(b"%d\n" % number, time.monotonic() + 10) == b"%d" % number
+
+    async def ask(number: int) -> None:
+        _answered(resident)
+        assert await resident.ask(b"%d\n" % number, time.monotonic() + 10) == b"%d" % number
+
+    async def asks() -> list[bool]:
+        """Whether each ask held the loop: a callback scheduled before it has not run
+        (the loop does not run between the asks either, to leave the answers unread)."""
+        held = []
+        for number in range(30):
+            ran: list[bool] = []
+            asyncio.get_running_loop().call_soon(ran.append, True)
+            await ask(number)
+            held.append(not ran)
+        return held
+
+    try:
+        if driver == "async":
+            held = asyncio.run(asks())
+            assert held.count(True) >= 10, held  # quick answers: the loop held
+        else:
+            for number in range(30):
+                ask_sync(number)
+        polls = counted.calls
+    finally:
+        resident.kill()
+    assert polls == 0
+
+
+def test_an_answer_never_there_at_once_is_looked_for_less_and_less(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the process runs elsewhere, the early read finds nothing: each miss in a
+    row doubles the events that go straight to the poll, up to 63, and it is tried
+    again after them (a process can move to our processor)."""
+    resident = _resident_echo(0.002)
+    stdout, reads = resident.process.stdout.fd, []
+    real_read = os.read
+
+    def read(fd: int, size: int) -> bytes:
+        if fd == stdout:
+            reads.append(fd)
+        return real_read(fd, size)
+
+    monkeypatch.setattr(os, "read", read)
+    try:
+        for number in range(200):
+            assert resident.ask_sync(b"%d\n" % number, time.monotonic() + 10) == b"%d" % number
+    finally:
+        monkeypatch.undo()
+        resident.stop_sync()
+    # One read per answer, after the poll; the others were early and found nothing:
+    # at the events numbered 0, 2, 6, 14, 30, 62, 126 and 190.
+    assert len(reads) - 200 == 8
+
+
+#: A resident child that logs 1 KiB to stderr with each answer, which is its line.
+LOGS_AND_ECHOES = (
+    "import sys\n"
+    "for line in sys.stdin:\n"
+    "    sys.stderr.write('x' * 1023 + '\\n')\n"
+    "    sys.stderr.flush()\n"
+    "    sys.stdout.write(line)\n"
+    "    sys.stdout.flush()\n"
+)
+
+
+@pytest.mark.parametrize("driver", ["sync", "async"])
+def test_a_resident_logging_at_every_answer_is_answered_every_time(driver: str) -> None:
+    """An answer read at once leaves stderr unread; when the log fills its pipe, the
+    process stops before its answer, and the wait for it drains the log: 300 answers,
+    300 KiB of log through a 64 KiB pipe, none late."""
+    resident = Resident.start(
+        [sys.executable, "-c", LOGS_AND_ECHOES], env=dict(os.environ), cwd=None
+    )
+
+    async def asks() -> None:
+        for number in range(300):
+            assert await resident.ask(b"%d\n" % number, time.monotonic() + 5) == b"%d" % number
+        await resident.stop()
+
+    try:
+        if driver == "async":
+            asyncio.run(asks())
+        else:
+            for number in range(300):
+                assert resident.ask_sync(b"%d\n" % number, time.monotonic() + 5) == b"%d" % number
+            resident.stop_sync()
+    finally:
+        resident.kill()
 
 
 # --- each failure mode through the engine -----------------------------------------------

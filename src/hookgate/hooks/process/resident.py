@@ -6,15 +6,19 @@ waits for one line on its stdout, bounded by the caller's deadline. A reply line
 longer than `LINE_CAP`, an exit or end of file before the reply, is a
 `ResidentFailure` (`ResidentGone` when the process had exited with the line unread:
 nothing learns of an idle exit before an event is written); the deadline passing is
-`TimeoutError`. After either, the caller
-stops it (`stop`): stdin closed, `STOP_GRACE`, SIGTERM to the group, `KILL_GRACE`,
-SIGKILL, the leader reaped, every fd closed. stderr is drained all along and its last
-`STDERR_KEEP` bytes kept for failure messages. `ask_sync` waits in poll(2); `ask` lets
-the event loop wake it (its reader resumes the task at once: `wakeup.Wakeup`), its fds
-watched by that loop until another one (or `ask_sync`) asks. While the hook's last
-reply came within `QUICK`, `ask` waits for the next in poll(2) first, the loop held
-(`HOLD_WAIT` at most): a pass of the loop costs about as much as such an exchange. A
-slower hook holds the loop once, then is waited for on the loop until it is quick again.
+`TimeoutError`. After either, the caller stops it (`stop`): stdin closed,
+`STOP_GRACE`, SIGTERM to the group, `KILL_GRACE`, SIGKILL, the leader reaped, every fd
+closed. stderr is drained whenever a reply is waited for, and its last `STDERR_KEEP`
+bytes kept for failure messages (a process that fills it stops replying: it is waited
+for). Where the process shares our processor, its reply is usually there as soon as the
+line is written (its wake-up preempted us): both drivers read it at once, without a
+poll; a read that finds nothing backs off. Otherwise `ask_sync` waits in poll(2); `ask`
+lets the event loop wake it (its reader resumes the task at once: `wakeup.Wakeup`),
+its fds watched by that loop until another one (or `ask_sync`) asks. While the hook's
+last reply came within `QUICK`, `ask` waits for the next in poll(2) first, the loop
+held (`HOLD_WAIT` at most): a pass of the loop costs about as much as such an
+exchange. A slower hook holds the loop once, then is waited for on the loop until it
+is quick again.
 """
 
 from __future__ import annotations
@@ -57,6 +61,8 @@ STOP_GRACE = 0.2
 _EXIT_AFTER_EOF = 0.05
 #: Seconds between exit checks where there is no pidfd to wait on (Linux < 5.3).
 _NO_PIDFD_TICK = 0.001
+#: The most events in a row that skip the early read (`Resident._one_read`).
+_EARLY_SKIPS_MAX = 63
 
 
 class ResidentFailure(HookgateError):
@@ -84,6 +90,8 @@ class Resident:
         self._alarm: asyncio.TimerHandle | None = None
         self._alarm_at = math.inf
         self._quick = False  # the last reply came within `QUICK`: hold the loop for the next
+        self._early_backoff = 0  # events that skip the early read after a miss (`_one_read`)
+        self._early_skips = 0  # of which are left
         self._poll = select.poll()
         for fd in (process.stdout.fd, process.stderr.fd, process.pidfd):
             if fd is not None:
@@ -108,9 +116,10 @@ class Resident:
         """Write `line`, wait for one line back until `deadline` (monotonic seconds)."""
         if self._loop is not None:
             self._detach()
+        wait = deadline - time.monotonic()  # before the write: after it, the exchange alone
         self._sent = 0
         pending = self._write(line)
-        if not pending and not self._buffer and (reply := self._one_read(deadline)) is not None:
+        if not pending and not self._buffer and (reply := self._one_read(wait)) is not None:
             return reply
         while True:
             if not pending and (reply := self._reply()) is not None:
@@ -120,21 +129,40 @@ class Resident:
             if pending:
                 pending = self._write(pending)
 
-    def _one_read(self, deadline: float) -> bytes | None:
-        """The usual exchange, in one poll and one read: the reply, when stdout alone
-        woke us with one whole line by `deadline`; None leaves the rest to the caller's
-        wait (what was read is kept, and what else woke the poll wakes it too)."""
-        remaining = deadline - time.monotonic()
+    def _one_read(self, wait: float) -> bytes | None:
+        """The usual exchange, in one read, or one poll and one read: the reply, when
+        stdout alone had or woke us with one whole line within `wait` seconds (counted
+        from before the line was written); None leaves the rest to the caller's wait
+        (what was read is kept, and what else woke the poll wakes it too)."""
         fd = self.process.stdout.fd
-        if remaining <= 0 or self.process.pidfd is None:
+        if wait <= 0 or self.process.pidfd is None:
             return None
-        ready = self._poll.poll(math.ceil(remaining * 1000))
-        if len(ready) != 1 or ready[0][0] != fd:
-            return None
-        try:
-            chunk = os.read(fd, READ_CHUNK)
-        except OSError:  # EAGAIN, or an error `_read_stdout` reads as end of file
-            return None
+        if self._early_skips:
+            self._early_skips -= 1
+            chunk = None
+        else:
+            # A process on our processor usually runs as soon as it is written to (its
+            # wake-up preempts us), and its reply is there before we look: read it
+            # without the poll. One elsewhere is still working: each miss in a row
+            # doubles the events that go straight to the poll (`_EARLY_SKIPS_MAX`).
+            try:
+                chunk = os.read(fd, READ_CHUNK)
+            except BlockingIOError:
+                chunk = None
+                self._early_backoff = min(self._early_backoff * 2 + 1, _EARLY_SKIPS_MAX)
+                self._early_skips = self._early_backoff
+            except OSError:  # an error `_read_stdout` reads as end of file
+                return None
+            else:
+                self._early_backoff = 0
+        if chunk is None:
+            ready = self._poll.poll(math.ceil(wait * 1000))
+            if len(ready) != 1 or ready[0][0] != fd:
+                return None
+            try:
+                chunk = os.read(fd, READ_CHUNK)
+            except OSError:  # EAGAIN, or an error `_read_stdout` reads as end of file
+                return None
         if chunk.find(b"\n") == len(chunk) - 1 >= 0:
             return chunk[:-1]
         self._buffer += chunk
@@ -200,7 +228,7 @@ class Resident:
         written = time.monotonic()
         pending = self._write(line)
         if not pending and not self._buffer and self._quick:
-            reply = self._one_read(min(deadline, written + HOLD_WAIT))
+            reply = self._one_read(min(deadline - written, HOLD_WAIT))
             # A reply past `QUICK`, or none yet: the loop waits, until one is quick again.
             self._quick = reply is not None and time.monotonic() - written <= QUICK
             if reply is not None:
