@@ -1,14 +1,16 @@
 """Tools that hang or flood: the call fails or is cut in bounded time, and the turn goes on.
 
 A shell command past `shell_timeout` (with a background job, or ignoring SIGTERM),
-a shell command printing 100 MB on stdout or stderr, an MCP tool that never answers
-and an MCP server that dies mid-call: each becomes a tool result the model reads,
+a shell command printing 100 MB on stdout or stderr, an MCP tool that never answers,
+an MCP server that dies mid-call and one that writes without a line's end (its memory
+bounded): each becomes a tool result the model reads,
 naming what happened; the model answers, `postGeneration` runs, the session file is
 whole and no process of the tool or the server is left.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +59,8 @@ class ToolFault:
     mcp: bool = False
     is_error: bool = True
     """A flood that exits 0 is a success, only cut."""
+    peak_growth: int = 0
+    """Bytes this process's peak resident memory may grow by during the turn (0: unchecked)."""
 
 
 def shell(command: str) -> dict[str, Any]:
@@ -98,7 +102,26 @@ TOOL_FAULTS: dict[str, ToolFault] = {
         "[mcp__test__crash failed: MCP server 'test': it closed the connection",
         mcp=True,
     ),
+    # The server writes forever and never ends its line: the connection is cut at the
+    # cap, the server stopped; the turn goes on, its memory bounded (asserted below).
+    "mcp_flood_without_a_line_end": ToolFault(
+        mcp("flood"),
+        "[mcp__test__flood failed: MCP server 'test': it sent more than 16 MiB without a "
+        "line's end: stopped]",
+        MCP_TIMEOUT_S,
+        mcp=True,
+        peak_growth=40 * 1024 * 1024,  # the 16 MiB cap read once (57 MB in 3 s, and on, before)
+    ),
 }
+
+
+def peak_resident_memory(*, reset: bool = False) -> int:
+    """This process's peak resident memory in bytes (`VmHWM`); `reset` first sets the
+    peak to what is resident now (writing 5 to `clear_refs`)."""
+    if reset:
+        Path("/proc/self/clear_refs").write_text("5")
+    status = Path("/proc/self/status").read_text()
+    return int(re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE)[1]) * 1024  # type: ignore[index]
 
 
 def write_agent(project: Project, fault: ToolFault, post_log: Path, mark: str) -> None:
@@ -129,10 +152,13 @@ async def test_tool_fault_in_a_turn(
     view = RecordingView()
 
     agent = await open_project_agent()
+    resident = peak_resident_memory(reset=True)
     with bounded(fault.timeout + TURN_MARGIN_S):
         outcome = await run_turn(agent, "Go.", view)
     await agent.aclose()
+    grown = peak_resident_memory() - resident
 
+    assert not fault.peak_growth or grown <= fault.peak_growth, f"{grown:,} bytes more at peak"
     assert outcome == Answered(ANSWER)
     ((_, result),) = view.finished
     assert result.is_error is fault.is_error

@@ -5,8 +5,9 @@
 
 Tools: `echo(text)`, `add(a, b)`, `record(text)` (appends a line to the file named by
 $MCP_TEST_LOG: proof the call reached the server), `whoami()` (its pid and
-$HOOKGATE_TEST_MARK), `crash()` (the process exits mid-call without answering) and
-`hang()` (never answers).
+$HOOKGATE_TEST_MARK), `crash()` (the process exits mid-call without answering),
+`flood()` (writes to stdout without end, and no line's end) and `hang()` (never
+answers).
 The HTTP server listens on 127.0.0.1 on an ephemeral port, path `/mcp`.
 """
 
@@ -53,6 +54,18 @@ def whoami() -> str:
 def crash() -> str:
     sys.stderr.flush()
     os._exit(3)
+
+
+#: The server's stdout as it started: the SDK's server moves its wire elsewhere and
+#: points fd 1 at stderr, so that a stray print cannot break the protocol.
+WIRE = os.dup(1)
+
+
+@server.tool(description="Write to the wire without end, never a line's end, never answer.")
+def flood() -> str:
+    chunk = b"x" * 65536
+    while True:
+        os.write(WIRE, chunk)
 
 
 @server.tool(description="Never answer.")

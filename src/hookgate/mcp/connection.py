@@ -18,7 +18,6 @@ from typing import Any, TextIO
 
 import httpx2
 from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, Implementation
@@ -27,6 +26,7 @@ from mcp.types import Tool as RemoteTool
 from hookgate.hooks import HookgateError
 from hookgate.hooks.process import guarded
 from hookgate.mcp.config import HttpServer, McpServerConfig, StdioServer
+from hookgate.mcp.stdio import LineTooLong, stdio_client
 
 #: Seconds `aclose` waits for the owner task to leave the client (stdin closed, then
 #: the SDK's own SIGTERM/SIGKILL escalation of about 4 s) before cancelling it.
@@ -58,6 +58,7 @@ class McpConnection:
         self._stop = asyncio.Event()
         self._owner: asyncio.Task[None] | None = None
         self._ended: str | None = None
+        self._fault: str | None = None  # why the transport cut the connection, if it did
 
     async def start(self) -> list[RemoteTool]:
         """Start or reach the server and list its tools; raises `McpServerError`.
@@ -94,7 +95,7 @@ class McpConnection:
             if exc.code == REQUEST_TIMEOUT:
                 raise McpServerError(f"no answer within {timeout:g} s") from exc
             if exc.code == CONNECTION_CLOSED:
-                raise McpServerError(CLOSED) from exc
+                raise McpServerError(self._fault or CLOSED) from exc
             ended = f" ({self._ended})" if self._ended else ""
             raise McpServerError(f"{exc}{ended}") from exc
 
@@ -136,6 +137,9 @@ class McpConnection:
             if not ready.done():  # closed while starting: `start` must not read a cancel
                 ready.set_exception(McpServerError("closed before it started"))
 
+    def _on_fault(self, reason: str) -> None:
+        self._fault = reason
+
     def _transport(self) -> AbstractAsyncContextManager[Any]:
         config = self.config
         if isinstance(config, StdioServer):
@@ -145,7 +149,7 @@ class McpConnection:
             parameters = StdioServerParameters(
                 command=config.command, args=list(config.args), env=env, cwd=cwd
             )
-            return stdio_client(parameters, errlog=_errlog())
+            return stdio_client(parameters, errlog=_errlog(), on_fault=self._on_fault)
         return _http_transport(config)
 
 
@@ -178,7 +182,7 @@ def describe_error(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     if isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
         return CLOSED
-    if isinstance(exc, McpServerError | MCPError):
+    if isinstance(exc, McpServerError | MCPError | LineTooLong):
         return str(exc)
     if isinstance(exc, FileNotFoundError):
         return f"command not found: {exc.filename or exc}"
