@@ -608,7 +608,7 @@ def test_an_answer_never_there_at_once_is_looked_for_less_and_less(
     """Where the process runs elsewhere, the early read finds nothing: each miss in a
     row doubles the events that go straight to the poll, up to 63, and it is tried
     again after them (a process can move to our processor)."""
-    resident = _resident_echo(0.002)
+    resident = _resident_echo(0.005)
     stdout, reads = resident.process.stdout.fd, []
     real_read = os.read
 
@@ -625,8 +625,10 @@ def test_an_answer_never_there_at_once_is_looked_for_less_and_less(
         monkeypatch.undo()
         resident.stop_sync()
     # One read per answer, after the poll; the others were early and found nothing:
-    # at the events numbered 0, 2, 6, 14, 30, 62, 126 and 190.
-    assert len(reads) - 200 == 8
+    # at the events numbered 0, 2, 6, 14, 30, 62, 126 and 190. (A loaded machine may
+    # pause us past the answer's 5 ms once, between the write and the read: a read that
+    # finds it starts the series again.)
+    assert 8 <= len(reads) - 200 <= 14, len(reads) - 200
 
 
 #: A resident child that logs 1 KiB to stderr with each answer, which is its line.
