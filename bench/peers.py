@@ -27,9 +27,9 @@ takes about 22 µs where the child runs on the benchmark's own processor and abo
 70 µs where it runs on another, and the scheduler picks one for each child by chance:
 so the blocks of the exchanges are run once more with each child pinned to the
 benchmark's processor, and once with each pinned to another (`sched_setaffinity`).
-Each round starts the four persistent children afresh, in a shuffled order: one start
-of a program can be 3 µs an exchange faster than the next (`Exchanges`), so that each
-ratio is taken over `--block-rounds` starts of each.
+Each block round starts the four persistent children afresh, in a shuffled order: one
+start of a program can be 3 µs an exchange faster than the next (`Exchanges`), so that
+each ratio in blocks is taken over `--block-rounds` starts of each.
 The OpenAI Agents SDK has no process hooks; its per-tool-call cost next to hookgate's
 is in `bench/runtime_turn.py`. Each round gives each contender's median per call;
 the table shows the median of the rounds' ratios and their range.
@@ -393,10 +393,13 @@ async def _rounds(
     results = []
     order = random.Random(19)
     try:
-        for name in contenders:  # warm up: imports, the guardian
+        # Warm up: imports, the guardian, the children. Call by call, every exchange
+        # wakes an idle processor (140 µs), and one child's luck (3 µs) hardly shows;
+        # restarting them before each round moved the process hooks' ratios by 0.01-0.03x.
+        await exchanges.restart(order)
+        for name in contenders:
             await contenders[name]()
         for _ in range(rounds):
-            await exchanges.restart(order)
             samples: dict[str, list[float]] = defaultdict(list)
             for _ in range(calls):
                 for name in order.sample(names, len(names)):
