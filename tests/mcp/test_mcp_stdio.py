@@ -1,10 +1,13 @@
-"""The stdio transport's line reader: whole lines back however the pipe cut them, and
-a line past the cap refused without reading on (the transport with a real server is
-tested in tests/reliability/test_faults_tools.py and every test of tests/mcp)."""
+"""The stdio transport: whole lines back however the pipe cut them, a line past the cap
+refused without reading on, and a line that is not a message a notice (the transport
+with a real server is also tested in tests/reliability/test_faults_tools.py, and by
+every test of tests/mcp)."""
 
 from __future__ import annotations
 
 import itertools
+import logging
+import sys
 
 import anyio
 import pytest
@@ -12,7 +15,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hookgate.mcp import stdio
+from hookgate.mcp.config import StdioServer
+from hookgate.mcp.connection import McpConnection
 from hookgate.mcp.stdio import LineTooLong
+from support.mcp_peers import SERVER_SCRIPT
 
 
 class Pipe:
@@ -65,3 +71,35 @@ def test_output_without_a_line_end_is_refused_at_the_cap_not_read_to_its_end(
     with pytest.raises(LineTooLong):
         anyio.run(read_all, pipe)
     assert pipe.reads == 4  # 120 bytes read: refused there, the other 996 pieces left
+
+
+class Notices(logging.Handler):
+    """The warnings the MCP transport logs, as their messages."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@pytest.mark.anyio
+async def test_a_line_that_is_not_a_message_is_a_notice_and_the_server_goes_on() -> None:
+    """A real server (the SDK's) writes a line of garbage before its answer: the
+    session is handed the error, a notice quotes the line, and the call is answered."""
+    notices = Notices()
+    logging.getLogger("hookgate.mcp").addHandler(notices)
+    server = StdioServer(name="test", command=sys.executable, args=(str(SERVER_SCRIPT), "stdio"))
+    connection = McpConnection(server)
+    try:
+        await connection.start()
+        result = await connection.call("garbage", {"text": "still answered"})
+        assert await connection.call("echo", {"text": "and again"})
+    finally:
+        await connection.aclose()
+        logging.getLogger("hookgate.mcp").removeHandler(notices)
+    assert [block.text for block in result.content] == ["still answered"]  # type: ignore[union-attr]
+    assert notices.messages == [
+        "a line from the server is not a JSON-RPC message: 'this is not JSON'"
+    ]

@@ -6,8 +6,8 @@
 Tools: `echo(text)`, `add(a, b)`, `record(text)` (appends a line to the file named by
 $MCP_TEST_LOG: proof the call reached the server), `whoami()` (its pid and
 $HOOKGATE_TEST_MARK), `crash()` (the process exits mid-call without answering),
-`flood()` (writes to stdout without end, and no line's end) and `hang()` (never
-answers).
+`flood()` (writes to stdout without end, and no line's end), `garbage(text)` (writes
+a line that is not JSON, then returns the text) and `hang()` (never answers).
 The HTTP server listens on 127.0.0.1 on an ephemeral port, path `/mcp`.
 """
 
@@ -66,6 +66,12 @@ def flood() -> str:
     chunk = b"x" * 65536
     while True:
         os.write(WIRE, chunk)
+
+
+@server.tool(description="Write a line that is not JSON to the wire, then return the text.")
+def garbage(text: str) -> str:
+    os.write(WIRE, b"this is not JSON\n")
+    return text
 
 
 @server.tool(description="Never answer.")

@@ -211,12 +211,14 @@ class _OneLine(logging.Formatter):
 
 
 def show_sdk_logs_as_notices() -> None:
-    """Route the `mcp` SDK's warnings and errors to stderr, one line each (idempotent)."""
-    logger = logging.getLogger("mcp")
-    if any(isinstance(handler.formatter, _OneLine) for handler in logger.handlers):
-        return
-    handler = logging.StreamHandler(_errlog())
-    handler.setFormatter(_OneLine())
-    handler.setLevel(logging.WARNING)
-    logger.addHandler(handler)
-    logger.propagate = False
+    """Route the `mcp` SDK's warnings and errors, and our transport's, to stderr, one line
+    each (idempotent)."""
+    for name in ("mcp", "hookgate.mcp"):
+        logger = logging.getLogger(name)
+        if any(isinstance(handler.formatter, _OneLine) for handler in logger.handlers):
+            continue
+        handler = logging.StreamHandler(_errlog())
+        handler.setFormatter(_OneLine())
+        handler.setLevel(logging.WARNING)
+        logger.addHandler(handler)
+        logger.propagate = False

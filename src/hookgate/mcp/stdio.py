@@ -17,6 +17,7 @@ meanwhile, so that a server stuck writing can still exit.
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 from collections.abc import AsyncIterator, Callable
@@ -38,6 +39,10 @@ READ_CHUNK = 64 * 1024
 STOP_GRACE = 2.0
 #: Seconds between SIGTERM and SIGKILL.
 KILL_GRACE = 2.0
+#: Characters of a bad line quoted in its notice.
+EXCERPT = 80
+
+logger = logging.getLogger(__name__)
 
 Streams = tuple[
     MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]
@@ -141,10 +146,12 @@ async def _lines(stdout: ByteReceiveStream) -> AsyncIterator[bytes]:
 
 def _parsed(line: bytes) -> SessionMessage | Exception:
     """A line as the session reads it: a message, or the error a bad line is (the
-    session reports it and goes on, as with the SDK's own client)."""
+    session is handed it and goes on, as with the SDK's own client); a notice says so."""
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError as exc:
+        text = line[:EXCERPT].decode("utf-8", "replace") + ("…" if len(line) > EXCERPT else "")
+        logger.warning("a line from the server is not a JSON-RPC message: %r", text)
         return exc
 
 
