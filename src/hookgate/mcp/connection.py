@@ -29,7 +29,7 @@ from hookgate.mcp.config import HttpServer, McpServerConfig, StdioServer
 from hookgate.mcp.stdio import LineTooLong, stdio_client
 
 #: Seconds `aclose` waits for the owner task to leave the client (stdin closed, then
-#: the SDK's own SIGTERM/SIGKILL escalation of about 4 s) before cancelling it.
+#: the stdio transport's SIGTERM/SIGKILL escalation of about 4 s) before cancelling it.
 CLOSE_WAIT = 10.0
 #: Seconds added to a call's timeout for our own bound, so that the SDK's (which also
 #: tells the server the request is cancelled) fires first.
