@@ -77,9 +77,8 @@ async def stdio_client(
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass  # the session is gone
         except LineTooLong as exc:
-            on_fault(str(exc))
-            _signal_group(process, signal.SIGKILL)
-            raise
+            on_fault(str(exc))  # before the session ends: its calls say why
+            raise  # the block is cancelled, and `_stop` kills the server at once
         # Read to the end and drop it: a server blocked writing to a full pipe would
         # not see its stdin close, nor exit.
         await _drain(process.stdout)
@@ -163,13 +162,12 @@ async def _stop(process: Process, *streams: AsyncResource, grace: bool) -> None:
     for stream in (*streams, process.stdin):
         with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             await stream.aclose()
-    steps = ((STOP_GRACE, signal.SIGTERM), (KILL_GRACE, signal.SIGKILL)) if grace else ()
-    for wait, then in steps:
+    graced = ((STOP_GRACE, signal.SIGTERM), (KILL_GRACE, signal.SIGKILL))
+    for wait, then in graced if grace else ((0.0, signal.SIGKILL),):
         if await _exited_within(process, wait):
             break
         _signal_group(process, then)
     else:
-        _signal_group(process, signal.SIGKILL)
         await _exited_within(process, KILL_GRACE)  # the kernel's own time to end it
     _signal_group(process, signal.SIGKILL)  # what is left of its group, if anything
 
