@@ -485,10 +485,13 @@ ECHO_AFTER = (
 )
 
 
+def _resident(script: str, *args: str) -> Resident:
+    """A resident Python child running `script` (with `args`)."""
+    return Resident.start([sys.executable, "-c", script, *args], env=dict(os.environ), cwd=None)
+
+
 def _resident_echo(after: float) -> Resident:
-    return Resident.start(
-        [sys.executable, "-c", ECHO_AFTER, str(after)], env=dict(os.environ), cwd=None
-    )
+    return _resident(ECHO_AFTER, str(after))
 
 
 def test_a_quick_resident_answer_is_read_without_a_pass_of_the_loop() -> None:
@@ -567,7 +570,7 @@ def test_an_answer_already_there_is_read_without_a_poll(driver: str) -> None:
     answer is there by the time we look: it is read at once, without a poll(2) (about
     a tenth of such an exchange), and on the event loop without a pass of the loop.
     Here each answer is out before its line is written."""
-    resident = Resident.start([sys.executable, "-c", AHEAD], env=dict(os.environ), cwd=None)
+    resident = _resident(AHEAD)
     counted = resident._poll = CountedPoll(resident._poll)  # type: ignore[assignment]
 
     def ask_sync(number: int) -> None:
@@ -647,9 +650,7 @@ def test_a_resident_logging_at_every_answer_is_answered_every_time(driver: str) 
     """An answer read at once leaves stderr unread; when the log fills its pipe, the
     process stops before its answer, and the wait for it drains the log: 300 answers,
     300 KiB of log through a 64 KiB pipe, none late."""
-    resident = Resident.start(
-        [sys.executable, "-c", LOGS_AND_ECHOES], env=dict(os.environ), cwd=None
-    )
+    resident = _resident(LOGS_AND_ECHOES)
 
     async def asks() -> None:
         for number in range(300):
