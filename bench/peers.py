@@ -312,8 +312,8 @@ class Exchanges:
     its own child. Where a child lands moves its exchange by up to 3 µs (the bare one
     took from 22.3 to 25.2 µs, steady while it ran, from one start of the same program
     to the next, on the same processor), and that luck is the child's, not its
-    parent's: every round starts all four children afresh (`restart`), so that each
-    ratio is taken over as many starts as rounds."""
+    parent's: every block round starts all four children afresh (`restart`), so that
+    each ratio in blocks is taken over as many starts as rounds."""
 
     #: Exchanges each fresh child makes before a round times it: its start-up, warm-up.
     WARM = 20
