@@ -170,11 +170,13 @@ async def test_tool_fault_in_a_turn(
 
 
 @pytest.mark.reliability("tools")
-def test_hanging_shell_under_print_mode(
-    project: Project, tmp_path: Path, mark: str, group_gone: Callable[[int], None]
+@pytest.mark.parametrize("name", ["shell_hang", "mcp_flood_without_a_line_end"])
+def test_tool_fault_under_print_mode(
+    project: Project, tmp_path: Path, mark: str, group_gone: Callable[[int], None], name: str
 ) -> None:
-    """`hookgate -p -v` whose shell call hangs: answered after shell_timeout, stderr names the timeout."""
-    fault = TOOL_FAULTS["shell_hang"]
+    """`hookgate -p -v` whose shell call hangs, or whose MCP server floods: answered once
+    the call is cut, stderr names why."""
+    fault = TOOL_FAULTS[name]
     post_log = tmp_path / "post.log"
     write_agent(project, fault, post_log, mark)
 
