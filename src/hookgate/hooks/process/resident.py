@@ -12,7 +12,9 @@ closed. stderr is drained whenever a reply is waited for, and its last `STDERR_K
 bytes kept for failure messages (a process that fills it stops replying: it is waited
 for). Where the process shares our processor, its reply is usually there as soon as the
 line is written (its wake-up preempted us): both drivers read it at once, without a
-poll; a read that finds nothing backs off. Otherwise `ask_sync` waits in poll(2); `ask`
+poll. Where it runs on another, a quick reply comes sooner than a sleep would end: it
+is looked for again for `LOOK_AGAIN` seconds at most; a look that finds nothing backs
+off. Otherwise `ask_sync` waits in poll(2); `ask`
 lets the event loop wake it (its reader resumes the task at once: `wakeup.Wakeup`),
 its fds watched by that loop until another one (or `ask_sync`) asks. While the hook's
 last reply came within `QUICK`, `ask` waits for the next in poll(2) first, the loop
@@ -61,6 +63,13 @@ STOP_GRACE = 0.2
 _EXIT_AFTER_EOF = 0.05
 #: Seconds between exit checks where there is no pidfd to wait on (Linux < 5.3).
 _NO_PIDFD_TICK = 0.001
+#: Seconds an answer not there at once is looked for again before we sleep in
+#: poll(2) (`Resident._one_read`). A process on another processor answers a short event
+#: in about 20 µs; sleeping for it costs another 40 µs on a virtual machine, where each
+#: wake-up of an idle processor goes through the hypervisor. A process that does not
+#: answer within this costs us this much processor time, and each such miss in a row
+#: doubles the events that go straight to the poll.
+LOOK_AGAIN = 0.0001
 #: The most events in a row that skip the early read (`Resident._one_read`).
 _EARLY_SKIPS_MAX = 63
 
@@ -143,16 +152,17 @@ class Resident:
         else:
             # A process on our processor usually runs as soon as it is written to (its
             # wake-up preempts us), and its reply is there before we look: read it
-            # without the poll. One elsewhere is still working: each miss in a row
-            # doubles the events that go straight to the poll (`_EARLY_SKIPS_MAX`).
+            # without the poll. One elsewhere is still working, and a quick one has
+            # answered before a sleep in poll(2) would have ended: look again for a
+            # moment (`LOOK_AGAIN`). Each miss in a row doubles the events that go
+            # straight to the poll (`_EARLY_SKIPS_MAX`).
             try:
-                chunk = os.read(fd, READ_CHUNK)
-            except BlockingIOError:
-                chunk = None
-                self._early_backoff = min(self._early_backoff * 2 + 1, _EARLY_SKIPS_MAX)
-                self._early_skips = self._early_backoff
+                chunk = _read_soon(fd, min(wait, LOOK_AGAIN))
             except OSError:  # an error `_read_stdout` reads as end of file
                 return None
+            if chunk is None:
+                self._early_backoff = min(self._early_backoff * 2 + 1, _EARLY_SKIPS_MAX)
+                self._early_skips = self._early_backoff
             else:
                 self._early_backoff = 0
         if chunk is None:
@@ -438,6 +448,24 @@ class Resident:
         self.stopped = True
         self.process.reap()
         self.process.release()
+
+
+def _read_soon(fd: int, seconds: float) -> bytes | None:
+    """What `fd` holds now, or once it holds something within `seconds`; None if it
+    held nothing by then. Between two looks our processor is offered to whatever waits
+    for it, which may be the process that is to answer (`os.sched_yield`)."""
+    try:
+        return os.read(fd, READ_CHUNK)
+    except BlockingIOError:
+        pass
+    until = time.monotonic() + seconds
+    while True:
+        os.sched_yield()
+        try:
+            return os.read(fd, READ_CHUNK)
+        except BlockingIOError:
+            if time.monotonic() >= until:
+                return None
 
 
 def _running_loop() -> asyncio.AbstractEventLoop:
