@@ -35,7 +35,13 @@ from hookgate.hooks import (
     run_process,
     run_process_sync,
 )
-from hookgate.hooks.process import HOLD_WAIT, KILL_GRACE, OUTPUT_CAP
+from hookgate.hooks.process import (
+    DEFAULT_PIPE_SIZE,
+    HOLD_WAIT,
+    KILL_GRACE,
+    OUTPUT_CAP,
+    PIPE_SIZE,
+)
 from hookgate.hooks.process import core as process_core
 from hookgate.hooks.process import resident as resident_module
 from hookgate.hooks.process.guard import guard_token
@@ -108,6 +114,32 @@ def test_stdin_is_written_while_output_is_drained(run: Run) -> None:
     assert result.returncode == 0
     assert result.stdout == b"x" * OUTPUT_CAP
     assert result.stdout_truncated
+
+
+@pytest.mark.parametrize(
+    "size", [0, 1, select.PIPE_BUF, select.PIPE_BUF + 1, DEFAULT_PIPE_SIZE, DEFAULT_PIPE_SIZE + 1]
+)
+def test_input_of_any_size_arrives_whole(size: int, run: Run) -> None:
+    """Up to `PIPE_BUF` bytes go to the fresh pipe in one blocking write (it cannot
+    block); more, through a non-blocking one that the rest follows."""
+    data = bytes(index % 251 for index in range(size))
+    result = run(["cat"], stdin=data)
+    assert (result.returncode, result.stdout) == (0, data)
+
+
+#: Prints the capacity of its stdout pipe (fcntl F_GETPIPE_SZ).
+PRINTS_ITS_PIPE_SIZE = [sys.executable, "-c", "import fcntl; print(fcntl.fcntl(1, 1032))"]
+
+
+@pytest.mark.parametrize(
+    ("asked", "capacity"), [(PIPE_SIZE, PIPE_SIZE), (None, DEFAULT_PIPE_SIZE), (256 * 1024,) * 2]
+)
+def test_the_stdout_pipe_holds_what_was_asked(asked: int | None, capacity: int, run: Run) -> None:
+    """Output waits in the pipe until the exit is seen; `pipe_size` sets how much fits
+    (`PIPE_SIZE` unless said otherwise; None keeps the system's default)."""
+    assert int(run(PRINTS_ITS_PIPE_SIZE, pipe_size=asked).stdout) == capacity
+    if asked == PIPE_SIZE:
+        assert int(run(PRINTS_ITS_PIPE_SIZE).stdout) == PIPE_SIZE
 
 
 @pytest.mark.parametrize("stream", ["stdout", "stderr"])
@@ -781,6 +813,47 @@ def test_a_quick_hook_that_turns_slow_holds_the_loop_once_and_briefly(
     assert max(found) < HOLD_WAIT + 0.02, max(found)  # never for the hook's 50 ms
     held = [gap for gap in found if gap >= 0.8 * HOLD_WAIT]
     assert len(held) <= 2, held  # once (and a loaded machine's pause), not each time
+
+
+#: A hook that logs its stdout pipe's capacity to the file named by its first argument,
+#: then answers allow, padded to its second argument's length.
+LOGS_ITS_PIPE_SIZE = (
+    "import fcntl, sys\n"
+    "with open(sys.argv[1], 'a') as log:\n"
+    "    log.write('%d\\n' % fcntl.fcntl(1, 1032))\n"
+    "sys.stdout.write(' ' * int(sys.argv[2]) + '{}')\n"
+)
+
+
+@pytest.mark.parametrize("driver", ["sync", "async"])
+def test_a_hook_whose_reply_filled_a_pipe_gets_a_larger_one_from_then_on(
+    driver: str, tmp_path: Path, make_engine: MakeEngine
+) -> None:
+    """A reply longer than a default pipe is half-written when the pipe fills, and
+    waits for hookgate to drain it (`QUIET_START` after the start, when the hook is not
+    done by then). From its next run on, such a hook's stdout pipe holds `PIPE_SIZE`,
+    where its reply waits for the exit. A hook whose replies are short keeps the
+    default pipe, and spares the resize: most hooks."""
+    logs = {name: tmp_path / name for name in ("long", "short")}
+    pads = {"long": 100_000, "short": 10}
+    engine = make_engine({"preToolCall": [
+        {"name": name, "args": [sys.executable, "-c", LOGS_ITS_PIPE_SIZE, str(log), str(pads[name])]}
+        for name, log in logs.items()
+    ]})  # fmt: skip
+
+    async def events() -> list[Outcome]:
+        return [await engine.run("preToolCall", SHELL_CALL) for _ in range(3)]
+
+    if driver == "sync":
+        outcomes = [engine.run_sync("preToolCall", SHELL_CALL) for _ in range(3)]
+    else:
+        outcomes = asyncio.run(events())
+    assert all(outcome.allowed and not outcome.errors for outcome in outcomes)
+    seen = {name: [int(size) for size in log.read_text().split()] for name, log in logs.items()}
+    assert seen == {
+        "long": [DEFAULT_PIPE_SIZE, PIPE_SIZE, PIPE_SIZE],
+        "short": [DEFAULT_PIPE_SIZE] * 3,
+    }
 
 
 @pytest.mark.parametrize(

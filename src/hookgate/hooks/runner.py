@@ -21,7 +21,14 @@ from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn
 from hookgate.hooks.formats import FORMATS, HookReply, ReplyFormat
 from hookgate.hooks.outcome import HookFailure, Outcome
-from hookgate.hooks.process import HOLD_WAIT, QUICK, ProcessResult, run_process_sync
+from hookgate.hooks.process import (
+    DEFAULT_PIPE_SIZE,
+    HOLD_WAIT,
+    PIPE_SIZE,
+    QUICK,
+    ProcessResult,
+    run_process_sync,
+)
 from hookgate.hooks.process.guard import guarded, is_guarded
 from hookgate.hooks.replies import failure, process_reply, python_reply
 from hookgate.hooks.yamlfile import did_you_mean
@@ -82,6 +89,9 @@ class HookEngine:
         self._env = {id(spec): self._hook_env(spec, base_env) for spec in self}
         #: The process hooks whose last run took at most `QUICK` (`_ask`).
         self._quick: set[int] = set()
+        #: The process hooks that once wrote a pipe's worth to stdout: asked for a larger
+        #: pipe from then on (`_learn`).
+        self._chatty: set[int] = set()
         self._pins: FilePins | None = None
         self._files: dict[int, list[Path]] = {}
         if pinned is not None:
@@ -261,6 +271,7 @@ class HookEngine:
                 self._quick.add(id(hook))
             else:
                 self._quick.discard(id(hook))
+            self._learn(hook, result)
         return process_reply(fmt, chain.spec, envelope, result)
 
     def _ask_sync(self, hook: HookSpec, chain: Chain) -> HookReply:
@@ -290,6 +301,7 @@ class HookEngine:
             result = run_process_sync(
                 hook.argv(), **self._process_options(hook, fmt, chain, envelope)
             )
+            self._learn(hook, result)
         return process_reply(fmt, chain.spec, envelope, result)
 
     def _check_pins(self, hook: HookSpec) -> None:
@@ -306,7 +318,16 @@ class HookEngine:
             "env": self._guarded_env(hook),
             "cwd": hook.cwd or self.project_dir,
             "timeout": hook.timeout,
+            "pipe_size": PIPE_SIZE if id(hook) in self._chatty else None,
         }
+
+    def _learn(self, hook: HookSpec, result: ProcessResult) -> None:
+        """A hook whose reply filled a default pipe gets a `PIPE_SIZE` one from its next
+        run on, where the reply waits until the hook has exited: with the default, it
+        waited for the drain, `QUIET_START` after the start. Most replies are short,
+        and spare the resize."""
+        if len(result.stdout) >= DEFAULT_PIPE_SIZE:
+            self._chatty.add(id(hook))
 
     def _guarded_env(self, hook: HookSpec) -> dict[str, str]:
         """The hook's environment, marked for the guardian once, at its first run (and

@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks.process.blocking import run_process_sync
 from hookgate.hooks.process.core import (
+    DEFAULT_PIPE_SIZE,
     EOF_GRACE,
     HOLD_WAIT,
     KILL_GRACE,
     OUTPUT_CAP,
+    PIPE_SIZE,
     QUICK,
     QUIET_START,
     Input,
@@ -49,11 +51,13 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "DEFAULT_PIPE_SIZE",
     "EOF_GRACE",
     "GUARD_VAR",
     "HOLD_WAIT",
     "KILL_GRACE",
     "OUTPUT_CAP",
+    "PIPE_SIZE",
     "QUICK",
     "QUIET_START",
     "Input",

@@ -14,6 +14,7 @@ from hookgate.hooks.process.core import (
     EOF_GRACE,
     KILL_GRACE,
     OUTPUT_CAP,
+    PIPE_SIZE,
     QUIET_START,
     Input,
     Output,
@@ -33,6 +34,7 @@ async def run_process(
     timeout: float,
     output_cap: int = OUTPUT_CAP,
     hold: float = 0.0,
+    pipe_size: int | None = PIPE_SIZE,
 ) -> ProcessResult:
     """Run `argv` to completion or to `timeout` seconds, whichever comes first.
 
@@ -40,13 +42,15 @@ async def run_process(
     it is called once the process has started, so that building the input overlaps
     the process's own start-up. `hold` is how long to wait for the exit first with the
     event loop held (poll(2)), for a process known to be quick (`QUICK`, `HOLD_WAIT`):
-    the loop then neither watches nor wakes for it. Raises `SpawnError` when the
+    the loop then neither watches nor wakes for it. `pipe_size` is the capacity asked of
+    the stdout pipe, which holds that much output until the exit is seen (`QUIET_START`);
+    None keeps the default 64 KiB, and saves the system call. Raises `SpawnError` when the
     program cannot be started; every other outcome is a `ProcessResult`. Cancelling
     the caller stops the process group the same way a timeout does, and the
     cancellation goes on once the leader is reaped.
     """
     started = time.monotonic()
-    child = _Child.spawn(argv, env=env, cwd=cwd, output_cap=output_cap)
+    child = _Child.spawn(argv, env=env, cwd=cwd, output_cap=output_cap, pipe_size=pipe_size)
     timed_out = False
     try:
         child.feed(stdin)

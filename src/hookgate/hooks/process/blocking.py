@@ -17,6 +17,7 @@ from hookgate.hooks.process.core import (
     EOF_GRACE,
     KILL_GRACE,
     OUTPUT_CAP,
+    PIPE_SIZE,
     QUIET_START,
     Input,
     Output,
@@ -37,6 +38,7 @@ def run_process_sync(
     cwd: str | None = None,
     timeout: float,
     output_cap: int = OUTPUT_CAP,
+    pipe_size: int | None = PIPE_SIZE,
 ) -> ProcessResult:
     """`run_process` for synchronous callers: it blocks the calling thread meanwhile.
 
@@ -44,10 +46,11 @@ def run_process_sync(
     drained and capped, the timeout enforced whatever the process does, the group
     stopped (SIGTERM, `KILL_GRACE`, SIGKILL) and the leader reaped. An exception that
     interrupts the wait (KeyboardInterrupt) stops the group the same way, then goes on.
+    `pipe_size` as in `run_process`.
     """
     started = time.monotonic()
     deadline = started + timeout
-    process = Process.spawn(argv, env=env, cwd=cwd, output_cap=output_cap)
+    process = Process.spawn(argv, env=env, cwd=cwd, output_cap=output_cap, pipe_size=pipe_size)
     timed_out = False
     try:
         process.start_input(stdin)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import select
 import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Self
 
 from hookgate.hooks.errors import HookgateError
+from hookgate.hooks.process import subreaper
 from hookgate.hooks.process.guard import guarded, is_guarded, reaped, starting, track
 
 if TYPE_CHECKING:  # the blocking driver runs without asyncio
@@ -32,9 +34,10 @@ EOF_GRACE = 0.1
 #: Bytes read from a pipe per wake-up.
 READ_CHUNK = 64 * 1024
 #: Seconds we wait for the exit alone before draining the pipes as they fill. Until
-#: then output collects in the pipes (`PIPE_SIZE` for stdout, 64 KiB for stderr); a
-#: fast hook is read once, after its exit, which spares a wake-up per pipe (about
-#: 0.1 ms each on a VM).
+#: then output collects in the pipes (64 KiB each, or the `pipe_size` asked for stdout);
+#: a fast hook is read once, after its exit, which spares a wake-up per pipe (about
+#: 0.1 ms each on a VM). A process that writes more than its pipe holds meanwhile waits
+#: for the drain.
 QUIET_START = 0.005
 #: Seconds within which a hook that ran (a persistent one: answered) is quick: on an
 #: event loop, its next run is waited for with the loop held (poll(2)), for at most
@@ -47,9 +50,13 @@ QUICK = 0.001
 #: the kernel's next tick (4 ms at HZ=250) makes it arm and cancel a timer of its own,
 #: which costs a virtual machine 20 µs.
 HOLD_WAIT = 0.005
-#: Capacity asked of the stdout pipe, where a hook's reply goes (Linux's default limit
-#: for unprivileged users). stderr keeps the default 64 KiB: a hook's log is rarely
-#: longer within `QUIET_START`, and each resize costs 5 µs of kernel time per process.
+#: A pipe's capacity unless asked otherwise (Linux's default).
+DEFAULT_PIPE_SIZE = 64 * 1024
+#: Capacity `run_process` asks of the stdout pipe by default, for output that is often
+#: long (a shell command's): Linux's default limit for unprivileged users. Each resize
+#: costs about 9 µs a process, of a spawn's 650 µs: a hook's reply is usually short, and
+#: the engine asks for it only for a hook that wrote more than `DEFAULT_PIPE_SIZE`
+#: before. stderr keeps the default: a log is rarely longer within `QUIET_START`.
 PIPE_SIZE = 1024 * 1024
 #: Bytes read from one pipe before control goes back to the caller's loop: one pipe's
 #: worth, what it held at the wake-up. The loop calls again while there is more.
@@ -120,12 +127,12 @@ class Output:
         self._sink = sink
         os.set_blocking(fd, False)
 
-    def enlarge(self) -> None:
-        """Ask for a `PIPE_SIZE` pipe, which holds a chatty hook's reply; over the user's
-        limit, the default will do."""
+    def enlarge(self, size: int) -> None:
+        """Ask for a pipe of `size` bytes, which holds that much output until it is read;
+        over the user's limit, the default will do."""
         # (`contextlib.suppress` would cost three Python calls on every hook.)
         try:  # noqa: SIM105
-            fcntl.fcntl(self.fd, _F_SETPIPE_SZ, PIPE_SIZE)
+            fcntl.fcntl(self.fd, _F_SETPIPE_SZ, size)
         except OSError:
             pass
 
@@ -179,6 +186,7 @@ class Process:
         fds: tuple[int, int, int],
         cap: int,
         on_stdout: Callable[[bytes], None] | None = None,
+        pipe_size: int | None = None,
     ) -> None:
         stdin_fd, stdout_fd, stderr_fd = fds
         self.pid = pid  # == the process group id: the child called setsid
@@ -189,7 +197,8 @@ class Process:
         self.stdin_fd: int | None = stdin_fd
         self._pending = memoryview(b"")
         self.stdout = self.output_type(stdout_fd, cap, on_stdout)
-        self.stdout.enlarge()
+        if pipe_size is not None:
+            self.stdout.enlarge(pipe_size)
         self.stderr = self.output_type(stderr_fd, cap)
         self.pidfd = pidfd
         self.started()
@@ -206,7 +215,10 @@ class Process:
         cwd: str | None,
         output_cap: int,
         on_stdout: Callable[[bytes], None] | None = None,
+        pipe_size: int | None = None,
     ) -> Self:
+        """Start `argv` in a session of its own on three fresh pipes; `pipe_size` is the
+        capacity asked of the stdout pipe (None: the default)."""
         if not argv:
             raise SpawnError("empty command")
         program = resolve_program(argv[0], env)
@@ -231,7 +243,7 @@ class Process:
                 for fd in (stdin_r, stdout_w, stderr_w):
                     os.close(fd)
             pidfd = _open_pidfd(pid)
-            return cls(pid, pidfd, ours, output_cap, on_stdout)
+            return cls(pid, pidfd, ours, output_cap, on_stdout, pipe_size)
         except BaseException as exc:
             if pid is None and not isinstance(exc, SpawnError):
                 pid = _child_on_pipes(ours)  # started, but the interrupt lost its pid
@@ -245,9 +257,10 @@ class Process:
     def start_input(self, data: Input) -> None:
         """Take the input and write what the pipe takes now; `write_input` does the rest."""
         self._pending = memoryview(data() if callable(data) else data)
-        if self.stdin_fd is not None:
+        if self.stdin_fd is not None and len(self._pending) > select.PIPE_BUF:
             # Before the first write: a blocking write of more than the pipe holds would
-            # stall us (and the timeout) until the child read it all.
+            # stall us (and the timeout) until the child read it all. Up to `PIPE_BUF`
+            # bytes, the usual event, fit a fresh pipe whole, at once.
             os.set_blocking(self.stdin_fd, False)
         self.write_input()
 
@@ -293,7 +306,8 @@ class Process:
             _, status = os.waitpid(self.pid, 0)
             self.reaped = True
             self.returncode = os.waitstatus_to_exitcode(status)
-            _reap_adopted(self.pid)
+            if subreaper.adopting:
+                _reap_adopted(self.pid)
             reaped(self.pid)
 
     def release(self) -> None:
@@ -413,8 +427,8 @@ def exited_unreaped(pid: int, *, block: bool) -> bool:
 def _reap_adopted(pgid: int) -> None:
     """Reap the killed members of group `pgid` that were reparented to us.
 
-    They are ours only where `adopt_orphans()` made this process a subreaper; each was
-    sent SIGKILL, so each wait is short.
+    They are ours only where `adopt_orphans()` made this process a subreaper (else the
+    caller does not look); each was sent SIGKILL, so each wait is short.
     """
     try:
         while True:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 #: prctl(2) option that makes a process the reaper of its descendants' orphans.
 _PR_SET_CHILD_SUBREAPER = 36
+#: Whether `adopt_orphans` made this process a subreaper: only then can a killed
+#: member of a child's process group become our child, to be reaped by us.
+adopting = False
 
 
 def adopt_orphans() -> bool:
@@ -21,8 +24,10 @@ def adopt_orphans() -> bool:
     """
     import ctypes  # here: 2 ms to import, paid by the process that adopts alone
 
+    global adopting
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+        adopting = adopting or libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     except (OSError, AttributeError):
-        return False
+        pass
+    return adopting
