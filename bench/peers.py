@@ -42,7 +42,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import fcntl
 import json
 import os
 import platform
@@ -60,7 +59,6 @@ from pathlib import Path
 
 from hookgate.hooks import HookEngine, adopt_orphans, parse_hooks, run_process_sync
 from hookgate.hooks.process import guarded, run_process
-from hookgate.hooks.process.core import PIPE_SIZE
 from hookgate.hooks.yamlfile import Where
 
 PAYLOAD = {"tool": "shell", "arguments": {"command": "ls -la", "timeout": 30}}
@@ -68,7 +66,6 @@ EVENT = json.dumps({"event": "preToolCall", "session_id": "bench", **PAYLOAD}).e
 SHELL = ["/bin/sh", "-c", "true"]
 ENV = dict(os.environ)  # built once, like each hook's environment in the engine
 GUARDED_ENV = guarded(ENV)
-F_SETPIPE_SZ = 1031
 RESET_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
 CHILD = Path(__file__).resolve().parents[1] / "examples" / "persistent_guard.py"
 NODE_SCRIPT = """
@@ -142,10 +139,9 @@ async def loop_floor() -> None:
 
 def spawn_guarded() -> None:
     """The floor plus what the engine's start adds in the kernel: a new session, two
-    signals reset, a stderr pipe, a 1 MiB stdout pipe; no Python beyond the calls."""
+    signals reset, a stderr pipe; no Python beyond the calls. (A hook that once wrote
+    more than a pipe holds also gets a 1 MiB stdout pipe: not this one.)"""
     pipes = [os.pipe() for _ in range(3)]
-    with contextlib.suppress(OSError):
-        fcntl.fcntl(pipes[1][0], F_SETPIPE_SZ, PIPE_SIZE)
     pid = os.posix_spawn(SHELL[0], SHELL, ENV, setsid=True, setsigdef=RESET_SIGNALS,
                          file_actions=[(os.POSIX_SPAWN_DUP2, pipes[0][0], 0),
                                        (os.POSIX_SPAWN_DUP2, pipes[1][1], 1),
@@ -163,13 +159,14 @@ def spawn_guarded() -> None:
 
 
 def process_layer() -> None:
-    """`run_process_sync` alone: every process guarantee, no hook engine around it."""
-    run_process_sync(SHELL, stdin=EVENT, env=GUARDED_ENV, timeout=10)
+    """`run_process_sync` alone: every process guarantee, no hook engine around it; the
+    stdout pipe left as the engine leaves a hook's whose replies are short."""
+    run_process_sync(SHELL, stdin=EVENT, env=GUARDED_ENV, timeout=10, pipe_size=None)
 
 
 async def process_layer_awaited() -> None:
     """`await run_process` alone: the same, on the event loop."""
-    await run_process(SHELL, stdin=EVENT, env=GUARDED_ENV, timeout=10)
+    await run_process(SHELL, stdin=EVENT, env=GUARDED_ENV, timeout=10, pipe_size=None)
 
 
 def subprocess_run() -> None:
@@ -505,7 +502,7 @@ def _persistent_children() -> list[int]:
 
 ROWS = (
     ("floor", "floor: `posix_spawn`, stdin and stdout pipes, `waitpid` (baseline)", "1.00×"),
-    ("spawn guarded", "the floor + new session, signals reset, stderr pipe, 1 MiB stdout", ""),
+    ("spawn guarded", "the floor + new session, signals reset, stderr pipe", ""),
     ("process layer", "hookgate `run_process_sync` alone (no engine)", ""),
     ("run_sync", 'hookgate `HookEngine.run_sync`, one `command: "true"` hook', ""),
     ("loop floor", "the floor on the event loop: its exit awaited once (pidfd, a future)", ""),
