@@ -147,6 +147,26 @@ def test_orphans_are_adopted_when_the_first_child_starts() -> None:
     assert done.stdout.split() == ["0", "1"]
 
 
+FORKED_ADOPTER = ADOPTER.replace(
+    "before = subreaper()\nrun_process_sync",
+    'run_process_sync(["true"], env={}, timeout=5)\nimport os\n'
+    "if os.fork():\n    os.wait()\n    sys.exit()\n"  # the child goes on, not a subreaper
+    "before = subreaper()\nrun_process_sync",
+)
+
+
+def test_a_forked_child_adopts_its_own_orphans_at_its_first_start() -> None:
+    """The subreaper setting is not inherited by fork(2), though everything Python
+    knows of it is: a forked child that starts a process becomes the reaper of its own
+    descendants' orphans then, as its parent did."""
+    assert "os.fork()" in FORKED_ADOPTER
+    done = subprocess.run(
+        [sys.executable, "-c", FORKED_ADOPTER], capture_output=True, text=True, check=True,
+        timeout=30,
+    )  # fmt: skip
+    assert done.stdout.split() == ["0", "1"]
+
+
 DISMISSER = """
 import os, subprocess, sys, time
 from hookgate.hooks.process import guard

@@ -27,7 +27,9 @@ def adopt_orphans() -> bool:
     global adopting
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        adopting = adopting or libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        # Asked again even where `adopting` says yes: a forked child inherits the flag,
+        # not the setting (the worse a stale flag does is one wait that finds nothing).
+        adopting = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     except (OSError, AttributeError):
-        pass
+        adopting = False
     return adopting
