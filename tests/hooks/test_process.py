@@ -727,6 +727,32 @@ def test_an_answer_never_there_at_once_is_looked_for_less_and_less(
     assert 8 <= len(looked) <= 14, sorted(looked)
 
 
+#: A resident child whose answer to a line `n` is `n` bytes, in one write.
+ANSWERS_AT_LENGTH = (
+    "import os, sys\nfor line in sys.stdin:\n    os.write(1, b'x' * int(line) + b'\\n')\n"
+)
+
+
+@pytest.mark.parametrize("driver", ["sync", "async"])
+def test_an_answer_longer_than_a_pipe_holds_comes_whole(driver: str) -> None:
+    """A resident process's stdout keeps the default 64 KiB pipe: an answer of up to
+    `LINE_CAP` bytes comes through it a pipe's worth at a time, read as it is written."""
+    resident = _resident(ANSWERS_AT_LENGTH)
+    lengths = [10, DEFAULT_PIPE_SIZE - 1, DEFAULT_PIPE_SIZE, 600_000, OUTPUT_CAP, 10]
+
+    async def asks() -> list[int]:
+        return [len(await resident.ask(b"%d\n" % n, time.monotonic() + 10)) for n in lengths]
+
+    try:
+        if driver == "sync":
+            got = [len(resident.ask_sync(b"%d\n" % n, time.monotonic() + 10)) for n in lengths]
+        else:
+            got = asyncio.run(asks())
+    finally:
+        resident.kill()
+    assert got == lengths
+
+
 #: A resident child that logs 1 KiB to stderr with each answer, which is its line.
 LOGS_AND_ECHOES = (
     "import sys\n"

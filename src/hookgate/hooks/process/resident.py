@@ -94,6 +94,7 @@ class Resident:
         self._stderr = bytearray()
         self.stopped = False
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._stdout_watched = False  # by `_loop`'s reader (`_watch_stdout`)
         self._waiter: Wakeup | None = None
         self._wakeup: type[Wakeup] | None = None
         self._alarm: asyncio.TimerHandle | None = None
@@ -304,14 +305,14 @@ class Resident:
         self._detach()
         self._loop = loop
         process = self.process
-        if not (self._stdout_eof or len(self._buffer) > LINE_CAP):
-            loop.add_reader(process.stdout.fd, self._on_stdout)
+        self._watch_stdout()
         loop.add_reader(process.stderr.fd, self._read_stderr)
         watch_exit(loop, process.pid, process.pidfd, self._on_exit)
 
     def _detach(self) -> None:
         """Stop the loop watching our fds (a closed loop watches nothing any more)."""
         loop, self._loop = self._loop, None
+        self._stdout_watched = False
         if self._alarm is not None:
             self._alarm.cancel()
             self._alarm, self._alarm_at = None, math.inf
@@ -321,11 +322,22 @@ class Resident:
             if fd is not None:
                 loop.remove_reader(fd)
 
+    def _watch_stdout(self) -> None:
+        """Have the loop read stdout, unless there is nothing more to read now: at end
+        of file, or with more than a line may hold unread (a flood, or an answer of
+        `LINE_CAP` bytes and its line's end, until it is taken: `_reply`)."""
+        if self._loop is None or self._stdout_watched:
+            return
+        if not (self._stdout_eof or len(self._buffer) > LINE_CAP):
+            self._loop.add_reader(self.process.stdout.fd, self._on_stdout)
+            self._stdout_watched = True
+
     def _on_stdout(self) -> None:
         if not self._read_stdout():
             return
         if self._loop is not None and (self._stdout_eof or len(self._buffer) > LINE_CAP):
-            self._loop.remove_reader(self.process.stdout.fd)
+            self._loop.remove_reader(self.process.stdout.fd)  # else ready forever, unread
+            self._stdout_watched = False
         if self._waiter is not None:
             self._waiter.wake()
 
@@ -381,6 +393,8 @@ class Resident:
         if 0 <= end <= LINE_CAP:
             line = bytes(self._buffer[:end])
             del self._buffer[: end + 1]
+            if self._loop is not None and not self._stdout_watched:
+                self._watch_stdout()  # the loop stopped reading at the cap: room again
             return line
         if len(self._buffer) > LINE_CAP:
             raise ResidentFailure(f"a reply line passed {LINE_CAP:,} bytes{self._tail()}")
