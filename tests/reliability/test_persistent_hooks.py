@@ -44,6 +44,10 @@ CHILD = textwrap.dedent("""
             time.sleep(60)
         if what == "garbage":
             print("\\x00\\xff not json", flush=True)
+        if what == "at the cap":  # a reply as long as a line may be, then its line's end
+            reply = json.dumps({"id": message["id"], "reply": None})
+            print(reply.ljust(LINE_LIMIT), flush=True)
+            continue
         if what == "not utf-8":  # JSON in shape, but the protocol's text is UTF-8
             sys.stdout.buffer.write(b'{"id": %d, "reply": "\\xff"}\\n' % message["id"])
             sys.stdout.flush()
@@ -191,6 +195,23 @@ def test_a_faulty_persistent_hook_fails_its_event_and_is_restarted(
     assert f"hook 'resident' failed: {FAULTS[fault]}" in (failed.reason or ""), failed.reason
     assert_allowed(driver.fire("ls"))
     assert len(starts(tmp_path)) == 2
+    assert_closed_cleanly(driver, mark, fds)
+
+
+@pytest.mark.reliability("hooks")
+def test_a_reply_as_long_as_a_line_may_be_is_no_flood(
+    drive: Callable[..., Driver], tmp_path: Path, mark: str
+) -> None:
+    """A reply of exactly `LINE_CAP` bytes is a reply: the same process answers the
+    events after it, on the event loop too, which stops reading at the cap (a flood
+    would hold it) and must read again once the reply is taken."""
+    fds = open_fds()
+    driver = drive()
+    assert_allowed(driver.fire("at the cap"))
+    with bounded(TURN_MARGIN_S + 1):
+        assert_allowed(driver.fire("slow"))  # 0.3 s: waited for on the loop
+    assert_allowed(driver.fire("ls"))
+    assert len(starts(tmp_path)) == 1
     assert_closed_cleanly(driver, mark, fds)
 
 
