@@ -22,6 +22,7 @@ from hookgate.hooks.yamlfile import (
     load_yaml,
     read_config,
 )
+from hookgate.sandbox.settings import SandboxSettings, parse_sandbox
 from hookgate.tools import BUILTIN_TOOL_NAMES, DEFAULT_TOOL_NAMES
 from hookgate.toolsettings import (
     DEFAULT_MAX_ARGUMENT_BYTES,
@@ -43,7 +44,7 @@ TOP_LEVEL_KEYS = (
     "model", "system", "tools", "permissions", "yolo", "hooks", "claude_settings", "agents",
     "mcp_servers",
     "max_steps", "context_budget", "shell_timeout", "max_ask_depth", "workspace", "shell",
-    "max_tool_calls", "max_argument_bytes", "team", "web_fetch", "guardrails",
+    "max_tool_calls", "max_argument_bytes", "team", "web_fetch", "guardrails", "sandbox",
 )  # fmt: skip
 AGENT_KEYS = ("file", "description", "timeout")
 TEAM_KEYS = ("name", "members", "max_parallel", "max_rounds")
@@ -115,6 +116,8 @@ class AgentConfig(NamedTuple):
     """Bytes of JSON arguments one tool call may carry."""
     web: WebLimits = WebLimits()
     """What `web_fetch` may reach and read."""
+    sandbox: SandboxSettings = SandboxSettings()
+    """How the kernel confines the model's commands (`sandbox:`; workspace-write by default)."""
 
     @property
     def base_dir(self) -> Path:
@@ -167,6 +170,7 @@ def load_agent_file(
         workspace_dirs=parse_workspace(document, where, path.parent),
         shell=parse_shell(document, where),
         web=parse_web_fetch(document, where),
+        sandbox=parse_sandbox(document, where, path.parent),
         max_tool_calls=_positive(document, where, "max_tool_calls", DEFAULT_MAX_TOOL_CALLS),
         max_argument_bytes=_positive(
             document, where, "max_argument_bytes", DEFAULT_MAX_ARGUMENT_BYTES

@@ -1,9 +1,12 @@
-"""Where the file tools reach: one normalisation of every path, the workspace, the refusals.
+"""Where the file tools reach: one normalisation of every path, and the refusals.
 
 A path is made absolute from the project directory, with `..`, `//` and `./` gone and
 symlinks resolved, before a permission rule judges it and before a tool opens it, so
-both see the same file. The workspace (project directory plus `workspace.dirs`) is
-reached freely; elsewhere asks for consent; `$HOOKGATE_HOME` and protected files never.
+both see the same file. Where it may go is the sandbox's table (`sandbox.Boundaries`),
+the one the shell's sandbox enforces: the workspace (project directory plus
+`workspace.dirs`) is reached freely, elsewhere asks for consent; `$HOOKGATE_HOME` is
+never reached, protected files never written, and with the sandbox on no file is
+written outside its writable dirs.
 """
 
 from __future__ import annotations
@@ -15,7 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.errors import ToolError
+from hookgate.sandbox.boundaries import Boundaries, within
 from hookgate.tools.base import ToolContext
+
+__all__ = ["within"]  # the sandbox's, for the tools that walk a tree
 
 #: The argument holding the path each file tool opens or walks.
 PATH_ARGUMENT = {
@@ -63,12 +69,7 @@ def path_rule_matches(pattern: str, raw: object, project_dir: Path) -> bool:
 
 def workspace_roots(ctx: ToolContext) -> tuple[Path, ...]:
     """The directories the file tools reach without asking: the project, then the extra ones."""
-    return (ctx.project_dir.resolve(), *ctx.workspace_dirs)
-
-
-def within(path: Path, roots: tuple[Path, ...]) -> bool:
-    """Whether `path` is one of `roots` or lies under one (both resolved)."""
-    return any(path.is_relative_to(root) for root in roots)
+    return Boundaries.of(ctx).workspace
 
 
 def leaves_workspace(tool: str, arguments: Mapping[str, Any], ctx: ToolContext) -> bool:
@@ -91,26 +92,33 @@ def open_path(raw: str, ctx: ToolContext, *, writing: bool = False) -> Path:
     """The normalised path a file tool opens; raises `ToolError` where it must not go.
 
     `$HOOKGATE_HOME` (sessions of every project) is never reached, reads included;
-    a protected file (the agent file and what it trusts) is never written.
+    a protected file (the agent file and what it trusts) is never written; with the
+    sandbox on, nothing outside its writable dirs is written, as for the shell.
     """
     path = normalise_path(raw, ctx.project_dir)
-    if refused(path, ctx):
+    bounds = Boundaries.of(ctx)
+    if bounds.hides(path):
         raise ToolError(
             f"[denied: {raw!r} is protected: it is inside hookgate's own data directory "
             f"({ctx.hookgate_home}), which no file tool reaches]"
         )
-    if writing and path in ctx.protected_files:
+    if writing and path in bounds.protected:
         raise ToolError(
             f"[denied: {display_path(path, ctx)} is protected: the agent file or a file it "
             "trusts, which only its owner changes (and then trusts anew)]"
+        )
+    if writing and not bounds.may_write(path):
+        shown = ", ".join(str(d) for d in bounds.writable) or "none"
+        raise ToolError(
+            f"[denied: {display_path(path, ctx)} is outside the sandbox's writable "
+            f"directories ({shown}); sandbox mode {bounds.sandbox.mode.value}]"
         )
     return path
 
 
 def refused(path: Path, ctx: ToolContext) -> bool:
     """Whether `path` lies in `$HOOKGATE_HOME`, which no file tool reaches."""
-    home = ctx.hookgate_home
-    return home is not None and within(path, (home,))
+    return Boundaries.of(ctx).hides(path)
 
 
 def display_path(path: Path, ctx: ToolContext) -> str:
