@@ -31,7 +31,7 @@ from hookgate.sandbox.settings import floor_env, inherited
 from hookgate.session import Session, SessionStore, new_session_id
 from hookgate.toolcall import ToolGate
 from hookgate.tools import Tool, ToolContext, ToolRegistry, builtin_tools
-from hookgate.toolsettings import shell_environment
+from hookgate.toolsettings import ShellLimits, shell_environment
 from hookgate.transcript import TRANSCRIPT_ENV, Transcript, transcript_path
 from hookgate.trust.check import asked_digests, load_trusted
 from hookgate.trust.store import TrustStore
@@ -40,6 +40,8 @@ if TYPE_CHECKING:  # imported where a file names agents or a team (open_agent)
     from hookgate.handoff import AskDisplay, Handoffs
     from hookgate.team import TeamDisplay
 
+#: An MCP server's limits in the sandbox: none beyond the user's own (it is no shell).
+UNLIMITED = ShellLimits(processes=None)
 #: What postGeneration hooks read as the prompt of a run a sessionStart hook aborted:
 #: no preGeneration hook has checked the question, so it is not passed on.
 ABORTED_MARKER = "[prompt not checked: a sessionStart hook aborted the run]"
@@ -334,6 +336,18 @@ def check_sandbox(config: AgentConfig, notify: Callable[[str], None]) -> None:
         )
 
 
+def _confinement(ctx: ToolContext) -> Callable[[list[str]], list[str]]:
+    """How an MCP server with `sandbox: true` runs: under the reaper, in this session's
+    boundaries (`workspace-write` ones where the session's own sandbox is off)."""
+    from hookgate.sandbox.bwrap import confine
+    from hookgate.tools.shell import reaped_command
+
+    if not ctx.sandbox.on:
+        ctx = ctx._replace(sandbox=SandboxSettings(writable=ctx.sandbox.writable))
+    boundaries = Boundaries.of(ctx)
+    return lambda argv: confine(reaped_command(argv, UNLIMITED), boundaries)
+
+
 def _tool_registry(config: AgentConfig, extra_tools: Sequence[Tool]) -> ToolRegistry:
     """The built-in tools the agent file offers, then any the caller adds."""
     return ToolRegistry([*builtin_tools(config.tools), *extra_tools])
@@ -345,8 +359,9 @@ async def _add_mcp_tools(agent: AgentSession, notify: Callable[[str], None]) -> 
 
     try:
         tools = await start_mcp_servers(
-            agent.config.mcp_servers, agent.resources, notify, project_dir=agent.project_dir
-        )
+            agent.config.mcp_servers, agent.resources, notify, project_dir=agent.project_dir,
+            confine=_confinement(agent.gate.context),
+        )  # fmt: skip
     except BaseException:
         await agent.aclose()
         raise

@@ -109,7 +109,7 @@ def directories(node: Mapping[Any, Any], at: Where, key: str, base_dir: Path) ->
         if not path.is_dir():
             raise here.item(dirs, index).error(
                 f"{item!r} is not a directory ({path})",
-                hint=f"{key} are relative to the agent file unless absolute",
+                hint="a relative path starts at the agent file's directory",
             )
         resolved.append(path)
     return tuple(resolved)
