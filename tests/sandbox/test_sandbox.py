@@ -6,12 +6,18 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from runtime.project import Project
+
+
+#: Seconds a command may take to start under a loaded machine.
+START_WAIT_S = 30.0
 
 
 @pytest.fixture
@@ -236,3 +242,38 @@ def test_hooks_check_strict_fails_where_the_sandbox_cannot_be_set_up(
         done.stderr
     )
     assert "sandbox: {mode: off}" in done.stderr
+
+
+def processes_named(mark: str) -> list[int]:
+    """The pids, as this process sees them, whose command line starts with `mark`."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if cmdline.read_bytes().startswith(mark.encode() + b"\0"):
+                found.append(int(cmdline.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_sandboxed_command_dies_with_a_hookgate_killed_outright(
+    project: Project, outlived: Callable[[int], None]
+) -> None:
+    mark = f"sandboxed-sleeper-{os.getpid()}"
+    started = project.dir / "started"
+    command = f"echo > {started}; exec -a {mark} sleep 300"
+    project.write_agent(project.script(*calls(shell(command))), yolo=True)
+    process = project.start_hookgate("-p", "Run the long command")
+    try:
+        deadline = time.monotonic() + START_WAIT_S
+        while not (started.exists() and processes_named(mark)):
+            assert time.monotonic() < deadline, "the command never started"
+            assert process.poll() is None, process.communicate()
+            time.sleep(0.02)
+    finally:
+        process.kill()
+        process.communicate()
+
+    for pid in processes_named(mark):
+        outlived(pid)
+    assert not processes_named(mark)
