@@ -15,7 +15,6 @@ import pytest
 
 from runtime.project import Project
 
-
 #: Seconds a command may take to start under a loaded machine.
 START_WAIT_S = 30.0
 
