@@ -8,8 +8,6 @@ the run, after the `postGeneration` hooks have heard so (outcome `aborted`). Fro
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -27,6 +25,7 @@ from hookgate.messages import Message, ToolSpec
 from hookgate.models import ModelClient, make_model
 from hookgate.policy import Policy
 from hookgate.sandbox import Boundaries, SandboxSettings
+from hookgate.sandbox.boundaries import private_directory
 from hookgate.sandbox.settings import floor_env, inherited
 from hookgate.session import Session, SessionStore, new_session_id
 from hookgate.toolcall import ToolGate
@@ -249,7 +248,7 @@ async def open_agent(
         start_context=start.context,
     )  # fmt: skip
     if context.private_tmp is not None:
-        agent.resources.callback(shutil.rmtree, context.private_tmp, ignore_errors=True)
+        agent.resources.callback(_remove_tree, context.private_tmp)
     if config.mcp_servers:
         await _add_mcp_tools(agent, notify)
     return agent
@@ -290,7 +289,7 @@ def _tool_context(
     sandbox = inherited(config.sandbox, os.environ)
     private_tmp = None
     if sandbox.on and "shell" in config.tools:
-        private_tmp = Path(tempfile.mkdtemp(prefix=f"hookgate-{session_id[:12]}-"))
+        private_tmp = private_directory(f"hookgate-{session_id[:12]}")
     return ToolContext(
         project_dir=project_dir,
         env=shell_environment(os.environ, config.shell.keep_env),
@@ -303,6 +302,13 @@ def _tool_context(
         sandbox=sandbox,
         private_tmp=private_tmp,
     )
+
+
+def _remove_tree(path: Path) -> None:
+    if path.exists():  # made by the session's first shell call, which imported shutil
+        import shutil
+
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def check_sandbox(config: AgentConfig, notify: Callable[[str], None]) -> None:
@@ -344,7 +350,7 @@ def _confinement(ctx: ToolContext) -> Callable[[list[str]], list[str]]:
 
     if not ctx.sandbox.on:
         ctx = ctx._replace(sandbox=SandboxSettings(writable=ctx.sandbox.writable))
-    boundaries = Boundaries.of(ctx)
+    boundaries = Boundaries.of(ctx._replace(private_tmp=None))  # the shell's, not theirs
     return lambda argv: confine(reaped_command(argv, UNLIMITED), boundaries)
 
 

@@ -7,6 +7,8 @@ a shell command's sandbox. Every path in it is resolved (symlinks followed).
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -85,3 +87,27 @@ def _outermost(dirs: tuple[Path, ...]) -> tuple[Path, ...]:
         if path not in kept and not any(path.is_relative_to(o) and path != o for o in dirs):
             kept.append(path)
     return tuple(kept)
+
+
+def private_directory(prefix: str) -> Path:
+    """Where a session's private temporary directory goes: a fresh name in the system's
+    temporary directory, made by `ensure_private` at its first use.
+
+    Not `tempfile.mkdtemp`: it imports `shutil` and `random`, a few ms of every start,
+    and most sessions never run a command.
+    """
+    base = os.environ.get("TMPDIR") or "/tmp"
+    return Path(os.path.realpath(base), f"{prefix}-{os.urandom(8).hex()}")
+
+
+def ensure_private(path: Path) -> None:
+    """Make `path` a directory only its owner reaches, unless this process made it so.
+
+    Raises `OSError` where something else stands there (a link, another's directory).
+    """
+    try:
+        path.mkdir(mode=0o700)
+    except FileExistsError:
+        info = path.lstat()
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+            raise FileExistsError(f"{path} exists and is not this session's own") from None

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -114,10 +113,10 @@ def probe() -> str | None:
 @functools.cache
 def _probed() -> tuple[str, str | None]:
     """Start one empty sandbox, as `confine` builds them, once per process."""
-    program = shutil.which(BWRAP)
+    program = _which(BWRAP)
     if program is None:
         return BWRAP, "bubblewrap is not installed (Debian: apt-get install bubblewrap)"
-    true = shutil.which("true") or "/bin/true"
+    true = _which("true") or "/bin/true"
     try:
         done = subprocess.run(
             [program, *NAMESPACES, *BASE_MOUNTS, "--", true],
@@ -131,3 +130,12 @@ def _probed() -> tuple[str, str | None]:
         why = said[-1] if said else f"exit status {done.returncode}"
         return program, f"bubblewrap could not start a sandbox here: {why}"
     return program, None
+
+
+def _which(program: str) -> str | None:
+    """`program`'s path on hookgate's PATH (`shutil` costs a `-p` start bz2 and lzma)."""
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        path = os.path.join(folder or ".", program)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None

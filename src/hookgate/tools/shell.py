@@ -21,6 +21,7 @@ from hookgate.errors import ToolError
 from hookgate.hooks.process import ProcessResult, SpawnError, resolve_program, run_process
 from hookgate.messages import ToolSpec
 from hookgate.sandbox import Boundaries
+from hookgate.sandbox.boundaries import ensure_private
 from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult
 from hookgate.toolsettings import ShellLimits
 
@@ -93,12 +94,12 @@ def sandboxed(argv: list[str], ctx: ToolContext) -> tuple[list[str], Mapping[str
     from hookgate.sandbox.bwrap import SandboxUnavailable, confine
 
     env = dict(ctx.env)
-    if ctx.private_tmp is not None:
-        ctx.private_tmp.mkdir(mode=0o700, parents=True, exist_ok=True)
-        env["TMPDIR"] = str(ctx.private_tmp)
     try:
+        if ctx.private_tmp is not None:
+            ensure_private(ctx.private_tmp)
+            env["TMPDIR"] = str(ctx.private_tmp)
         return confine(argv, Boundaries.of(ctx)), env
-    except SandboxUnavailable as exc:
+    except (SandboxUnavailable, OSError) as exc:
         raise ToolError(f"[not run: the sandbox cannot be set up: {exc}]") from exc
 
 
