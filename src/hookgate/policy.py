@@ -76,7 +76,7 @@ class Policy(NamedTuple):
         if tool in SHELL_TOOLS and isinstance(value, str):
             return _judge_command_line(value, deny, allow, needs_consent=needs_consent)
         for rule in deny:
-            if _matches(rule, tool, value, self.project_dir):
+            if _matches(rule, tool, value, self.project_dir, denying=True):
                 return Decision(Verdict.DENY, rule.text)
         for rule in allow:
             if _matches(rule, tool, value, self.project_dir):
@@ -113,11 +113,13 @@ def _rules(texts: tuple[str, ...], tool: str) -> list[Rule]:
     return [rule for rule in parsed if rule is not None and rule.names(tool)]
 
 
-def _matches(rule: Rule, tool: str, value: object, project_dir: Path) -> bool:
+def _matches(
+    rule: Rule, tool: str, value: object, project_dir: Path, *, denying: bool = False
+) -> bool:
     if rule.pattern is None:
         return True
-    if tool in PATH_RULE_TOOLS:  # judged on the file the path reaches, not its spelling
-        return path_rule_matches(rule.pattern, value, project_dir)
+    if tool in PATH_RULE_TOOLS:  # a deny rule: every name of the file; an allow: the file
+        return path_rule_matches(rule.pattern, value, project_dir, denying=denying)
     return isinstance(value, str) and fnmatch.fnmatchcase(value, rule.pattern)
 
 
