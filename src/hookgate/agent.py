@@ -226,7 +226,9 @@ async def open_agent(
     gate = ToolGate(
         engine=engine,
         tools=tools,
-        policy=Policy(config.permissions.allow, config.permissions.deny, project_dir),
+        policy=Policy(
+            config.permissions.allow, config.permissions.deny, project_dir, config.permissions.ask
+        ),
         consent=AlwaysAllow() if config.yolo else consent,
         context=_tool_context(
             config, project_dir, store.home, trusted.protected_files(trust_store)
