@@ -236,7 +236,9 @@ async def open_agent(
     gate = ToolGate(
         engine=engine,
         tools=tools,
-        policy=Policy(config.permissions.allow, config.permissions.deny, project_dir),
+        policy=Policy(
+            config.permissions.allow, config.permissions.deny, project_dir, config.permissions.ask
+        ),
         consent=AlwaysAllow() if config.yolo else consent,
         context=context,
         caps=CallCaps(config.max_tool_calls, config.max_argument_bytes),

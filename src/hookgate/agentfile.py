@@ -35,6 +35,7 @@ from hookgate.toolsettings import (
 )
 
 if TYPE_CHECKING:  # imported by a file that has MCP servers (`hooks fire` reads the rest)
+    from hookgate.hooks.claude_permissions import ClaudePermissions
     from hookgate.mcp import McpServerConfig
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
@@ -46,6 +47,8 @@ TOP_LEVEL_KEYS = (
     "max_steps", "context_budget", "shell_timeout", "max_ask_depth", "workspace", "shell",
     "max_tool_calls", "max_argument_bytes", "team", "web_fetch", "guardrails", "sandbox",
 )  # fmt: skip
+#: The lists of `permissions:`, in `Permissions`' order.
+PERMISSION_LISTS = ("allow", "deny", "ask")
 AGENT_KEYS = ("file", "description", "timeout")
 TEAM_KEYS = ("name", "members", "max_parallel", "max_rounds")
 _AGENT_NAME = re.compile(r"[A-Za-z0-9_.-]+\Z")
@@ -64,10 +67,13 @@ DEFAULT_SYSTEM = (
 
 
 class Permissions(NamedTuple):
-    """Rules on tool calls, judged on the model's own arguments: deny, then allow, then ask."""
+    """Rules on tool calls, judged on the model's own arguments: deny, then ask (consent
+    even where none would be asked, `yolo` included), then allow; else consent if the
+    tool wants it."""
 
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
 
 
 class AgentRef(NamedTuple):
@@ -152,12 +158,13 @@ def load_agent_file(
             "no 'model' key",
             hint="model: scripted:replies.yaml (offline), or model: {name: llama3.2, base_url: http://localhost:11434/v1}",
         )
+    claude = _claude_permissions(document, where, path.parent)
     return AgentConfig(
         path=path,
         model=_model(document, where),
         system=_text(document, where, "system", DEFAULT_SYSTEM),
         tools=_tools(document, where),
-        permissions=_permissions(document, where),
+        permissions=_permissions(document, where, claude),
         yolo=_bool(document, where, "yolo"),
         hooks=_hooks(document, where, path.parent, import_hooks),
         agents=_agents(document, where, path.parent),
@@ -167,7 +174,14 @@ def load_agent_file(
         context_budget=_positive(document, where, "context_budget", 200_000),
         shell_timeout=_seconds(document, where, "shell_timeout", 120),
         max_ask_depth=_positive(document, where, "max_ask_depth", DEFAULT_MAX_ASK_DEPTH),
-        workspace_dirs=parse_workspace(document, where, path.parent),
+        workspace_dirs=tuple(
+            dict.fromkeys(
+                (
+                    *parse_workspace(document, where, path.parent),
+                    *(claude.directories if claude else ()),
+                )
+            )
+        ),
         shell=parse_shell(document, where),
         web=parse_web_fetch(document, where),
         sandbox=parse_sandbox(document, where, path.parent),
@@ -280,13 +294,34 @@ def _tools(document: Mapping[Any, Any], where: Where) -> tuple[str, ...]:
     return names
 
 
-def _permissions(document: Mapping[Any, Any], where: Where) -> Permissions:
-    if "permissions" not in document:
-        return Permissions()
-    at = where.key(document, "permissions")
-    node = expect_mapping(document["permissions"], at, "permission rules")
-    check_keys(node, at, ("allow", "deny"))
-    return Permissions(allow=_string_list(node, at, "allow"), deny=_string_list(node, at, "deny"))
+def _permissions(
+    document: Mapping[Any, Any], where: Where, claude: ClaudePermissions | None
+) -> Permissions:
+    """`permissions:` (`allow`, `deny`, `ask`), then the Claude settings files' rules."""
+    own = Permissions()
+    if "permissions" in document:
+        at = where.key(document, "permissions")
+        node = expect_mapping(document["permissions"], at, "permission rules")
+        check_keys(node, at, PERMISSION_LISTS)
+        own = Permissions(*(_string_list(node, at, name) for name in PERMISSION_LISTS))
+    if claude is None:
+        return own
+    return Permissions(*(
+        tuple(dict.fromkeys((*getattr(own, name), *getattr(claude, name))))
+        for name in PERMISSION_LISTS
+    ))  # fmt: skip
+
+
+def _claude_permissions(
+    document: Mapping[Any, Any], where: Where, base_dir: Path
+) -> ClaudePermissions | None:
+    """The `permissions` of the Claude Code settings files `claude_settings:` names."""
+    if "claude_settings" not in document:
+        return None
+    from hookgate.hooks.claude_permissions import load_claude_permissions  # a file that uses it
+
+    at = where.key(document, "claude_settings")
+    return load_claude_permissions(document["claude_settings"], at, base_dir)
 
 
 def _agents(document: Mapping[Any, Any], where: Where, base_dir: Path) -> dict[str, AgentRef]:

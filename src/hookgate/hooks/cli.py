@@ -203,6 +203,7 @@ def run_import_claude(args: argparse.Namespace) -> int:
         entry = json.loads(json.dumps(item.entry))  # plain values, in a readable key order
         matcher = {"matcher": entry.pop("matcher")} if "matcher" in entry else {}
         block.setdefault(item.event.aliases[0], []).append({**matcher, **entry})
+    document: dict[str, Any] = {"hooks": block, **_imported_permissions(args.dir, files)}
     print(f"# from {', '.join(map(str, files))}")
     for line in never:
         print(f"# not imported: {line}")
@@ -210,8 +211,23 @@ def run_import_claude(args: argparse.Namespace) -> int:
 
     yaml = YAML()
     yaml.default_flow_style = False
-    yaml.dump({"hooks": block}, sys.stdout)
+    yaml.dump(document, sys.stdout)
     return EXIT_OK
+
+
+def _imported_permissions(project: Path, files: list[Path]) -> dict[str, Any]:
+    """`permissions:` and `workspace:` for the settings `files`' permissions, if any;
+    a rule that cannot be mapped is a config error, as in a session."""
+    from hookgate.hooks.claude_permissions import RULE_LISTS, claude_permissions
+    from hookgate.hooks.claude_settings import read_settings
+
+    found = claude_permissions([(f, read_settings(f)) for f in files], project, Path.home())
+    lists = {name: list(getattr(found, name)) for name in RULE_LISTS if getattr(found, name)}
+    document: dict[str, Any] = {"permissions": lists} if lists else {}
+    if found.directories:
+        dirs = [os.path.relpath(folder, project.resolve()) for folder in found.directories]
+        document["workspace"] = {"dirs": dirs}
+    return document
 
 
 def run_schema(args: argparse.Namespace) -> int:

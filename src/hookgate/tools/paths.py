@@ -12,7 +12,9 @@ written outside its writable dirs.
 from __future__ import annotations
 
 import fnmatch
+import glob
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -50,21 +52,55 @@ def normalise_path(raw: str, base: Path) -> Path:
     return Path(os.path.realpath(joined))
 
 
-def path_rule_matches(pattern: str, raw: object, project_dir: Path) -> bool:
+def path_rule_matches(
+    pattern: str, raw: object, project_dir: Path, *, denying: bool = False
+) -> bool:
     """Whether a path tool's rule glob `pattern` covers the path `raw` the model gave.
 
-    Both are made absolute from the project directory: a relative pattern means a
-    place in the project, and `notes/../x` is judged as the `x` it opens.
+    Both are made absolute from the project directory, whose own name is never a glob
+    (`proj[1]` is itself): a relative pattern means a place in the project. An allow
+    rule covers the file `raw` reaches (symlinks and `..` resolved), judged against the
+    pattern with its literal leading folders resolved the same way: `notes/*` does not
+    cover `notes/link` pointing elsewhere, and `secrets/*` covers `secrets/key` where
+    `secrets` links to `vault`. A deny rule (`denying`) matches that, or the path as
+    written against the pattern as written (`..` taken lexically), so it refuses every
+    name of a file it names.
     """
     if not isinstance(raw, str):
         return False
     base = project_dir.resolve()
     try:
-        path = normalise_path(raw, base)
+        reached = str(normalise_path(raw, base))
     except ToolError:
         return False
-    absolute = os.path.normpath(os.path.join(base, pattern))
-    return fnmatch.fnmatchcase(str(path), "/" + absolute.lstrip("/"))
+    resolved_rule = _anchored_rule(pattern, base, resolve=True)
+    if not denying:
+        return fnmatch.fnmatchcase(reached, resolved_rule)
+    rules = (resolved_rule, _anchored_rule(pattern, base, resolve=False))
+    paths = (reached, _lexical(raw, base))
+    return any(fnmatch.fnmatchcase(path, rule) for path in paths for rule in rules)
+
+
+#: A path component a glob reads as a pattern, not as itself.
+_GLOB_MAGIC = re.compile(r"[*?\[]")
+
+
+def _anchored_rule(pattern: str, base: Path, *, resolve: bool) -> str:
+    """`pattern` as an absolute glob: its leading literal folders joined to `base`,
+    escaped so no name in them is read as a glob, and with `resolve` symlinks resolved."""
+    parts = os.path.normpath(pattern).split("/")
+    literal = next((i for i, part in enumerate(parts) if _GLOB_MAGIC.search(part)), len(parts))
+    head = "/".join(parts[:literal]) or ("/" if pattern.startswith("/") else ".")
+    anchor = _lexical(head, base)
+    if resolve and "\0" not in head:  # no file has a NUL in its name: nothing to resolve
+        anchor = str(normalise_path(head, base))
+    rest = "/".join(parts[literal:])
+    return glob.escape(anchor) + ("/" + rest if rest and anchor != "/" else rest)
+
+
+def _lexical(raw: str, base: Path) -> str:
+    """`raw` made absolute from `base` with `.`, `..` and `//` taken as written."""
+    return "/" + os.path.normpath(os.path.join(base, raw)).lstrip("/")
 
 
 def workspace_roots(ctx: ToolContext) -> tuple[Path, ...]:
