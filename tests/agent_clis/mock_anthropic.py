@@ -47,16 +47,16 @@ class MockAnthropic:
         self._server.server_close()
 
     def tool_results(self) -> list[str]:
-        """Every tool result text the model was sent, in the order first sent."""
-        seen: list[str] = []
+        """The text of each tool result the model was sent, call by call, in order."""
+        seen: dict[str, str] = {}
         for request in self.requests:
             for message in request.get("messages", []):
                 for block in _blocks(message):
                     if block.get("type") == "tool_result":
-                        text = _text_of(block.get("content"))
-                        if text not in seen:
-                            seen.append(text)
-        return seen
+                        seen.setdefault(
+                            str(block.get("tool_use_id")), _text_of(block.get("content"))
+                        )
+        return list(seen.values())
 
     def turn_for(self, request: dict[str, Any]) -> Turn:
         if not request.get("tools"):

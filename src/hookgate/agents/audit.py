@@ -50,13 +50,18 @@ def open_audit(store: SessionStore, event: AgentEvent, agent_file: str) -> Sessi
 
 
 def record(
-    session: Session, event: AgentEvent, outcome: Outcome | None, refused: str | None
+    session: Session,
+    event: AgentEvent,
+    outcome: Outcome | None,
+    refused: str | None = None,
+    unchecked: str | None = None,
 ) -> None:
-    """Append `event`'s messages and what the hooks decided (`refused`: hookgate could
-    not decide and blocked with this reason). Raises `SessionError`."""
+    """Append `event`'s messages and what the hooks decided. Without an `outcome`
+    hookgate could not decide: it blocked for the reason `refused`, or let the event
+    through unchecked for the reason `unchecked`. Raises `SessionError`."""
     for message in _messages(event, outcome, refused):
         session.append_message(message)
-    session.append_event(AGENT_HOOK, _decision(event, outcome, refused))
+    session.append_event(AGENT_HOOK, _decision(event, outcome, refused, unchecked))
 
 
 def last_question(session: Session) -> str:
@@ -96,14 +101,17 @@ def _result(call_id: str, content: str) -> Message:
     return Message("tool", content, tool_call_id=call_id)
 
 
-def _decision(event: AgentEvent, outcome: Outcome | None, refused: str | None) -> dict[str, Any]:
+def _decision(
+    event: AgentEvent, outcome: Outcome | None, refused: str | None, unchecked: str | None
+) -> dict[str, Any]:
     data: dict[str, Any] = {"agent": event.agent, "agent_session": event.session_id,
                             "event": event.native, "hookgate_event": event.event}  # fmt: skip
     if "tool" in event.payload:
         data["tool"] = event.payload["tool"]
-    if refused is not None:
-        return {**data, "decision": "refused", "reason": refused}
-    assert outcome is not None
+    if outcome is None:
+        if refused is not None:
+            return {**data, "decision": "refused", "reason": refused}
+        return {**data, "decision": "unchecked", "reason": unchecked}
     decision = "blocked" if outcome.blocked else "stopped" if outcome.stop_reason else "allowed"
     return {
         **data,

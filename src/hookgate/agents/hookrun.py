@@ -65,7 +65,7 @@ def run_agent_hook(
         return _undecided(protocol, event, path, f"hookgate failed: {exc!r}", config.hooks)
     finally:
         engine.close()
-    _audit(event, str(config.path), outcome, None)
+    _audit(event, str(config.path), outcome)
     return protocol.reply(event, outcome)
 
 
@@ -81,9 +81,9 @@ def _undecided(
         hooks = _hooks_unchecked(path)
     if hooks is None or _guarded(hooks, event):
         reason = f"hookgate cannot decide, and a hook of {event.event} must not fail open: {why}"
-        _audit(event, str(path), None, reason)
+        _audit(event, str(path), None, refused=reason)
         return protocol.refuse(event, reason)
-    _audit(event, str(path), None, None)
+    _audit(event, str(path), None, unchecked=why)
     return protocol.notice(event, f"hookgate: no hooks ran on {event.native}: {why}")
 
 
@@ -121,12 +121,18 @@ def _with_question(event: AgentEvent, agent_file: str) -> AgentEvent:
 
 
 def _audit(
-    event: AgentEvent, agent_file: str, outcome: Outcome | None, refused: str | None
+    event: AgentEvent,
+    agent_file: str,
+    outcome: Outcome | None,
+    *,
+    refused: str | None = None,
+    unchecked: str | None = None,
 ) -> None:
     from hookgate.agents.audit import open_audit, record
     from hookgate.session import SessionStore
 
     try:
-        record(open_audit(SessionStore(), event, agent_file), event, outcome, refused)
+        session = open_audit(SessionStore(), event, agent_file)
+        record(session, event, outcome, refused=refused, unchecked=unchecked)
     except HookgateError as exc:
         print(f"hookgate: the audit trail missed {event.native}: {exc}", file=sys.stderr)

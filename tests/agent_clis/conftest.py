@@ -1,0 +1,63 @@
+"""Fixtures for hookgate inside other agents: a guarded project (the rm -rf guard and a
+rewrite hook, trusted) and the way to feed `hookgate hook AGENT` an event."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from runtime.project import Project
+
+#: The rewrite hook's mark: `echo hello` becomes `echo hello-from-hookgate`.
+REWRITTEN = "hello-from-hookgate"
+#: What the example guard says when it denies `rm -rf build`.
+GUARD_REASON = "rm -rf is not allowed by this project"
+#: Where scripts/install-agent-clis puts the agent CLIs.
+AGENT_CLIS = Path(__file__).resolve().parents[2] / ".agent-clis" / "node_modules" / ".bin"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+    """A project with `build/`, and a hooks-only `hookgate.yaml` (no `model:`): the
+    example rm -rf guard (`onError: fail`) and a rewrite hook on shell calls, trusted."""
+    directory = (tmp_path / "project").resolve()
+    (directory / "build").mkdir(parents=True)
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOOKGATE_HOME", str(home))
+    made = Project(directory, home)
+    guard = made.example("guard-rm-rf.sh")
+    rewrite = made.hook(
+        "tag-notes.sh",
+        'jq -c \'{arguments: (.arguments | .command |= sub("echo hello"; "echo '
+        + REWRITTEN
+        + "\"))}'",
+    )
+    hooks = {"preToolCall": [
+        {"name": "no-rm-rf", "matcher": "^shell$", "command": guard, "onError": "fail"},
+        {"name": "tag-notes", "matcher": "^shell$", "command": rewrite},
+    ]}  # fmt: skip
+    made.agent_file.write_text(json.dumps({"hooks": hooks}, indent=2))
+    made.trust()
+    return made
+
+
+def claude_event(project: Project, event: str, session: str = "sess-1", **fields: Any) -> str:
+    """Claude Code's stdin for a hook of `event`, in `project`."""
+    common = {"session_id": session, "transcript_path": str(project.dir / "t.jsonl"),
+              "cwd": str(project.dir), "hook_event_name": event, "permission_mode": "default"}  # fmt: skip
+    return json.dumps({**common, **fields})
+
+
+def bash(command: str, call_id: str = "toolu_1") -> dict[str, Any]:
+    return {"tool_name": "Bash", "tool_input": {"command": command, "description": "run"},
+            "tool_use_id": call_id}  # fmt: skip
+
+
+def answer(project: Project, agent: str, stdin: str, *args: str) -> dict[str, Any]:
+    """`hookgate hook AGENT` run for real on `stdin`; its JSON reply ({} for none)."""
+    done = project.hookgate("hook", agent, *args, stdin=stdin, trusted=False)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout) if done.stdout.strip() else {}

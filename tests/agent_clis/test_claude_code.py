@@ -1,0 +1,84 @@
+"""The real Claude Code CLI (`claude -p`, pinned by scripts/install-agent-clis) with
+hookgate as its hooks, against a scripted Messages API on loopback: the model asks for
+`rm -rf build`, then `echo hello > note.txt`, then answers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_clis.conftest import AGENT_CLIS, GUARD_REASON, REWRITTEN
+from agent_clis.mock_anthropic import MockAnthropic, ToolUse
+from runtime.project import Project
+
+CLAUDE = AGENT_CLIS / "claude"
+#: Seconds one `claude -p` run may take: a scripted session takes a few.
+RUN_TIMEOUT = 180
+SCRIPT = (
+    ToolUse("Bash", {"command": "rm -rf build", "description": "clean the build"}),
+    ToolUse("Bash", {"command": "echo hello > note.txt", "description": "write a note"}),
+    "Done: the build stays, the note is written.",
+)
+
+pytestmark = pytest.mark.skipif(
+    not CLAUDE.exists(),
+    reason=f"Claude Code is not installed ({CLAUDE}): run scripts/install-agent-clis",
+)
+
+
+def run_claude(project: Project, server: MockAnthropic, tmp_path: Path) -> dict[str, Any]:
+    """`claude -p` in the project, its hooks installed by `hookgate install claude`."""
+    installed = project.hookgate("install", "claude", "--yes", trusted=False)
+    assert installed.returncode == 0, installed.stderr
+    env = project.env(
+        ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="sk-ant-test",
+        CLAUDE_CONFIG_DIR=str(tmp_path / "claude-config"), DISABLE_AUTOUPDATER="1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_TELEMETRY="1",
+    )  # fmt: skip
+    done = subprocess.run(
+        [str(CLAUDE), "-p", "clean up and leave a note", "--allowedTools", "Bash",
+         "--output-format", "json"],
+        cwd=project.dir, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT,
+        stdin=subprocess.DEVNULL, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:] + done.stdout[-3000:]
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def test_claude_code_runs_hookgate_guard_and_rewrite(project: Project, tmp_path: Path) -> None:
+    with MockAnthropic(SCRIPT) as server:
+        result = run_claude(project, server, tmp_path)
+    assert (project.dir / "build").is_dir()  # the guard held
+    denied = server.tool_results()[0]
+    assert GUARD_REASON in denied  # the model read hookgate's reason
+    assert (project.dir / "note.txt").read_text().strip() == REWRITTEN  # the rewrite ran
+    (path,) = [p for p in project.session_files() if p.stem.endswith(result["session_id"])]
+    messages = project.messages(path)
+    assert messages[0] == {"role": "user", "content": "clean up and leave a note"}
+    calls = [m["tool_calls"][0] for m in messages if m.get("tool_calls")]
+    assert [c["arguments"]["command"] for c in calls] == [
+        "rm -rf build",
+        f"echo {REWRITTEN} > note.txt",
+    ]
+    assert GUARD_REASON in messages[2]["content"]
+    assert messages[-1] == {"role": "assistant", "content": SCRIPT[-1]}
+    events = [r["data"]["event"] for r in project.records(path) if r.get("kind") == "agent_hook"]
+    assert events == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PreToolUse",
+                      "PostToolUse", "Stop"]  # fmt: skip
+
+
+def test_claude_code_fails_closed_on_an_edited_agent_file(project: Project, tmp_path: Path) -> None:
+    project.agent_file.write_text(project.agent_file.read_text() + "\n# edited, not trusted\n")
+    with MockAnthropic(SCRIPT) as server:
+        run_claude(project, server, tmp_path)
+    assert (project.dir / "build").is_dir()
+    assert not (project.dir / "note.txt").exists()  # the second guarded call failed closed too
+    first, second = server.tool_results()[:2]
+    for result in (first, second):
+        assert "must not fail open" in result
+        assert "changed since you trusted it" in result

@@ -1,0 +1,76 @@
+"""`hookgate install AGENT`: the agent's own settings merged, others' entries kept,
+idempotent, undone by `--uninstall`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from runtime.project import HOOKGATE, Project
+
+#: A Claude Code settings file as users have them: other keys, another hook on an event
+#: hookgate answers too, and a hook on one it does not.
+THEIRS = {
+    "$schema": "https://json.schemastore.org/claude-code-settings.json",
+    "permissions": {"allow": ["Bash(npm test)"]},
+    "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./lint.sh"}]}],
+        "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
+    },
+}
+
+
+def _install(project: Project, *args: str, home: Path | None = None) -> str:
+    env = project.env(HOME=str(home)) if home else None
+    done = project.hookgate("install", *args, "--yes", trusted=False, env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stderr
+
+
+def test_install_claude_merges_keeps_the_rest_and_is_idempotent(project: Project) -> None:
+    settings = project.dir / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps(THEIRS, indent=2) + "\n")
+    _install(project, "claude")
+    merged = json.loads(settings.read_text())
+    assert merged["$schema"] == THEIRS["$schema"]
+    assert merged["permissions"] == THEIRS["permissions"]
+    assert merged["hooks"]["Notification"] == THEIRS["hooks"]["Notification"]
+    pre = merged["hooks"]["PreToolUse"]
+    assert pre[0] == THEIRS["hooks"]["PreToolUse"][0]  # theirs first, as it was
+    assert pre[1]["matcher"] == "*"
+    assert pre[1]["hooks"][0]["command"] == f"{HOOKGATE} hook claude"
+    for event in ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"):
+        (entry,) = merged["hooks"][event]
+        assert entry["hooks"][0]["command"] == f"{HOOKGATE} hook claude"
+    written = settings.read_bytes()
+    assert "already installed" in _install(project, "claude")
+    assert settings.read_bytes() == written
+    _install(project, "claude", "--uninstall")
+    assert json.loads(settings.read_text()) == THEIRS
+
+
+def test_install_names_the_agent_file_and_replaces_its_old_entry(project: Project) -> None:
+    _install(project, "claude")
+    _install(project, "claude", "--agent", "hookgate.yaml")
+    hooks = json.loads((project.dir / ".claude" / "settings.json").read_text())["hooks"]
+    (entry,) = hooks["PreToolUse"]
+    assert entry["hooks"][0]["command"] == (f"{HOOKGATE} hook claude --agent {project.agent_file}")
+
+
+def test_install_user_writes_the_users_settings(project: Project, tmp_path: Path) -> None:
+    home = tmp_path / "user"
+    _install(project, "claude", "--user", home=home)
+    assert "Stop" in json.loads((home / ".claude" / "settings.json").read_text())["hooks"]
+    assert not (project.dir / ".claude").exists()
+
+
+def test_install_refuses_a_settings_file_it_cannot_read(project: Project) -> None:
+    settings = project.dir / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"hooks": {\n  "Stop": [,]\n}}\n')
+    done = project.hookgate("install", "claude", "--yes", trusted=False)
+    assert done.returncode == 1
+    assert f"{settings}:2:" in done.stderr
+    assert "not valid JSON" in done.stderr
+    assert settings.read_text() == '{"hooks": {\n  "Stop": [,]\n}}\n'
