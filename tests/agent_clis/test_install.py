@@ -74,3 +74,17 @@ def test_install_refuses_a_settings_file_it_cannot_read(project: Project) -> Non
     assert f"{settings}:2:" in done.stderr
     assert "not valid JSON" in done.stderr
     assert settings.read_text() == '{"hooks": {\n  "Stop": [,]\n}}\n'
+
+
+def test_install_codex_writes_hooks_json_beside_its_config(
+    project: Project, tmp_path: Path
+) -> None:
+    _install(project, "codex")
+    hooks = json.loads((project.dir / ".codex" / "hooks.json").read_text())["hooks"]
+    assert hooks["PreToolUse"][0]["hooks"][0]["command"] == f"{HOOKGATE} hook codex"
+    codex_home = tmp_path / "codex-home"
+    env = project.env(CODEX_HOME=str(codex_home))
+    done = project.hookgate("install", "codex", "--user", "--yes", trusted=False, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "trust" in done.stderr  # what the user must still approve in Codex
+    assert "Stop" in json.loads((codex_home / "hooks.json").read_text())["hooks"]

@@ -34,6 +34,10 @@ EVENTS: Mapping[str, str] = {
     "PostToolUse": "postToolCall",
     "Stop": "postGeneration",
 }
+#: Why a call a hook asked consent for is denied where the agent takes no `ask`.
+ASK_DENIED = "a hook asked for your consent, and {agent} cannot ask it from a hook: denied"
+#: What the model reads for a result a hook replaced where the agent cannot replace it.
+REPLACED = "a hook replaced this result; read this instead of it: {text}"
 #: Why a question a hook rewrote is blocked: Claude Code cannot send another question.
 REWRITE_BLOCKED = (
     "a hook rewrote the question, and Claude Code cannot send a rewritten question; "
@@ -42,10 +46,17 @@ REWRITE_BLOCKED = (
 
 
 class ClaudeCode:
-    """Claude Code's hook protocol (an `AgentProtocol`)."""
+    """Claude Code's hook protocol (an `AgentProtocol`); agents that adopted it (Codex)
+    subclass it and say what they cannot take."""
 
     name = "claude"
     project_env = "CLAUDE_PROJECT_DIR"
+    #: The `permissionDecision`s besides `deny` the agent takes from a hook.
+    permissions: tuple[str, ...] = ("allow", "ask")
+    #: The `permissionDecision` an `updatedInput` must come with, if any.
+    rewrite_decision: str | None = None
+    #: Whether PostToolUse may replace a tool's result (`updatedToolOutput`).
+    replaces_output = True
 
     def parse(self, given: Mapping[str, Any], environ: Mapping[str, str]) -> AgentEvent | None:
         native = str(given.get("hook_event_name", ""))
@@ -68,7 +79,12 @@ class ClaudeCode:
             answer |= {"continue": False, "stopReason": outcome.stop_reason}
         if outcome.notices:
             answer["systemMessage"] = "\n".join(outcome.notices)
-        _decide(event, outcome, answer, specific)
+        if event.native == "PreToolUse":
+            self._decide_call(event, outcome, specific)
+        elif event.native == "PostToolUse":
+            self._decide_result(event, outcome, answer, specific)
+        else:
+            _decide(event, outcome, answer)
         if outcome.context and event.native != "Stop":
             specific["additionalContext"] = "\n".join(outcome.context)
         return _json_reply(event, answer, specific)
@@ -80,7 +96,8 @@ class ClaudeCode:
             specific = {"permissionDecision": "deny", "permissionDecisionReason": reason}
         elif event.native == "PostToolUse":
             answer |= {"decision": "block", "reason": reason}
-            specific["updatedToolOutput"] = _withheld(event, "hookgate")
+            if self.replaces_output:
+                specific["updatedToolOutput"] = _withheld(event, "hookgate")
         elif event.native == "UserPromptSubmit":
             answer |= {"decision": "block", "reason": reason}
         else:  # SessionStart, Stop: nothing to block but the session itself
@@ -89,6 +106,40 @@ class ClaudeCode:
 
     def notice(self, event: AgentEvent, text: str) -> Reply:
         return _json_reply(event, {"systemMessage": text}, {})
+
+    def _decide_call(self, event: AgentEvent, outcome: Outcome, specific: dict[str, Any]) -> None:
+        reason = outcome.reason or "blocked by a hook"
+        if outcome.stop_reason is not None:
+            reason = STOPPED_CALL.format(reason=outcome.stop_reason)
+        elif not outcome.blocked and outcome.permission == "ask" and "ask" not in self.permissions:
+            reason = ASK_DENIED.format(agent=self.name)  # no one can be asked: as `-p` does
+        elif not outcome.blocked:
+            if outcome.permission in self.permissions:
+                specific["permissionDecision"] = outcome.permission
+            if "arguments" in outcome.changed:
+                specific["updatedInput"] = _updated_input(event, outcome)
+                if self.rewrite_decision is not None:
+                    specific["permissionDecision"] = self.rewrite_decision
+            return
+        specific |= {"permissionDecision": "deny", "permissionDecisionReason": reason}
+
+    def _decide_result(
+        self, event: AgentEvent, outcome: Outcome, answer: dict[str, Any], specific: dict[str, Any]
+    ) -> None:
+        failed = [f.hook for f in outcome.errors if f.on_error is OnError.FAIL]
+        if outcome.blocked:
+            answer |= {"decision": "block", "reason": outcome.reason or "blocked by a hook"}
+        replaced: Any = None
+        if failed:
+            replaced = _withheld(event, failed[0])
+        elif "result" in outcome.changed:
+            replaced = _response(event, outcome.payload["result"])
+        if replaced is not None and self.replaces_output:
+            specific["updatedToolOutput"] = replaced
+        elif replaced is not None:  # the nearest safe thing: block, the model reads why
+            text = str(outcome.payload["result"].get("content", "")) if not failed else ""
+            why = WITHHELD_RESULT.format(hook=failed[0]) if failed else REPLACED.format(text=text)
+            answer |= {"decision": "block", "reason": why}
 
 
 def _payload(event: str, given: Mapping[str, Any], cwd: str) -> dict[str, Any]:
@@ -116,30 +167,10 @@ def _result(tool: str, response: Any) -> dict[str, Any]:
         return {"content": json.dumps(response, ensure_ascii=False), "is_error": False}
 
 
-def _decide(
-    event: AgentEvent, outcome: Outcome, answer: dict[str, Any], specific: dict[str, Any]
-) -> None:
-    """The event's own decision fields, into `answer` (top level) and `specific`."""
+def _decide(event: AgentEvent, outcome: Outcome, answer: dict[str, Any]) -> None:
+    """The decision of a prompt, a stop or a session start, into `answer`."""
     native, reason = event.native, outcome.reason or "blocked by a hook"
-    if native == "PreToolUse":
-        if outcome.stop_reason is not None:
-            reason = STOPPED_CALL.format(reason=outcome.stop_reason)
-        if outcome.blocked or outcome.stop_reason is not None:
-            specific |= {"permissionDecision": "deny", "permissionDecisionReason": reason}
-            return
-        if outcome.permission is not None:
-            specific["permissionDecision"] = outcome.permission
-        if "arguments" in outcome.changed:
-            specific["updatedInput"] = _updated_input(event, outcome)
-    elif native == "PostToolUse":
-        failed = [f.hook for f in outcome.errors if f.on_error is OnError.FAIL]
-        if outcome.blocked:
-            answer |= {"decision": "block", "reason": reason}
-        if failed:
-            specific["updatedToolOutput"] = _withheld(event, failed[0])
-        elif "result" in outcome.changed:
-            specific["updatedToolOutput"] = _response(event, outcome.payload["result"])
-    elif native == "UserPromptSubmit":
+    if native == "UserPromptSubmit":
         if outcome.blocked:
             answer |= {"decision": "block", "reason": reason}
         elif "prompt" in outcome.changed:

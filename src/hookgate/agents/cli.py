@@ -45,15 +45,20 @@ def add_parsers(commands: Any) -> None:
 
 def protocol_of(name: str) -> AgentProtocol:
     """The hook protocol of the agent `name`, its module imported now."""
+    if name == "codex":
+        from hookgate.agents.codex import CodexCli
+
+        return CodexCli()
     from hookgate.agents.claude import ClaudeCode
 
-    return {"claude": ClaudeCode}[name]()
+    return ClaudeCode()
 
 
 def settings_of(name: str) -> HookSettings:
     from hookgate.agents.claude import claude_settings
+    from hookgate.agents.codex import codex_settings
 
-    return {"claude": claude_settings}[name]()
+    return {"claude": claude_settings, "codex": codex_settings}[name]()
 
 
 def run_hook(args: argparse.Namespace) -> int:
@@ -73,6 +78,7 @@ def run_install(args: argparse.Namespace) -> int:
     settings = settings_of(args.agent_name)
     base = Path.home() if args.scope == "user" else Path.cwd()
     path = base / (settings.user_file if args.scope == "user" else settings.project_file)
+    # An absolute user_file (Codex's $CODEX_HOME/hooks.json) stands as it is.
     command = hook_command(settings.agent, args.hook_agent_file, hookgate_program())
     change = plan_install(settings, path, command, uninstall=args.uninstall)
     confirm = not args.yes and sys.stdin.isatty() and sys.stderr.isatty()
