@@ -9,96 +9,45 @@ input; a call names the tool the way the request's `tools` offer it.
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from agent_clis.mock_anthropic import ToolUse
-
-Turn = ToolUse | str
+from agent_clis.scripted import ScriptedServer, Turn, send_events
 
 
-class MockResponses:
-    """`with MockResponses(script) as server:` serves on `server.url` (ending in /v1)."""
+class MockResponses(ScriptedServer):
+    """The Responses API (`POST /v1/responses`, streamed); `url` ends in `/v1`."""
 
-    def __init__(self, script: Sequence[Turn]) -> None:
-        self.script = list(script)
-        self.requests: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def __enter__(self) -> MockResponses:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    url_suffix = "/v1"
 
     def tool_results(self) -> list[str]:
         """The output of each function call the model was sent, call by call, in order."""
         seen: dict[str, str] = {}
         for request in self.requests:
-            for item in request.get("input", []):
-                if isinstance(item, dict) and item.get("type") == "function_call_output":
+            for item in _items(request):
+                if item.get("type") == "function_call_output":
                     output = item.get("output")
                     text = output if isinstance(output, str) else json.dumps(output)
                     seen.setdefault(str(item.get("call_id")), text)
         return list(seen.values())
 
-    def turn_for(self, request: dict[str, Any]) -> Turn:
-        made = sum(
-            1
-            for item in request.get("input", [])
-            if isinstance(item, dict) and item.get("type") == "function_call"
-        )
-        return self.script[min(made, len(self.script) - 1)]
+    def calls_made(self, request: dict[str, Any]) -> int:
+        return sum(1 for item in _items(request) if item.get("type") == "function_call")
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        mock = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *_: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                data = json.dumps({"object": "list", "data": [], "models": []}).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                with mock._lock:
-                    mock.requests.append(body)
-                    turn = mock.turn_for(body)
-                    number = len(mock.requests)
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.end_headers()
-                for data in _events(turn, number):
-                    self.wfile.write(
-                        f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode()
-                    )
-                self.wfile.flush()
-                self.close_connection = True
-
-        return Handler
+    def answer(self, handler: BaseHTTPRequestHandler, path: str, body: dict[str, Any]) -> None:
+        send_events(handler, _events(self.turn_for(body), len(self.requests)))
 
 
-def _events(turn: Turn, number: int) -> Iterator[dict[str, Any]]:
+def _items(request: dict[str, Any]) -> list[dict[str, Any]]:
+    items = request.get("input")
+    return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+
+
+def _events(turn: Turn, number: int) -> Iterator[tuple[str, dict[str, Any]]]:
     response = {"id": f"resp_{number}", "object": "response", "status": "in_progress",
                 "output": []}  # fmt: skip
-    yield {"type": "response.created", "response": response}
+    yield _event("response.created", response=response)
     if isinstance(turn, str):
         item: dict[str, Any] = {"type": "message", "id": f"msg_{number}", "role": "assistant",
                                 "status": "completed",
@@ -107,10 +56,14 @@ def _events(turn: Turn, number: int) -> Iterator[dict[str, Any]]:
     else:
         item = {"type": "function_call", "id": f"fc_{number}", "call_id": f"call_{number}",
                 "name": turn.name, "arguments": json.dumps(turn.input), "status": "completed"}  # fmt: skip
-    yield {"type": "response.output_item.added", "output_index": 0, "item": item}
-    yield {"type": "response.output_item.done", "output_index": 0, "item": item}
+    yield _event("response.output_item.added", output_index=0, item=item)
+    yield _event("response.output_item.done", output_index=0, item=item)
     usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
              "output_tokens": 5, "output_tokens_details": {"reasoning_tokens": 0},
              "total_tokens": 15}  # fmt: skip
     done = response | {"status": "completed", "output": [item], "usage": usage}
-    yield {"type": "response.completed", "response": done}
+    yield _event("response.completed", response=done)
+
+
+def _event(kind: str, **fields: Any) -> tuple[str, dict[str, Any]]:
+    return kind, {"type": kind, **fields}

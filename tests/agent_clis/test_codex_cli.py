@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from agent_clis.conftest import AGENT_CLIS, GUARD_REASON, REWRITTEN
-from agent_clis.mock_anthropic import ToolUse
 from agent_clis.mock_responses import MockResponses
+from agent_clis.scripted import ToolUse
 from runtime.project import Project
 
 CODEX = AGENT_CLIS / "codex"
