@@ -88,3 +88,13 @@ def test_install_codex_writes_hooks_json_beside_its_config(
     assert done.returncode == 0, done.stderr
     assert "trust" in done.stderr  # what the user must still approve in Codex
     assert "Stop" in json.loads((codex_home / "hooks.json").read_text())["hooks"]
+
+
+def test_install_gemini_names_its_hook_and_times_it_in_milliseconds(project: Project) -> None:
+    _install(project, "gemini")
+    hooks = json.loads((project.dir / ".gemini" / "settings.json").read_text())["hooks"]
+    assert set(hooks) == {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent"}
+    (entry,) = hooks["BeforeTool"]
+    assert "matcher" not in entry  # every tool
+    assert entry["hooks"] == [{"name": "hookgate", "type": "command",
+                               "command": f"{HOOKGATE} hook gemini", "timeout": 600_000}]  # fmt: skip

@@ -8,4 +8,4 @@ session as a hookgate session; `install` writes the agents' own hook settings.
 """
 
 #: The agents `hookgate hook` and `hookgate install` know, by the name they take.
-AGENT_NAMES = ("claude", "codex")
+AGENT_NAMES = ("claude", "codex", "gemini")

@@ -40,7 +40,7 @@ ASK_DENIED = "a hook asked for your consent, and {agent} cannot ask it from a ho
 REPLACED = "a hook replaced this result; read this instead of it: {text}"
 #: Why a question a hook rewrote is blocked: Claude Code cannot send another question.
 REWRITE_BLOCKED = (
-    "a hook rewrote the question, and Claude Code cannot send a rewritten question; "
+    "a hook rewrote the question, and {agent} cannot send a rewritten question; "
     "it was blocked instead: {prompt}"
 )
 
@@ -50,6 +50,7 @@ class ClaudeCode:
     subclass it and say what they cannot take."""
 
     name = "claude"
+    title = "Claude Code"
     project_env = "CLAUDE_PROJECT_DIR"
     #: The `permissionDecision`s besides `deny` the agent takes from a hook.
     permissions: tuple[str, ...] = ("allow", "ask")
@@ -84,7 +85,7 @@ class ClaudeCode:
         elif event.native == "PostToolUse":
             self._decide_result(event, outcome, answer, specific)
         else:
-            _decide(event, outcome, answer)
+            _decide(event, outcome, answer, self.title)
         if outcome.context and event.native != "Stop":
             specific["additionalContext"] = "\n".join(outcome.context)
         return _json_reply(event, answer, specific)
@@ -112,7 +113,7 @@ class ClaudeCode:
         if outcome.stop_reason is not None:
             reason = STOPPED_CALL.format(reason=outcome.stop_reason)
         elif not outcome.blocked and outcome.permission == "ask" and "ask" not in self.permissions:
-            reason = ASK_DENIED.format(agent=self.name)  # no one can be asked: as `-p` does
+            reason = ASK_DENIED.format(agent=self.title)  # no one can be asked: as `-p` does
         elif not outcome.blocked:
             if outcome.permission in self.permissions:
                 specific["permissionDecision"] = outcome.permission
@@ -167,7 +168,7 @@ def _result(tool: str, response: Any) -> dict[str, Any]:
         return {"content": json.dumps(response, ensure_ascii=False), "is_error": False}
 
 
-def _decide(event: AgentEvent, outcome: Outcome, answer: dict[str, Any]) -> None:
+def _decide(event: AgentEvent, outcome: Outcome, answer: dict[str, Any], title: str) -> None:
     """The decision of a prompt, a stop or a session start, into `answer`."""
     native, reason = event.native, outcome.reason or "blocked by a hook"
     if native == "UserPromptSubmit":
@@ -175,7 +176,10 @@ def _decide(event: AgentEvent, outcome: Outcome, answer: dict[str, Any]) -> None
             answer |= {"decision": "block", "reason": reason}
         elif "prompt" in outcome.changed:
             prompt = outcome.payload["prompt"]
-            answer |= {"decision": "block", "reason": REWRITE_BLOCKED.format(prompt=prompt)}
+            answer |= {
+                "decision": "block",
+                "reason": REWRITE_BLOCKED.format(agent=title, prompt=prompt),
+            }
     elif native == "Stop" and outcome.continue_with is not None:
         answer |= {"decision": "block", "reason": outcome.continue_with}
     elif native == "SessionStart" and outcome.blocked:

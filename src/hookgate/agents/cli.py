@@ -49,6 +49,10 @@ def protocol_of(name: str) -> AgentProtocol:
         from hookgate.agents.codex import CodexCli
 
         return CodexCli()
+    if name == "gemini":
+        from hookgate.agents.gemini import GeminiCli
+
+        return GeminiCli()
     from hookgate.agents.claude import ClaudeCode
 
     return ClaudeCode()
@@ -57,8 +61,10 @@ def protocol_of(name: str) -> AgentProtocol:
 def settings_of(name: str) -> HookSettings:
     from hookgate.agents.claude import claude_settings
     from hookgate.agents.codex import codex_settings
+    from hookgate.agents.gemini import gemini_settings
 
-    return {"claude": claude_settings, "codex": codex_settings}[name]()
+    settings = {"claude": claude_settings, "codex": codex_settings, "gemini": gemini_settings}
+    return settings[name]()
 
 
 def run_hook(args: argparse.Namespace) -> int:

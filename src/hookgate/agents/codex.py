@@ -20,6 +20,7 @@ class CodexCli(ClaudeCode):
     """Codex CLI's hook protocol (an `AgentProtocol`)."""
 
     name = "codex"
+    title = "Codex"
     project_env = "CODEX_PROJECT_DIR"  # not set by Codex: the event's cwd is the project
     permissions: tuple[str, ...] = ()
     rewrite_decision = "allow"

@@ -58,7 +58,7 @@ def run_agent_hook(
         permission_mode=event.permission_mode,
     )  # fmt: skip
     try:
-        if event.event == "postGeneration":
+        if event.event == "postGeneration" and not event.payload.get("prompt"):
             event = _with_question(event, str(config.path))
         outcome = engine.run_sync(event.event, event.payload)
     except Exception as exc:  # hookgate's own failure, not a hook's: it cannot decide

@@ -38,6 +38,8 @@ class HookSettings(NamedTuple):
     """The hook's timeout, in the agent's unit: long enough for hookgate's own to hold."""
     approve: str
     """What the user must still approve in the agent, if anything."""
+    hook_name: str | None = None
+    """The `name` the hook entry carries, where the agent names hooks."""
 
 
 class Change(NamedTuple):
@@ -135,8 +137,9 @@ def _document(path: Path, text: str) -> dict[str, Any]:
 
 def _entry(settings: HookSettings, event: str, command: str) -> dict[str, Any]:
     matcher = {"matcher": "*"} if event in settings.tool_events else {}
-    return {**matcher, "hooks": [{"type": "command", "command": command,
-                                  "timeout": settings.timeout}]}  # fmt: skip
+    name = {"name": settings.hook_name} if settings.hook_name else {}
+    hook = {**name, "type": "command", "command": command, "timeout": settings.timeout}
+    return {**matcher, "hooks": [hook]}
 
 
 def _without_ours(entry: Any, agent: str) -> Any:
