@@ -56,6 +56,23 @@ def bash(command: str, call_id: str = "toolu_1") -> dict[str, Any]:
             "tool_use_id": call_id}  # fmt: skip
 
 
+def assert_whole_session(
+    project: Project, agent: str, prompt: str, final: str, events: list[str]
+) -> None:
+    """The agent's (only) session in hookgate's history holds the question, both shell
+    calls as the hooks left them, the guard's denial, the answer and every event."""
+    (path,) = [p for p in project.session_files() if f"-{agent}-" in p.stem]
+    messages = project.messages(path)
+    assert messages[0] == {"role": "user", "content": prompt}
+    calls = [m["tool_calls"][0] for m in messages if m.get("tool_calls")]
+    commands = [call["arguments"]["command"] for call in calls]
+    assert commands == ["rm -rf build", f"echo {REWRITTEN} > note.txt"]
+    assert GUARD_REASON in messages[2]["content"]
+    assert messages[-1] == {"role": "assistant", "content": final}
+    decisions = [r["data"] for r in project.records(path) if r.get("kind") == "agent_hook"]
+    assert [d["event"] for d in decisions] == events
+
+
 def answer(project: Project, agent: str, stdin: str, *args: str) -> dict[str, Any]:
     """`hookgate hook AGENT` run for real on `stdin`; its JSON reply ({} for none)."""
     done = project.hookgate("hook", agent, *args, stdin=stdin, trusted=False)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agent_clis.conftest import AGENT_CLIS, GUARD_REASON, REWRITTEN
+from agent_clis.conftest import AGENT_CLIS, GUARD_REASON, REWRITTEN, assert_whole_session
 from agent_clis.mock_anthropic import MockAnthropic, ToolUse
 from runtime.project import Project
 
@@ -57,19 +57,10 @@ def test_claude_code_runs_hookgate_guard_and_rewrite(project: Project, tmp_path:
     denied = server.tool_results()[0]
     assert GUARD_REASON in denied  # the model read hookgate's reason
     assert (project.dir / "note.txt").read_text().strip() == REWRITTEN  # the rewrite ran
-    (path,) = [p for p in project.session_files() if p.stem.endswith(result["session_id"])]
-    messages = project.messages(path)
-    assert messages[0] == {"role": "user", "content": "clean up and leave a note"}
-    calls = [m["tool_calls"][0] for m in messages if m.get("tool_calls")]
-    assert [c["arguments"]["command"] for c in calls] == [
-        "rm -rf build",
-        f"echo {REWRITTEN} > note.txt",
-    ]
-    assert GUARD_REASON in messages[2]["content"]
-    assert messages[-1] == {"role": "assistant", "content": SCRIPT[-1]}
-    events = [r["data"]["event"] for r in project.records(path) if r.get("kind") == "agent_hook"]
-    assert events == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PreToolUse",
-                      "PostToolUse", "Stop"]  # fmt: skip
+    assert_whole_session(project, "claude", "clean up and leave a note", str(SCRIPT[-1]), [
+        "SessionStart", "UserPromptSubmit", "PreToolUse", "PreToolUse", "PostToolUse", "Stop",
+    ])  # fmt: skip
+    assert any(p.stem.endswith(result["session_id"]) for p in project.session_files())
 
 
 def test_claude_code_fails_closed_on_an_edited_agent_file(project: Project, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_clis.conftest import AGENT_CLIS, GUARD_REASON, REWRITTEN
+from agent_clis.conftest import AGENT_CLIS, GUARD_REASON, REWRITTEN, assert_whole_session
 from agent_clis.mock_gemini import MockGemini
 from agent_clis.scripted import ToolUse
 from runtime.project import Project
@@ -61,18 +61,9 @@ def test_gemini_runs_hookgate_guard_and_rewrite(project: Project, tmp_path: Path
     assert (project.dir / "build").is_dir()
     assert GUARD_REASON in server.tool_results()[0]
     assert (project.dir / "note.txt").read_text().strip() == REWRITTEN
-    (path,) = [p for p in project.session_files() if "-gemini-" in p.stem]
-    messages = project.messages(path)
-    assert messages[0] == {"role": "user", "content": "clean up and leave a note"}
-    calls = [m["tool_calls"][0] for m in messages if m.get("tool_calls")]
-    assert [c["arguments"]["command"] for c in calls] == [
-        "rm -rf build",
-        f"echo {REWRITTEN} > note.txt",
-    ]
-    assert messages[-1] == {"role": "assistant", "content": SCRIPT[-1]}
-    events = [r["data"]["event"] for r in project.records(path) if r.get("kind") == "agent_hook"]
-    assert events == ["SessionStart", "BeforeAgent", "BeforeTool", "BeforeTool", "AfterTool",
-                      "AfterAgent"]  # fmt: skip
+    assert_whole_session(project, "gemini", "clean up and leave a note", str(SCRIPT[-1]), [
+        "SessionStart", "BeforeAgent", "BeforeTool", "BeforeTool", "AfterTool", "AfterAgent",
+    ])  # fmt: skip
 
 
 def test_gemini_fails_closed_on_an_edited_agent_file(project: Project, tmp_path: Path) -> None:
