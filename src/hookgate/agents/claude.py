@@ -14,8 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from hookgate.agents.install import HookSettings
-from hookgate.agents.protocol import AgentEvent, Reply
+from hookgate.agents.protocol import AgentEvent, HookSettings, Reply
 from hookgate.hooks import BadReply, OnError, Outcome
 from hookgate.hooks.formats.claude_tools import (
     claude_input,

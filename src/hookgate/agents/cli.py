@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 from hookgate.agents import AGENT_NAMES
 
 if TYPE_CHECKING:
-    from hookgate.agents.install import HookSettings
-    from hookgate.agents.protocol import AgentProtocol
+    from hookgate.agents.protocol import AgentProtocol, HookSettings
 
 
 def add_parsers(commands: Any) -> None:

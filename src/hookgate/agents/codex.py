@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from hookgate.agents.claude import EVENTS, ClaudeCode
-from hookgate.agents.install import HookSettings
+from hookgate.agents.protocol import HookSettings
 
 
 class CodexCli(ClaudeCode):

@@ -17,8 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hookgate.agents.claude import ASK_DENIED, REWRITE_BLOCKED
-from hookgate.agents.install import HookSettings
-from hookgate.agents.protocol import AgentEvent, Reply
+from hookgate.agents.protocol import AgentEvent, HookSettings, Reply
 from hookgate.hooks import OnError, Outcome
 from hookgate.hooks.digest import sha256
 from hookgate.hooks.wording import STOPPED_CALL, WITHHELD_RESULT

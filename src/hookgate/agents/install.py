@@ -10,7 +10,6 @@ bypassed: the closing lines say what the user must approve there.
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import shlex
@@ -19,27 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from hookgate.agents.protocol import HookSettings
 from hookgate.hooks import ConfigError
-
-
-class HookSettings(NamedTuple):
-    """Where and how one agent reads its hook settings."""
-
-    agent: str
-    events: tuple[str, ...]
-    """The agent's events that hookgate answers, in the agent's names."""
-    tool_events: tuple[str, ...]
-    """Of those, the ones whose entries take a tool `matcher` (`*`: every tool)."""
-    project_file: str
-    """The settings file, relative to the project's directory."""
-    user_file: str
-    """The user's settings file, relative to the home directory."""
-    timeout: int
-    """The hook's timeout, in the agent's unit: long enough for hookgate's own to hold."""
-    approve: str
-    """What the user must still approve in the agent, if anything."""
-    hook_name: str | None = None
-    """The `name` the hook entry carries, where the agent names hooks."""
 
 
 class Change(NamedTuple):
@@ -163,6 +143,8 @@ def _is_ours(hook: Any, agent: str) -> bool:
 
 
 def _diff(change: Change) -> Sequence[str]:
+    import difflib  # only where a diff is shown
+
     return list(difflib.unified_diff(
         change.before.splitlines(keepends=True), change.after.splitlines(keepends=True),
         fromfile=f"{change.path} (now)", tofile=f"{change.path} (after)",

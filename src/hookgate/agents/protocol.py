@@ -64,3 +64,23 @@ class AgentProtocol(Protocol):
 
     def notice(self, event: AgentEvent, text: str) -> Reply:
         """`text` shown to the user; the agent goes on as if no hook ran."""
+
+
+class HookSettings(NamedTuple):
+    """Where and how one agent reads its hook settings."""
+
+    agent: str
+    events: tuple[str, ...]
+    """The agent's events that hookgate answers, in the agent's names."""
+    tool_events: tuple[str, ...]
+    """Of those, the ones whose entries take a tool `matcher` (`*`: every tool)."""
+    project_file: str
+    """The settings file, relative to the project's directory."""
+    user_file: str
+    """The user's settings file, relative to the home directory."""
+    timeout: int
+    """The hook's timeout, in the agent's unit: long enough for hookgate's own to hold."""
+    approve: str
+    """What the user must still approve in the agent, if anything."""
+    hook_name: str | None = None
+    """The `name` the hook entry carries, where the agent names hooks."""
