@@ -4,6 +4,7 @@ as its hooks, against a scripted Responses API on loopback: the model asks for
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -77,3 +78,20 @@ def test_codex_fails_closed_on_an_untrusted_agent_file(project: Project, tmp_pat
     for result in server.tool_results()[:2]:
         assert "must not fail open" in result
         assert "is not trusted" in result
+
+
+def test_a_replaced_result_reaches_the_model_as_the_block_reason(
+    project: Project, tmp_path: Path
+) -> None:
+    # Codex takes no replaced result from a hook: hookgate blocks it with the replacement
+    # as the reason, which Codex sends in the output's place (docs/agents.md).
+    scrub = project.hook("scrub.sh", "jq -c '{result: {content: \"[scrubbed]\", is_error: false}}'")
+    hooks = {"postToolCall": [{"matcher": "^shell$", "command": scrub}]}
+    project.agent_file.write_text(json.dumps({"hooks": hooks}))
+    project.trust()
+    script = (ToolUse("exec_command", {"cmd": "echo KEY=secret"}), "done")
+    with MockResponses(script) as server:
+        run_codex(project, server, tmp_path)
+    (result,) = server.tool_results()
+    assert "[scrubbed]" in result
+    assert "secret" not in result  # Codex sends the block's reason in the output's place

@@ -5,7 +5,8 @@ JSON, and Claude's tool names (its `exec_command` is reported as `Bash` with a
 `command`), so this is Claude Code's protocol less what Codex refuses from a hook: a
 plain `allow` or `ask` (an `ask` is denied, with the reason, as where no one can be
 asked), an `updatedInput` without `allow` (so a rewritten call is allowed as Codex
-requires), and a replaced result (blocked instead, the model reads why).
+requires), and a replaced result (blocked with the replacement as the reason, which
+Codex sends in the output's place).
 """
 
 from __future__ import annotations
