@@ -8,7 +8,9 @@ Each round runs, in a rotating order, each as a child process of this one:
 - `hookgate hook claude` on Claude Code's PreToolUse for `ls`: trust check, the guard
   run under the engine, the answer, the audit trail's lines;
 - the same on a PreToolUse no hook matches (`Read`): hookgate's own part alone;
-- `hookgate hooks fire preToolCall` on the same call, for comparison.
+- `hookgate hooks fire preToolCall` on the same call, for comparison;
+- `python -m hookgate.agents.relay claude` on both events, the resident hookgate up
+  (what `hookgate install claude --resident` runs).
 The scratch project holds a hooks-only `hookgate.yaml` (the guard, `onError: fail`),
 trusted. Prints `bench/startup.py`'s tables: wall clock and CPU time of the child.
 
@@ -20,12 +22,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import tempfile
+import time
 from importlib import resources
 from pathlib import Path
 
 from startup import HOOKGATE, PYTHON, Sample, report, timed_run
+
+RELAY = [PYTHON, "-m", "hookgate.agents.relay", "claude"]
 
 
 def make_project(root: Path) -> dict[str, str]:
@@ -76,15 +82,30 @@ def main() -> None:
             "hooks fire preToolCall (the guard runs)": lambda: timed_run(
                 fire, root, env, b'{"command": "ls"}'
             ),
+            "relay to the resident, PreToolUse Bash (the guard runs)": lambda: timed_run(
+                RELAY, root, env, bash
+            ),
+            "relay to the resident, PreToolUse Read (no hook matches)": lambda: timed_run(
+                RELAY, root, env, read
+            ),
         }
         for run in runs.values():  # warm the byte-code caches, the parse cache, the audit file
             run()
+        resident = wait_for_resident(root / "home")
         times: dict[str, list[Sample]] = {name: [] for name in runs}
         names = list(runs)
         for index in range(rounds):
             for name in names[index % len(names) :] + names[: index % len(names)]:
                 times[name].append(runs[name]())
+        os.kill(resident, signal.SIGTERM)
     report(times, rounds)
+
+
+def wait_for_resident(home: Path) -> int:
+    """The pid of the resident the relay's first run started, once it listens."""
+    while not (home / "resident" / "hookgate.sock").exists():
+        time.sleep(0.05)
+    return int((home / "resident" / "lock").read_text())
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ idempotent, undone by `--uninstall`."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from runtime.project import HOOKGATE, Project
@@ -98,3 +99,15 @@ def test_install_gemini_names_its_hook_and_times_it_in_milliseconds(project: Pro
     assert "matcher" not in entry  # every tool
     assert entry["hooks"] == [{"name": "hookgate", "type": "command",
                                "command": f"{HOOKGATE} hook gemini", "timeout": 600_000}]  # fmt: skip
+
+
+def test_install_resident_writes_the_relay_and_replaces_the_plain_command(
+    project: Project,
+) -> None:
+    _install(project, "claude")
+    _install(project, "claude", "--resident")
+    hooks = json.loads((project.dir / ".claude" / "settings.json").read_text())["hooks"]
+    (entry,) = hooks["PreToolUse"]
+    assert entry["hooks"][0]["command"] == f"{sys.executable} -m hookgate.agents.relay claude"
+    _install(project, "claude", "--uninstall")
+    assert not (project.dir / ".claude" / "settings.json").read_text().strip("{}\n")

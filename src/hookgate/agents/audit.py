@@ -6,12 +6,14 @@ the agent's name and session id in its own id (`20261201-130700-claude-<id>`), s
 own (the question, each call, each result, the answer), with the same secrecy: a
 blocked question is kept as its marker only, the file is private. Each event adds an
 `agent_hook` record of what the hooks decided. A file that cannot be written is a
-notice for the user; the decision stands.
+notice for the user; the decision stands. `pid` says which process decided (the resident
+hookgate answers many events).
 """
 
 from __future__ import annotations
 
 import datetime
+import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -105,7 +107,8 @@ def _decision(
     event: AgentEvent, outcome: Outcome | None, refused: str | None, unchecked: str | None
 ) -> dict[str, Any]:
     data: dict[str, Any] = {"agent": event.agent, "agent_session": event.session_id,
-                            "event": event.native, "hookgate_event": event.event}  # fmt: skip
+                            "event": event.native, "hookgate_event": event.event,
+                            "pid": os.getpid()}  # fmt: skip
     if "tool" in event.payload:
         data["tool"] = event.payload["tool"]
     if outcome is None:

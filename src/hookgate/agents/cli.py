@@ -37,6 +37,9 @@ def add_parsers(commands: Any) -> None:
     install.add_argument("--agent", dest="hook_agent_file", type=Path, metavar="FILE",
                          help="the agent file every event is judged by "
                               "(default: hookgate.yaml in the agent's project)")  # fmt: skip
+    install.add_argument("--resident", action="store_true",
+                         help="hand each event to a resident hookgate (started on first use, "
+                              "ended when idle): a thin command instead of hookgate's start")  # fmt: skip
     install.add_argument("--uninstall", action="store_true", help="remove hookgate's entries")
     install.add_argument("-y", "--yes", action="store_true", help="write without asking")
     install.set_defaults(handler=run_install)
@@ -84,7 +87,9 @@ def run_install(args: argparse.Namespace) -> int:
     base = Path.home() if args.scope == "user" else Path.cwd()
     path = base / (settings.user_file if args.scope == "user" else settings.project_file)
     # An absolute user_file (Codex's $CODEX_HOME/hooks.json) stands as it is.
-    command = hook_command(settings.agent, args.hook_agent_file, hookgate_program())
+    command = hook_command(
+        settings.agent, args.hook_agent_file, hookgate_program(), resident=args.resident
+    )
     change = plan_install(settings, path, command, uninstall=args.uninstall)
     confirm = not args.yes and sys.stdin.isatty() and sys.stderr.isatty()
     if not change.changed:

@@ -54,7 +54,7 @@ def run_agent_hook(
         return _undecided(protocol, event, path, str(exc))
     engine = HookEngine(
         config.hooks, session_id=event.session_id, project_dir=event.project_dir,
-        pinned=trusted.pins(), transcript_path=event.transcript_path,
+        pinned=trusted.pins(), transcript_path=event.transcript_path, environ=environ,
         permission_mode=event.permission_mode,
     )  # fmt: skip
     try:

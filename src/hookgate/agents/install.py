@@ -61,9 +61,16 @@ def plan_install(
     return Change(path, before, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
-def hook_command(agent: str, agent_file: Path | None, hookgate: str) -> str:
-    """The command the agent runs: `hookgate hook AGENT [--agent FILE]`."""
-    words = [hookgate, "hook", agent]
+#: The thin command that hands each event to the resident hookgate (`--resident`).
+RELAY_MODULE = "hookgate.agents.relay"
+
+
+def hook_command(
+    agent: str, agent_file: Path | None, hookgate: str, *, resident: bool = False
+) -> str:
+    """The command the agent runs: `hookgate hook AGENT [--agent FILE]`, or with
+    `resident` `PYTHON -m hookgate.agents.relay AGENT [--agent FILE]`."""
+    words = [sys.executable, "-m", RELAY_MODULE, agent] if resident else [hookgate, "hook", agent]
     if agent_file is not None:
         words += ["--agent", str(agent_file.resolve())]
     return shlex.join(words)
@@ -139,7 +146,9 @@ def _is_ours(hook: Any, agent: str) -> bool:
         words = shlex.split(hook["command"])
     except ValueError:
         return False
-    return len(words) >= 3 and Path(words[0]).name == "hookgate" and words[1:3] == ["hook", agent]
+    relay = len(words) >= 4 and words[1:4] == ["-m", RELAY_MODULE, agent]
+    hook = len(words) >= 3 and Path(words[0]).name == "hookgate" and words[1:3] == ["hook", agent]
+    return relay or hook
 
 
 def _diff(change: Change) -> Sequence[str]:

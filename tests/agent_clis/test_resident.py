@@ -1,0 +1,102 @@
+"""The resident hookgate: `python -m hookgate.agents.relay AGENT` (what `hookgate install
+AGENT --resident` writes) answers every event as `hookgate hook AGENT` does, by itself
+until the resident it starts answers, trust checked on every event."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_clis.conftest import GUARD_REASON, bash, claude_event
+from frontends.test_startup_imports import assert_none_of, imported
+from runtime.project import RUN_TIMEOUT, Project
+
+#: Seconds the resident may take to be listening once started (a loaded machine).
+START_WAIT = 30.0
+
+
+def relay(project: Project, stdin: str) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-m", "hookgate.agents.relay", "claude"], input=stdin, cwd=project.dir,
+        env=project.env(), capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    answer: dict[str, object] = json.loads(done.stdout) if done.stdout.strip() else {}
+    return answer
+
+
+def socket_file(project: Project) -> Path:
+    return project.home / "resident" / "hookgate.sock"
+
+
+@pytest.fixture
+def resident_ended(project: Project) -> Iterator[None]:
+    """End the resident the test started: the pid its lock file holds, if that process
+    is still the resident."""
+    yield
+    lock = project.home / "resident" / "lock"
+    pid = int(lock.read_text() or 0) if lock.exists() else 0
+    with contextlib.suppress(OSError):
+        if pid and b"hookgate.agents.resident" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            os.kill(pid, signal.SIGTERM)
+
+
+def decisions(project: Project) -> list[dict[str, object]]:
+    return [r["data"] for path in project.session_files() for r in project.records(path)
+            if r.get("kind") == "agent_hook"]  # fmt: skip
+
+
+def wait_for_resident(project: Project) -> None:
+    deadline = time.monotonic() + START_WAIT
+    while not socket_file(project).exists():
+        assert time.monotonic() < deadline, "the resident never started listening"
+        time.sleep(0.05)
+
+
+def test_the_relay_answers_then_the_resident_answers_alike(
+    project: Project, resident_ended: None
+) -> None:
+    denied = claude_event(project, "PreToolUse", **bash("rm -rf build"))
+    first = relay(project, denied)  # no resident yet: answered by the relay itself
+    wait_for_resident(project)
+    second, third = relay(project, denied), relay(project, denied)
+    for answer in (first, second, third):
+        assert GUARD_REASON in json.dumps(answer)
+    pids = [d["pid"] for d in decisions(project)]
+    assert len(pids) == 3
+    assert pids[1] == pids[2] != pids[0]  # one resident answered both later events
+    assert (project.home / "resident").stat().st_mode & 0o077 == 0
+    assert socket_file(project).stat().st_mode & 0o077 == 0
+
+
+def test_the_resident_fails_closed_on_an_agent_file_edited_meanwhile(
+    project: Project, resident_ended: None
+) -> None:
+    relay(project, claude_event(project, "SessionStart", source="startup"))
+    wait_for_resident(project)
+    project.agent_file.write_text(project.agent_file.read_text() + "\n# edited\n")
+    answer = relay(project, claude_event(project, "PreToolUse", **bash("ls")))
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"  # type: ignore[index]
+    assert "changed since you trusted it" in json.dumps(answer)
+    assert decisions(project)[-1]["decision"] == "refused"
+
+
+def test_with_the_resident_up_the_relay_imports_none_of_hookgate_s_engine(
+    project: Project, resident_ended: None
+) -> None:
+    stdin = claude_event(project, "PreToolUse", **bash("ls"))
+    relay(project, stdin)
+    wait_for_resident(project)
+    modules = imported(project, ["-m", "hookgate.agents.relay", "claude"], stdin=stdin)
+    assert "hookgate.home" in modules  # the relay itself runs as __main__
+    assert_none_of(modules, ("hookgate.hooks", "hookgate.agents.hookrun", "hookgate.trust",
+                             "hookgate.session", "argparse", "subprocess"))  # fmt: skip
