@@ -9,7 +9,7 @@ Each round runs, in a rotating order, each as a child process of this one:
   run under the engine, the answer, the audit trail's lines;
 - the same on a PreToolUse no hook matches (`Read`): hookgate's own part alone;
 - `hookgate hooks fire preToolCall` on the same call, for comparison;
-- `python -m hookgate.agents.relay claude` on both events, the resident hookgate up
+- `python -S .../relay.py claude` on both events, the resident hookgate up
   (what `hookgate install claude --resident` runs).
 The scratch project holds a hooks-only `hookgate.yaml` (the guard, `onError: fail`),
 trusted. Prints `bench/startup.py`'s tables: wall clock and CPU time of the child.
@@ -31,7 +31,10 @@ from pathlib import Path
 
 from startup import HOOKGATE, PYTHON, Sample, report, timed_run
 
-RELAY = [PYTHON, "-m", "hookgate.agents.relay", "claude"]
+from hookgate.agents import relay
+
+#: What `hookgate install claude --resident` writes.
+RELAY = [PYTHON, "-S", relay.__file__, "claude"]
 
 
 def make_project(root: Path) -> dict[str, str]:

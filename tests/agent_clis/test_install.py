@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from hookgate.agents import relay
 from runtime.project import HOOKGATE, Project
 
 #: A Claude Code settings file as users have them: other keys, another hook on an event
@@ -108,6 +109,6 @@ def test_install_resident_writes_the_relay_and_replaces_the_plain_command(
     _install(project, "claude", "--resident")
     hooks = json.loads((project.dir / ".claude" / "settings.json").read_text())["hooks"]
     (entry,) = hooks["PreToolUse"]
-    assert entry["hooks"][0]["command"] == f"{sys.executable} -m hookgate.agents.relay claude"
+    assert entry["hooks"][0]["command"] == f"{sys.executable} -S {relay.__file__} claude"
     _install(project, "claude", "--uninstall")
     assert not (project.dir / ".claude" / "settings.json").read_text().strip("{}\n")

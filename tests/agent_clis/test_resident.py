@@ -18,15 +18,19 @@ import pytest
 
 from agent_clis.conftest import GUARD_REASON, bash, claude_event
 from frontends.test_startup_imports import assert_none_of, imported
+from hookgate.agents import relay as relay_module
+from hookgate.home import default_home
 from runtime.project import RUN_TIMEOUT, Project
 
+#: The command `hookgate install AGENT --resident` writes, less the agent.
+RELAY = [sys.executable, "-S", relay_module.__file__]
 #: Seconds the resident may take to be listening once started (a loaded machine).
 START_WAIT = 30.0
 
 
 def relay(project: Project, stdin: str) -> dict[str, object]:
     done = subprocess.run(
-        [sys.executable, "-m", "hookgate.agents.relay", "claude"], input=stdin, cwd=project.dir,
+        [*RELAY, "claude"], input=stdin, cwd=project.dir,
         env=project.env(), capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -96,7 +100,16 @@ def test_with_the_resident_up_the_relay_imports_none_of_hookgate_s_engine(
     stdin = claude_event(project, "PreToolUse", **bash("ls"))
     relay(project, stdin)
     wait_for_resident(project)
-    modules = imported(project, ["-m", "hookgate.agents.relay", "claude"], stdin=stdin)
-    assert "hookgate.home" in modules  # the relay itself runs as __main__
-    assert_none_of(modules, ("hookgate.hooks", "hookgate.agents.hookrun", "hookgate.trust",
-                             "hookgate.session", "argparse", "subprocess"))  # fmt: skip
+    modules = imported(project, [*RELAY[1:], "claude"], stdin=stdin)
+    assert "_socket" in modules
+    # Nothing of hookgate, not even `site`: built-in modules and what the interpreter loads.
+    assert not {name for name in modules if name.startswith("hookgate")}
+    assert_none_of(modules, ("site", "json", "socket", "pathlib", "typing", "subprocess"))
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{"HOOKGATE_HOME": "~/hg"}, {"XDG_STATE_HOME": "/state"}, {"XDG_STATE_HOME": "rel"}, {}],
+)
+def test_the_relay_finds_the_home_hookgate_does(env: dict[str, str]) -> None:
+    assert relay_module.home_directory(env) == str(default_home(env))

@@ -61,19 +61,21 @@ def plan_install(
     return Change(path, before, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
-#: The thin command that hands each event to the resident hookgate (`--resident`).
-RELAY_MODULE = "hookgate.agents.relay"
-
-
 def hook_command(
     agent: str, agent_file: Path | None, hookgate: str, *, resident: bool = False
 ) -> str:
     """The command the agent runs: `hookgate hook AGENT [--agent FILE]`, or with
-    `resident` `PYTHON -m hookgate.agents.relay AGENT [--agent FILE]`."""
-    words = [sys.executable, "-m", RELAY_MODULE, agent] if resident else [hookgate, "hook", agent]
+    `resident` `PYTHON -S .../hookgate/agents/relay.py AGENT [--agent FILE]`."""
+    words = [sys.executable, "-S", _relay_path(), agent] if resident else [hookgate, "hook", agent]
     if agent_file is not None:
         words += ["--agent", str(agent_file.resolve())]
     return shlex.join(words)
+
+
+def _relay_path() -> str:
+    from hookgate.agents import relay
+
+    return os.path.abspath(relay.__file__)
 
 
 def hookgate_program() -> str:
@@ -146,7 +148,11 @@ def _is_ours(hook: Any, agent: str) -> bool:
         words = shlex.split(hook["command"])
     except ValueError:
         return False
-    relay = len(words) >= 4 and words[1:4] == ["-m", RELAY_MODULE, agent]
+    relay = any(
+        word.endswith(os.path.join("hookgate", "agents", "relay.py"))
+        and words[i + 1 : i + 2] == [agent]
+        for i, word in enumerate(words)
+    )
     hook = len(words) >= 3 and Path(words[0]).name == "hookgate" and words[1:3] == ["hook", agent]
     return relay or hook
 

@@ -1,22 +1,20 @@
-"""The thin hook command for the resident hookgate: `python -m hookgate.agents.relay
+"""The thin hook command for the resident hookgate: `PYTHON -S .../hookgate/agents/relay.py
 AGENT [--agent FILE]`, which `hookgate install AGENT --resident` writes.
 
-It imports next to nothing: it hands the agent's event (stdin, with the environment the
-hooks must see) to the resident hookgate over its Unix socket and prints the answer.
-Where no resident answers, it starts one for the next event and answers this one
-itself, exactly as `hookgate hook AGENT` would: correct with or without the resident.
+It imports nothing but built-in modules (`-S`: not even `site`): it hands the agent's
+event (stdin, with the environment the hooks must see) to the resident hookgate over
+its Unix socket, as `marshal` data (the resident answers only its own user), and prints
+the answer. Where no resident answers, it loads hookgate, starts a resident for the
+next event and answers this one itself, exactly as `hookgate hook AGENT` would:
+correct with or without the resident.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
+import _socket
+import marshal
 import os
-import socket
 import sys
-from typing import Any
-
-from hookgate.home import default_home
 
 #: The socket (and the lock the resident holds) under `$HOOKGATE_HOME`.
 RESIDENT_DIR = "resident"
@@ -26,52 +24,72 @@ SOCKET_NAME = "hookgate.sock"
 ANSWER_TIMEOUT = 660.0
 #: Bytes the answer may take (an agent's reply is small; a hook's output is capped).
 MAX_ANSWER = 16 * 1024 * 1024
+USAGE = "usage: PYTHON -S relay.py AGENT [--agent FILE]"
+
+
+def home_directory(env: dict[str, str] | os._Environ[str]) -> str:
+    """`hookgate.home.default_home`, without pathlib (a test holds the two equal)."""
+    if env.get("HOOKGATE_HOME"):
+        return os.path.expanduser(env["HOOKGATE_HOME"])
+    state = env.get("XDG_STATE_HOME", "")
+    if os.path.isabs(state):
+        return os.path.join(state, "hookgate")
+    return os.path.join(os.path.expanduser("~"), ".local", "state", "hookgate")
 
 
 def socket_path(home: str | None = None) -> str:
-    return os.path.join(home or str(default_home()), RESIDENT_DIR, SOCKET_NAME)
+    return os.path.join(home or home_directory(os.environ), RESIDENT_DIR, SOCKET_NAME)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if not args or (len(args) not in (1, 3)) or (len(args) == 3 and args[1] != "--agent"):
-        print("usage: python -m hookgate.agents.relay AGENT [--agent FILE]", file=sys.stderr)
+    if len(args) not in (1, 3) or (len(args) == 3 and args[1] != "--agent"):
+        sys.stderr.write(USAGE + "\n")
         return 2
     agent, agent_file = args[0], (os.path.abspath(args[2]) if len(args) == 3 else None)
     text = sys.stdin.read()
     request = {"agent": agent, "agent_file": agent_file, "stdin": text,
-               "environ": dict(os.environ), "cwd": os.getcwd()}  # fmt: skip
-    answer = _ask_resident(json.dumps(request).encode())
+               "environ": dict(os.environ)}  # fmt: skip
+    answer = _ask_resident(marshal.dumps(request))
     if answer is None:
-        _start_resident()
         answer = _answer_here(agent, agent_file, text)
-    sys.stdout.write(answer.get("stdout", ""))
-    sys.stderr.write(answer.get("stderr", ""))
-    return int(answer.get("exit_code", 0))
+    sys.stdout.write(str(answer.get("stdout", "")))
+    sys.stderr.write(str(answer.get("stderr", "")))
+    exit_code = answer.get("exit_code", 0)
+    return exit_code if isinstance(exit_code, int) else 1
 
 
-def _ask_resident(request: bytes) -> dict[str, Any] | None:
+def _ask_resident(request: bytes) -> dict[str, object] | None:
     """The resident's answer, or None where there is none to ask (or it failed)."""
+    client = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
-            client.settimeout(ANSWER_TIMEOUT)
-            client.connect(socket_path())
-            client.sendall(request)
-            client.shutdown(socket.SHUT_WR)
-            chunks, size = [], 0
-            while chunk := client.recv(65536):
-                chunks.append(chunk)
-                size += len(chunk)
-                if size > MAX_ANSWER:
-                    return None
-        answer = json.loads(b"".join(chunks))
-    except (OSError, ValueError):
+        client.settimeout(ANSWER_TIMEOUT)
+        client.connect(socket_path())
+        client.sendall(request)
+        client.shutdown(_socket.SHUT_WR)
+        chunks, size = [], 0
+        while chunk := client.recv(65536):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_ANSWER:
+                return None
+        answer = marshal.loads(b"".join(chunks))
+    except (OSError, ValueError, EOFError, TypeError):
         return None
+    finally:
+        client.close()
     return answer if isinstance(answer, dict) else None
 
 
-def _start_resident() -> None:
-    """Start the resident in a session of its own, detached from the agent's pipes."""
+def _answer_here(agent: str, agent_file: str | None, text: str) -> dict[str, object]:
+    """Load hookgate (run with `-S`: its site-packages first), start the resident for
+    the next event, and answer this one."""
+    if sys.path and sys.path[0] == os.path.dirname(os.path.abspath(__file__)):
+        del sys.path[0]  # run as a script: our own folder must not shadow anything
+    import site
+
+    site.main()
+    import contextlib
     import subprocess
 
     with contextlib.suppress(OSError):  # this event is answered here all the same
@@ -79,9 +97,6 @@ def _start_resident() -> None:
             [sys.executable, "-m", "hookgate.agents.resident"], start_new_session=True,
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
-
-
-def _answer_here(agent: str, agent_file: str | None, text: str) -> dict[str, Any]:
     from hookgate.agents.resident import answer
 
     return answer(agent, agent_file, text, dict(os.environ))

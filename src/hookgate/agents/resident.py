@@ -1,6 +1,6 @@
 """The resident hookgate: one process per `$HOOKGATE_HOME` that answers agents' hook
 events over a Unix socket, so that an event costs a thin client's start and not
-hookgate's (`relay`).
+hookgate's (`relay`). Both ends speak `marshal` (the same interpreter runs both).
 
 The socket lies in a directory only its owner may enter and answers only its owner's
 processes (checked by the peer's credentials). Each event is answered exactly as
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
+import marshal
 import os
 import signal
 import socket
@@ -105,11 +105,11 @@ def _serve_one(client: socket.socket) -> None:
             size += len(chunk)
             if size > MAX_REQUEST:
                 return
-        request = json.loads(b"".join(chunks))
+        request = marshal.loads(b"".join(chunks))
         reply = answer(str(request["agent"]), request.get("agent_file"), str(request["stdin"]),
                        {str(k): str(v) for k, v in dict(request["environ"]).items()})  # fmt: skip
-        client.sendall(json.dumps(reply).encode())
-    except (OSError, ValueError, KeyError, TypeError):
+        client.sendall(marshal.dumps(reply))
+    except (OSError, ValueError, KeyError, TypeError, EOFError):
         return  # the relay then answers the event itself
 
 
