@@ -3,7 +3,12 @@ rewrite hook, trusted) and the way to feed `hookgate hook AGENT` an event."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +20,8 @@ from runtime.project import Project
 REWRITTEN = "hello-from-hookgate"
 #: What the example guard says when it denies `rm -rf build`.
 GUARD_REASON = "rm -rf is not allowed by this project"
+#: Seconds the resident may take to be listening once started (a loaded machine).
+START_WAIT = 30.0
 #: Where scripts/install-agent-clis puts the agent CLIs.
 AGENT_CLIS = Path(__file__).resolve().parents[2] / ".agent-clis" / "node_modules" / ".bin"
 
@@ -78,3 +85,26 @@ def answer(project: Project, agent: str, stdin: str, *args: str) -> dict[str, An
     done = project.hookgate("hook", agent, *args, stdin=stdin, trusted=False)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout) if done.stdout.strip() else {}
+
+
+@pytest.fixture
+def resident_ended(project: Project) -> Iterator[None]:
+    """End the resident the test started: the pid its lock file holds, if that process
+    is still the resident."""
+    yield
+    lock = project.home / "resident" / "lock"
+    pid = int(lock.read_text() or 0) if lock.exists() else 0
+    with contextlib.suppress(OSError):
+        if pid and b"hookgate.agents.resident" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            os.kill(pid, signal.SIGTERM)
+
+
+def socket_file(project: Project) -> Path:
+    return project.home / "resident" / "hookgate.sock"
+
+
+def wait_for_resident(project: Project) -> None:
+    deadline = time.monotonic() + START_WAIT
+    while not socket_file(project).exists():
+        assert time.monotonic() < deadline, "the resident never started listening"
+        time.sleep(0.05)

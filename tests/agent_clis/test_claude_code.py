@@ -6,13 +6,22 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agent_clis.conftest import AGENT_CLIS, GUARD_REASON, REWRITTEN, assert_whole_session
+from agent_clis.conftest import (
+    AGENT_CLIS,
+    GUARD_REASON,
+    REWRITTEN,
+    assert_whole_session,
+    claude_event,
+    wait_for_resident,
+)
 from agent_clis.mock_anthropic import MockAnthropic, ToolUse
+from hookgate.agents import relay
 from runtime.project import Project
 
 CLAUDE = AGENT_CLIS / "claude"
@@ -30,9 +39,12 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def run_claude(project: Project, server: MockAnthropic, tmp_path: Path) -> dict[str, Any]:
-    """`claude -p` in the project, its hooks installed by `hookgate install claude`."""
-    installed = project.hookgate("install", "claude", "--yes", trusted=False)
+def run_claude(
+    project: Project, server: MockAnthropic, tmp_path: Path, *install: str
+) -> dict[str, Any]:
+    """`claude -p` in the project, its hooks installed by `hookgate install claude`
+    (with the options `install`)."""
+    installed = project.hookgate("install", "claude", *install, "--yes", trusted=False)
     assert installed.returncode == 0, installed.stderr
     env = project.env(
         ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="sk-ant-test",
@@ -73,3 +85,21 @@ def test_claude_code_fails_closed_on_an_edited_agent_file(project: Project, tmp_
     for result in (first, second):
         assert "must not fail open" in result
         assert "changed since you trusted it" in result
+
+
+def test_claude_code_through_the_resident_hookgate(
+    project: Project, tmp_path: Path, resident_ended: None
+) -> None:
+    # The resident up first (as after an earlier session), so that it answers every event.
+    starter = claude_event(project, "SessionStart", session="earlier", source="startup")
+    subprocess.run([sys.executable, "-S", relay.__file__, "claude"], input=starter, text=True,
+                   env=project.env(), cwd=project.dir, capture_output=True, check=True)  # fmt: skip
+    wait_for_resident(project)
+    with MockAnthropic(SCRIPT) as server:
+        result = run_claude(project, server, tmp_path, "--resident")
+    assert (project.dir / "build").is_dir()
+    assert GUARD_REASON in server.tool_results()[0]
+    assert (project.dir / "note.txt").read_text().strip() == REWRITTEN
+    (path,) = [p for p in project.session_files() if p.stem.endswith(result["session_id"])]
+    pids = {r["data"]["pid"] for r in project.records(path) if r.get("kind") == "agent_hook"}
+    assert len(pids) == 1  # one process, the resident, answered every event

@@ -4,19 +4,13 @@ until the resident it starts answers, trust checked on every event."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from agent_clis.conftest import GUARD_REASON, bash, claude_event
+from agent_clis.conftest import GUARD_REASON, bash, claude_event, socket_file, wait_for_resident
 from frontends.test_startup_imports import assert_none_of, imported
 from hookgate.agents import relay as relay_module
 from hookgate.home import default_home
@@ -24,8 +18,6 @@ from runtime.project import RUN_TIMEOUT, Project
 
 #: The command `hookgate install AGENT --resident` writes, less the agent.
 RELAY = [sys.executable, "-S", relay_module.__file__]
-#: Seconds the resident may take to be listening once started (a loaded machine).
-START_WAIT = 30.0
 
 
 def relay(project: Project, stdin: str) -> dict[str, object]:
@@ -38,32 +30,9 @@ def relay(project: Project, stdin: str) -> dict[str, object]:
     return answer
 
 
-def socket_file(project: Project) -> Path:
-    return project.home / "resident" / "hookgate.sock"
-
-
-@pytest.fixture
-def resident_ended(project: Project) -> Iterator[None]:
-    """End the resident the test started: the pid its lock file holds, if that process
-    is still the resident."""
-    yield
-    lock = project.home / "resident" / "lock"
-    pid = int(lock.read_text() or 0) if lock.exists() else 0
-    with contextlib.suppress(OSError):
-        if pid and b"hookgate.agents.resident" in Path(f"/proc/{pid}/cmdline").read_bytes():
-            os.kill(pid, signal.SIGTERM)
-
-
 def decisions(project: Project) -> list[dict[str, object]]:
     return [r["data"] for path in project.session_files() for r in project.records(path)
             if r.get("kind") == "agent_hook"]  # fmt: skip
-
-
-def wait_for_resident(project: Project) -> None:
-    deadline = time.monotonic() + START_WAIT
-    while not socket_file(project).exists():
-        assert time.monotonic() < deadline, "the resident never started listening"
-        time.sleep(0.05)
 
 
 def test_the_relay_answers_then_the_resident_answers_alike(
