@@ -4,11 +4,15 @@ idempotent, undone by `--uninstall`."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from hookgate.agents import relay
-from runtime.project import HOOKGATE, Project
+from runtime.project import HOOKGATE, RUN_TIMEOUT, Project
 
 #: A Claude Code settings file as users have them: other keys, another hook on an event
 #: hookgate answers too, and a hook on one it does not.
@@ -112,3 +116,32 @@ def test_install_resident_writes_the_relay_and_replaces_the_plain_command(
     assert entry["hooks"][0]["command"] == f"{sys.executable} -S {relay.__file__} claude"
     _install(project, "claude", "--uninstall")
     assert not (project.dir / ".claude" / "settings.json").read_text().strip("{}\n")
+
+
+@pytest.mark.parametrize(("typed", "written"), [("y", True), ("n", False)])
+def test_install_on_a_terminal_shows_the_diff_and_asks(
+    project: Project, typed: str, written: bool
+) -> None:
+    settings = project.dir / ".claude" / "settings.json"
+    main, child = os.openpty()
+    with subprocess.Popen(
+        [str(HOOKGATE), "install", "claude"], cwd=project.dir, env=project.env(),
+        stdin=child, stdout=subprocess.PIPE, stderr=child, text=True,
+    ) as done:  # fmt: skip
+        os.close(child)
+        shown = _read_until(main, b"? [y/N] ")
+        os.write(main, typed.encode() + b"\n")
+        assert done.wait(timeout=RUN_TIMEOUT) == (0 if written else 1)
+    os.close(main)
+    assert b"+++ " in shown
+    assert b"hook claude" in shown
+    assert settings.exists() == written
+
+
+def _read_until(fd: int, end: bytes) -> bytes:
+    seen = b""
+    while not seen.endswith(end):
+        chunk = os.read(fd, 4096)
+        assert chunk, seen
+        seen += chunk
+    return seen
