@@ -24,6 +24,9 @@ SOCKET_NAME = "hookgate.sock"
 ANSWER_TIMEOUT = 660.0
 #: Bytes the answer may take (an agent's reply is small; a hook's output is capped).
 MAX_ANSWER = 16 * 1024 * 1024
+#: The longest socket path the kernel binds (`sun_path` holds 108 bytes, the last NUL):
+#: a home deeper than that has no resident, and the relay answers every event itself.
+MAX_SOCKET_PATH = 107
 USAGE = "usage: PYTHON -S relay.py AGENT [--agent FILE]"
 
 
@@ -92,13 +95,17 @@ def _answer_here(agent: str, agent_file: str | None, text: str) -> dict[str, obj
     import contextlib
     import subprocess
 
+    starts = len(os.fsencode(socket_path())) <= MAX_SOCKET_PATH
     with contextlib.suppress(OSError):  # this event is answered here all the same
-        subprocess.Popen(
-            [sys.executable, "-m", "hookgate.agents.resident"], start_new_session=True,
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-    from hookgate.agents.resident import answer
+        if starts:
+            subprocess.Popen(
+                [sys.executable, "-m", "hookgate.agents.resident"], start_new_session=True,
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+    from hookgate.agents.resident import answer, prepare
+    from hookgate.home import default_home
 
+    prepare(default_home())  # as `hookgate hook` starts
     return answer(agent, agent_file, text, dict(os.environ))
 
 

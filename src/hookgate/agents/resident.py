@@ -62,7 +62,7 @@ def serve() -> int:
     os.ftruncate(lock, 0)
     os.write(lock, f"{os.getpid()}\n".encode())  # who serves, for `kill` and the curious
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # ends through the clean-up below
-    _prepare(home)
+    prepare(home)
     path = socket_path(str(home))
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)  # a resident that ended without cleaning up
@@ -84,7 +84,7 @@ def serve() -> int:
                 os.unlink(path)
 
 
-def _prepare(home: Path) -> None:
+def prepare(home: Path) -> None:
     """What `hookgate`'s own start does: the parse cache, orphans adopted at first start."""
     from hookgate.hooks import parsecache
     from hookgate.hooks.process import adopt_orphans_at_first_start
