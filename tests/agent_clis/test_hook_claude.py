@@ -152,3 +152,15 @@ def test_a_hooks_only_agent_file_is_valid_for_check_and_trust(project: Project) 
     session = project.hookgate("-p", "hi", trusted=False)
     assert session.returncode == 1
     assert "no 'model' key" in session.stderr
+
+
+def test_a_deny_rule_of_the_file_denies_the_call_after_the_hooks(project: Project) -> None:
+    project.agent_file.write_text(json.dumps({"permissions": {"deny": ["shell(git push *)"]}}))
+    project.trust()
+    pushed = claude_event(project, "PreToolUse", **bash("git status && git push origin main"))
+    specific = answer(project, "claude", pushed)["hookSpecificOutput"]
+    assert specific["permissionDecision"] == "deny"
+    assert "'shell(git push *)'" in specific["permissionDecisionReason"]
+    assert (
+        answer(project, "claude", claude_event(project, "PreToolUse", **bash("git status"))) == {}
+    )

@@ -2,7 +2,8 @@
 
 Reads the agent's event JSON, maps it (`AgentProtocol.parse`), checks the agent file's
 trust, runs the matching hooks with hookgate's engine and answers in the agent's own
-protocol. When hookgate cannot decide (the file is untrusted, changed, broken, or
+protocol, the file's `permissions: deny` rules judging each call after them. When
+hookgate cannot decide (the file is untrusted, changed, broken, or
 hookgate itself fails) the event is refused, with the reason, if a hook of it that
 would have run says `onError: fail` (or the file cannot be read to know); otherwise the
 user gets a notice and the agent goes on. Each event lands in the audit trail.
@@ -15,10 +16,14 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hookgate.agents.protocol import AgentEvent, AgentProtocol, Reply
 from hookgate.hooks import ConfigError, HookEngine, HookgateError, HooksConfig, OnError, Outcome
 from hookgate.hooks.formats import FORMATS
+
+if TYPE_CHECKING:
+    from hookgate.agentfile import AgentConfig
 
 DEFAULT_AGENT_FILE = "hookgate.yaml"
 
@@ -61,12 +66,31 @@ def run_agent_hook(
         if event.event == "postGeneration" and not event.payload.get("prompt"):
             event = _with_question(event, str(config.path))
         outcome = engine.run_sync(event.event, event.payload)
+        if event.event == "preToolCall" and config.permissions.deny:
+            outcome = _judged_by_deny_rules(config, event, outcome)
     except Exception as exc:  # hookgate's own failure, not a hook's: it cannot decide
         return _undecided(protocol, event, path, f"hookgate failed: {exc!r}", config.hooks)
     finally:
         engine.close()
     _audit(event, str(config.path), outcome)
     return protocol.reply(event, outcome)
+
+
+def _judged_by_deny_rules(config: AgentConfig, event: AgentEvent, outcome: Outcome) -> Outcome:
+    """`outcome`, or a denial where a `permissions: deny` rule names the call, judged on
+    the model's own arguments after the hooks, as hookgate's own sessions judge it. Allow
+    rules are left to the agent's own permissions."""
+    if outcome.blocked or outcome.stop_reason is not None:
+        return outcome
+    from hookgate.policy import Policy, Verdict
+
+    policy = Policy(deny=config.permissions.deny, project_dir=Path(event.project_dir))
+    tool, arguments = str(event.payload["tool"]), event.payload["arguments"]
+    decision = policy.judge(tool, arguments, needs_consent=False)
+    if decision.verdict is not Verdict.DENY:
+        return outcome
+    reason = f"the permission rule {decision.rule!r} of {config.path} denies it"
+    return outcome._replace(blocked=True, reason=reason, blocked_by="permission rule")
 
 
 def _undecided(
