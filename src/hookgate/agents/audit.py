@@ -1,8 +1,9 @@
 """Each session of another agent kept as a hookgate session, one event at a time.
 
-Every hook process of an agent session appends to the same session file, found by
-the agent's name and session id in its own id (`20261201-130700-claude-<id>`), so
-`hookgate sessions` lists it as such. The conversation is kept as hookgate keeps its
+Every hook process of an agent session appends to the same session file, named with
+the agent's name and session id (`20261201-130700-claude-<id>`), so `hookgate
+sessions` lists it as such, and found through a one-line index entry per agent session
+(`$HOOKGATE_HOME/agent-sessions/claude-<id>`). The conversation is kept as hookgate keeps its
 own (the question, each call, each result, the answer), with the same secrecy: a
 blocked question is kept as its marker only, the file is private. Each event adds an
 `agent_hook` record of what the hooks decided. A file that cannot be written is a
@@ -16,6 +17,7 @@ import datetime
 import os
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from hookgate.agents.protocol import AgentEvent
@@ -27,6 +29,9 @@ from hookgate.session import Session, SessionStore
 
 #: The record each event adds, besides the messages.
 AGENT_HOOK = "agent_hook"
+#: Where each agent session's hookgate session id is kept, under `$HOOKGATE_HOME`.
+INDEX_DIR = "agent-sessions"
+_ID = re.compile(r"[0-9A-Za-z_-]+\Z")
 #: Characters of an agent's session id kept in hookgate's (a UUID is 36).
 MAX_ID = 80
 _NOT_ID = re.compile(r"[^0-9A-Za-z_-]")
@@ -39,16 +44,39 @@ def audit_session_id(agent: str, session_id: str, now: datetime.datetime | None 
 
 
 def open_audit(store: SessionStore, event: AgentEvent, agent_file: str) -> Session:
-    """The hookgate session of `event`'s agent session: found, else started."""
-    suffix = f"-{event.agent}-{_id_part(event.session_id)}.jsonl"
-    try:
-        found = sorted(store.directory.glob(f"*{suffix}"))
-    except OSError:
-        found = []
-    if found:
-        return store.open(found[-1].name.removesuffix(".jsonl"))
-    session_id = audit_session_id(event.agent, event.session_id)
+    """The hookgate session of `event`'s agent session: found by its index entry (one
+    small file per agent session, so no event lists the sessions), else started."""
+    index = store.home / INDEX_DIR / f"{event.agent}-{_id_part(event.session_id)}"
+    session_id = _indexed(index, audit_session_id(event.agent, event.session_id))
+    # Made by whichever process wrote the index entry; opened where it exists already.
     return store.create(agent_file=agent_file, cwd=event.cwd, session_id=session_id)
+
+
+def _indexed(index: Path, new_id: str) -> str:
+    """The session id `index` names; `new_id`, recorded there, where none is yet. The
+    entry appears whole (linked from a file written first): a reader never sees it empty."""
+    written = index.with_name(f".{index.name}.{os.getpid()}")
+    try:
+        index.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(written, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(new_id + "\n")
+        os.link(written, index)
+    except FileExistsError:
+        return _named_in(index) or new_id
+    except OSError as exc:
+        raise SessionError(f"cannot write the audit index {index}: {exc.strerror}") from exc
+    finally:
+        written.unlink(missing_ok=True)
+    return new_id
+
+
+def _named_in(index: Path) -> str | None:
+    try:
+        named = index.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SessionError(f"cannot read the audit index {index}: {exc}") from exc
+    return named if _ID.match(named) else None
 
 
 def record(
