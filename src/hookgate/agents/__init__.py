@@ -7,5 +7,11 @@ the agent file's hooks, trust checked, and fails closed; `audit` keeps each agen
 session as a hookgate session; `install` writes the agents' own hook settings.
 """
 
-#: The agents `hookgate hook` and `hookgate install` know, by the name they take.
-AGENT_NAMES = ("claude", "codex", "gemini")
+#: The agents `hookgate hook` and `hookgate install` know, by the name they take, and
+#: the module of each: its `PROTOCOL` class and its `settings()`.
+AGENT_MODULES = {
+    "claude": "hookgate.agents.claude",
+    "codex": "hookgate.agents.codex",
+    "gemini": "hookgate.agents.gemini",
+}
+AGENT_NAMES = tuple(AGENT_MODULES)

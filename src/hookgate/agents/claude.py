@@ -213,7 +213,7 @@ def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def claude_settings() -> HookSettings:
+def settings() -> HookSettings:
     """Where Claude Code reads hooks, and the entries `hookgate install claude` writes."""
     return HookSettings(
         agent="claude",
@@ -224,3 +224,6 @@ def claude_settings() -> HookSettings:
         timeout=600,  # seconds, Claude Code's default: hookgate's own timeouts hold first
         approve="Claude Code runs these hooks from the next session on; /hooks lists them.",
     )
+
+
+PROTOCOL = ClaudeCode

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hookgate.agents import AGENT_NAMES
+from hookgate.agents import AGENT_MODULES, AGENT_NAMES
 
 if TYPE_CHECKING:
     from hookgate.agents.protocol import AgentProtocol, HookSettings
@@ -46,27 +46,21 @@ def add_parsers(commands: Any) -> None:
 
 
 def protocol_of(name: str) -> AgentProtocol:
-    """The hook protocol of the agent `name`, its module imported now."""
-    if name == "codex":
-        from hookgate.agents.codex import CodexCli
-
-        return CodexCli()
-    if name == "gemini":
-        from hookgate.agents.gemini import GeminiCli
-
-        return GeminiCli()
-    from hookgate.agents.claude import ClaudeCode
-
-    return ClaudeCode()
+    """The hook protocol of the agent `name`, its module (alone) imported now."""
+    protocol: AgentProtocol = _module(name).PROTOCOL()
+    return protocol
 
 
 def settings_of(name: str) -> HookSettings:
-    from hookgate.agents.claude import claude_settings
-    from hookgate.agents.codex import codex_settings
-    from hookgate.agents.gemini import gemini_settings
+    """Where the agent `name` reads its hook settings, and the entries to write there."""
+    settings: HookSettings = _module(name).settings()
+    return settings
 
-    settings = {"claude": claude_settings, "codex": codex_settings, "gemini": gemini_settings}
-    return settings[name]()
+
+def _module(name: str) -> Any:
+    # __import__, not importlib.import_module: an import `-X importtime` (and so
+    # tests/agent_clis/test_hook_startup.py) sees.
+    return __import__(AGENT_MODULES[name], fromlist=["PROTOCOL"])
 
 
 def run_hook(args: argparse.Namespace) -> int:

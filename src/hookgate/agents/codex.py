@@ -28,7 +28,7 @@ class CodexCli(ClaudeCode):
     replaces_output = False
 
 
-def codex_settings() -> HookSettings:
+def settings() -> HookSettings:
     """Where Codex reads hooks (`hooks.json` beside `config.toml`), and the entries
     `hookgate install codex` writes."""
     home = os.environ.get("CODEX_HOME")
@@ -45,3 +45,6 @@ def codex_settings() -> HookSettings:
             "(/hooks); a project's .codex/ is read only in a project Codex trusts."
         ),
     )
+
+
+PROTOCOL = CodexCli

@@ -163,7 +163,7 @@ def _call_id(tool: str, arguments: Mapping[str, Any]) -> str:
     return "gemini_" + sha256(text.encode("utf-8", "backslashreplace")).hexdigest()[:24]
 
 
-def gemini_settings() -> HookSettings:
+def settings() -> HookSettings:
     """Where Gemini CLI reads hooks, and the entries `hookgate install gemini` writes."""
     return HookSettings(
         agent="gemini",
@@ -178,3 +178,6 @@ def gemini_settings() -> HookSettings:
         ),
         hook_name="hookgate",
     )
+
+
+PROTOCOL = GeminiCli
