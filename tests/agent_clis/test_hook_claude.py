@@ -4,6 +4,7 @@ Claude Code's protocol, failing closed, and each Claude session in hookgate's hi
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from agent_clis.conftest import GUARD_REASON, REWRITTEN, answer, bash, claude_event
 from runtime.project import Project
@@ -164,3 +165,27 @@ def test_a_deny_rule_of_the_file_denies_the_call_after_the_hooks(project: Projec
     assert (
         answer(project, "claude", claude_event(project, "PreToolUse", **bash("git status"))) == {}
     )
+
+
+def test_a_persistent_hook_answers_within_the_event_and_is_gone_after(project: Project) -> None:
+    project.example("persistent-guard.sh")
+    guard = str(project.dir / "hooks" / "persistent-guard.sh")  # its path names its process
+    hook = {"name": "resident-guard", "command": guard, "persistent": True, "onError": "fail"}
+    project.agent_file.write_text(json.dumps({"hooks": {"preToolCall": [hook]}}))
+    project.trust()
+    denied = answer(project, "claude", claude_event(project, "PreToolUse", **bash("rm -rf /")))
+    assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "never run here" in denied["hookSpecificOutput"]["permissionDecisionReason"]
+    assert answer(project, "claude", claude_event(project, "PreToolUse", **bash("ls"))) == {}
+    assert not _running(guard)  # the engine closed with the event: nothing left running
+
+
+def _running(path: str) -> list[str]:
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if path.encode() in cmdline.read_bytes():
+                found.append(cmdline.parent.name)
+        except OSError:
+            continue  # gone while we looked
+    return found
