@@ -166,7 +166,7 @@ async def open_agent(
     check_sandbox(config, notify)
     # Built first: a broken model setting or script must stop the run before a session
     # file exists or a hook has run.
-    model = make_model(config.model, config.base_dir)
+    model = make_model(config.model_spec(), config.base_dir)
     project_dir = Path.cwd() if project_dir is None else project_dir
     store = store or SessionStore()
     try:
@@ -264,7 +264,8 @@ def permission_mode(config: AgentConfig, consent: Consent) -> str:
 
 
 def _model_name(config: AgentConfig) -> str:
-    return config.model if isinstance(config.model, str) else str(config.model.get("name", ""))
+    spec = config.model_spec()
+    return spec if isinstance(spec, str) else str(spec.get("name", ""))
 
 
 async def _report_aborted_run(engine: HookEngine, notify: Callable[[str], None]) -> None:

@@ -60,6 +60,7 @@ DEFAULT_MAX_ASK_DEPTH = 3
 DEFAULT_MAX_PARALLEL = 2
 DEFAULT_MAX_ROUNDS = 3
 _EXAMPLE_MODEL = "llama3.2, base_url: http://localhost:11434/v1"
+_MODEL_HINT = f"model: scripted:replies.yaml (offline), or model: {{name: {_EXAMPLE_MODEL}}}"
 DEFAULT_SYSTEM = (
     "You are a careful coding assistant working in the user's project directory. "
     "Use the tools to inspect and change files; keep answers short."
@@ -97,7 +98,8 @@ class TeamConfig(NamedTuple):
 
 class AgentConfig(NamedTuple):
     path: Path
-    model: str | Mapping[str, Any]
+    model: str | Mapping[str, Any] | None
+    """None in a file of hooks alone, run inside another agent (`hookgate hook`)."""
     system: str = DEFAULT_SYSTEM
     tools: tuple[str, ...] = DEFAULT_TOOL_NAMES
     permissions: Permissions = Permissions()
@@ -129,6 +131,12 @@ class AgentConfig(NamedTuple):
     def base_dir(self) -> Path:
         return self.path.parent
 
+    def model_spec(self) -> str | Mapping[str, Any]:
+        """`model:`, which a session of hookgate's own needs; raises `ConfigError` without."""
+        if self.model is None:
+            raise Where(str(self.path)).error("no 'model' key", hint=_MODEL_HINT)
+        return self.model
+
 
 def load_hooks_of(path: Path, import_python: bool) -> HooksConfig:
     """The hooks of `path` for `hookgate hooks`: a file of `hooks:` alone is read as
@@ -153,15 +161,10 @@ def load_agent_file(
     document = load_yaml(path) if text is None else read_config(text, str(path))
     document = expect_mapping(document if document is not None else {}, where, "the agent file")
     check_keys(document, where, TOP_LEVEL_KEYS)
-    if "model" not in document:
-        raise where.error(
-            "no 'model' key",
-            hint="model: scripted:replies.yaml (offline), or model: {name: llama3.2, base_url: http://localhost:11434/v1}",
-        )
     claude = _claude_permissions(document, where, path.parent)
     return AgentConfig(
         path=path,
-        model=_model(document, where),
+        model=_model(document, where) if "model" in document else None,
         system=_text(document, where, "system", DEFAULT_SYSTEM),
         tools=_tools(document, where),
         permissions=_permissions(document, where, claude),

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from hookgate.agents import cli as agents_cli
 from hookgate.home import CACHE_DIR, default_home
 from hookgate.hooks import HookgateError, HooksConfig, parsecache
 from hookgate.hooks import cli as hooks_cli
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
         agent_report=_sandbox_report,
     )  # fmt: skip
     trust_command.add_parser(commands)
+    agents_cli.add_parsers(commands)
     init = commands.add_parser("init", help="write a commented starter agent file")
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
     init.set_defaults(handler=_run_init)
