@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.pins import command_words
 from hookgate.hooks.process import ProcessResult, SpawnError, resolve_program, run_process_sync
+from hookgate.hooks.whatruns import expand_known
 
 if TYPE_CHECKING:  # the kinds' modules: imported by a file that has such hooks
     from hookgate.hooks.httptarget import HttpTarget
@@ -107,12 +108,12 @@ async def lint_config(config: HooksConfig, project_dir: Path) -> list[str]:
             warning = await finding.run() if isinstance(finding, _SyntaxCheck) else finding
             if warning is not None:
                 warnings.append(f"hook {hook.name!r} ({hook.event.name}): {warning}")
-    return warnings
+    return [*warnings, *_unpinned(hook, project_dir)]
 
 
 def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:
     """Warnings about `hook`: missing or non-executable program, shell syntax errors,
-    an event sent unencrypted off this machine."""
+    an event sent unencrypted off this machine, what trust cannot pin."""
     warnings = []
     for finding in _findings(hook, project_dir):
         warning = finding.run_sync() if isinstance(finding, _SyntaxCheck) else finding
@@ -179,7 +180,7 @@ def _findings(hook: HookSpec, project_dir: Path) -> list[str | _SyntaxCheck]:
                 lambda problem: f"{hook.shell} cannot parse the command: {problem}",
             )
         )  # fmt: skip
-    program = _program_of(hook)
+    program = _program_of(hook, cwd, project_dir)
     if program is not None and program not in _BUILTINS:
         findings.extend(_check_program(program, env, cwd))
     return findings
@@ -227,9 +228,12 @@ def _find_module(reference: str, base_dir: Path) -> list[str]:
     return [] if found else [f"{reference}: no module {top!r} next to the file or on sys.path"]
 
 
-def _program_of(hook: HookSpec) -> str | None:
+def _program_of(hook: HookSpec, cwd: Path, base_dir: Path) -> str | None:
+    """The program word, `$CLAUDE_PROJECT_DIR` and `$PWD` read as the runner sets them."""
     words = command_words(hook)
-    return words[0] if words else None
+    if not words or hook.args is not None:
+        return words[0] if words else None
+    return expand_known(words[0], cwd, base_dir)
 
 
 def _check_program(program: str, env: dict[str, str], cwd: Path) -> Iterator[str | _SyntaxCheck]:
@@ -278,3 +282,15 @@ def _system_shell(named: str) -> str | None:
     """The system's own shell of the name `named` ends in, where installed; else None."""
     path = _SHELLS.get(Path(named).name)
     return path if path is not None and os.access(path, os.X_OK) else None
+
+
+def _unpinned(hook: HookSpec, base_dir: Path) -> list[str]:
+    """What the hook runs that trust cannot pin (a word built at run time), one warning
+    each: `hooks check --strict` fails on a hook whose files a change could swap unseen.
+    Not a session's notice: resolving reads the line with the bash parser."""
+    from hookgate.hooks.whatruns import what_hook_runs
+
+    return [
+        f"not pinned: {word} (read at run time: trust cannot tell which file it runs)"
+        for word in what_hook_runs(hook, base_dir).unread
+    ]
