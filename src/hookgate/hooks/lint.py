@@ -108,7 +108,7 @@ async def lint_config(config: HooksConfig, project_dir: Path) -> list[str]:
             warning = await finding.run() if isinstance(finding, _SyntaxCheck) else finding
             if warning is not None:
                 warnings.append(f"hook {hook.name!r} ({hook.event.name}): {warning}")
-    return [*warnings, *_unpinned(hook, project_dir)]
+    return warnings
 
 
 def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:
@@ -119,7 +119,7 @@ def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:
         warning = finding.run_sync() if isinstance(finding, _SyntaxCheck) else finding
         if warning is not None:
             warnings.append(warning)
-    return warnings
+    return [*warnings, *_unpinned(hook, project_dir)]
 
 
 class _SyntaxCheck(NamedTuple):
