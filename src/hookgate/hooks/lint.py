@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.pins import command_words
 from hookgate.hooks.process import ProcessResult, SpawnError, resolve_program, run_process_sync
-from hookgate.hooks.whatruns import expand_known
 
 if TYPE_CHECKING:  # the kinds' modules: imported by a file that has such hooks
     from hookgate.hooks.httptarget import HttpTarget
@@ -231,8 +230,10 @@ def _find_module(reference: str, base_dir: Path) -> list[str]:
 def _program_of(hook: HookSpec, cwd: Path, base_dir: Path) -> str | None:
     """The program word, `$CLAUDE_PROJECT_DIR` and `$PWD` read as the runner sets them."""
     words = command_words(hook)
-    if not words or hook.args is not None:
+    if not words or hook.args is not None or "$" not in words[0]:
         return words[0] if words else None
+    from hookgate.hooks.whatruns import expand_known  # a session's start rarely needs it
+
     return expand_known(words[0], cwd, base_dir)
 
 
