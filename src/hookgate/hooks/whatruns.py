@@ -7,6 +7,8 @@ names (read command by command with the shell parser the rules use, past `cd DIR
 `env:` values name, a `python:` hook's whole package, a checker's script. What it
 cannot read (a word built at run time) is listed apart, never guessed. Relative paths
 start at the hook's `cwd`, else `base_dir`: the directory of the file that declares it.
+A line of plain words is split without a parser; any other is read by
+`hookgate.shellwords` (a leaf module that imports nothing of hookgate), loaded then.
 """
 
 from __future__ import annotations
@@ -48,6 +50,9 @@ _FILE_OPTIONS = frozenset({"-f", "--file", "--from-file", "-r", "--require", "--
                            "--init-file", "--import"})  # fmt: skip
 #: Interpreter options whose value is code, not a file: no script operand follows.
 _CODE_OPTIONS = frozenset({"-c", "-e", "-E", "-p", "--eval", "--print"})
+#: Interpreter options that take the next word as their value (`bash -o pipefail x`).
+_VALUE_OPTIONS = frozenset({"-o", "-O", "+o", "+O", "-W", "-X", "-I", "-r", "--require",
+                            "--import", "--loader", "--rcfile", "--init-file"})  # fmt: skip
 #: Files of one package or directory pinned at most; past it the rest is "not pinned".
 MAX_TREE_FILES = 1000
 #: A line of these characters alone is one command of literal words in every shell.
@@ -172,6 +177,10 @@ class _Found:
 
     def command(self, words: list[str], dirs: list[Path]) -> None:
         """One command's words: the program, an interpreter's script, scripts named."""
+        for word in words:  # `env BASH_ENV=./x sh -c …`: a wrapper's assignments count too
+            key, equals, value = word.partition("=")
+            if equals and key in CODE_LOADING_ENV:
+                self.environment({key: value}, dirs[-1])
         words = _past_wrappers(words)
         if not words:
             return
@@ -183,14 +192,29 @@ class _Found:
         elif os.sep in program:
             self.path(program, cwd, present_only=False)
         operand = _script_operand(words)
+        if operand is None and _is_python(program) and "-m" in words:
+            self._module(words[words.index("-m") + 1 :][:1], cwd)
         for index, word in enumerate(words[1:], 1):
             if _EXPANDS.search(word):
-                if index == operand or os.sep in word:
-                    self.unread[word] = None
+                if index == operand or os.sep in _without_substitutions(word):
+                    self.unread[word] = None  # a path built at run time
             elif index == operand or words[index - 1] in _FILE_OPTIONS:
                 self._relative(word, dirs, present_only=index != operand)
             elif not word.startswith("-") and _is_script(cwd / word):
                 self._relative(word, dirs, present_only=True)
+
+    def _module(self, name: list[str], cwd: Path) -> None:
+        """`python3 -m pkg.mod` from `cwd` (on its `sys.path`): the files it would run."""
+        if not name or _EXPANDS.search(name[0]):
+            return
+        parts = name[0].split(".")
+        for depth in range(1, len(parts)):  # the packages imported on the way
+            self.path(os.path.join(*parts[:depth], "__init__.py"), cwd, present_only=True)
+        base = cwd / os.path.join(*parts)
+        for candidate in (base.with_name(base.name + ".py"), base / "__init__.py"):
+            self.path(str(candidate), cwd, present_only=True)
+        if (base / "__init__.py").is_file():
+            self.tree(base)
 
     def _relative(self, word: str, dirs: list[Path], *, present_only: bool) -> None:
         """`word` from each directory a `cd` went to: the present ones, else the last."""
@@ -270,6 +294,13 @@ def _split_words(text: str) -> list[str] | None:
     return [restore(word) for word in words]
 
 
+def _without_substitutions(word: str) -> str:
+    """`word` less its `$( )` and backquoted parts: their commands are read on their own."""
+    while (shorter := _SUBSTITUTION.sub("", word)) != word:
+        word = shorter
+    return word
+
+
 def expand_known(word: str, cwd: Path, base_dir: Path) -> str:
     """`word` with the variables whose value the runner sets read as the shell would:
     `$CLAUDE_PROJECT_DIR` (`base_dir`) and `$PWD` (`cwd`)."""
@@ -300,14 +331,23 @@ def _script_operand(words: Sequence[str]) -> int | None:
     name = os.path.basename(words[0])
     if name in (".", "source"):
         return 1 if len(words) > 1 else None
-    if name not in INTERPRETERS and not re.fullmatch(r"python3(\.\d+)?", name):
+    if name not in INTERPRETERS and not _is_python(name):
         return None
+    skip = False
     for index, word in enumerate(words[1:], 1):
-        if word in _CODE_OPTIONS or (name in _SHELLS_C and _has_c(word)) or word == "-m":
+        if skip:
+            skip = False
+        elif word in _CODE_OPTIONS or (name in _SHELLS_C and _has_c(word)) or word == "-m":
             return None  # code or a module, not a file
-        if not word.startswith("-") or word == "-":
+        elif word in _VALUE_OPTIONS:
+            skip = True
+        elif not word.startswith(("-", "+")) or word == "-":
             return index if word != "-" else None
     return None
+
+
+def _is_python(program: str) -> bool:
+    return re.fullmatch(r"python(3(\.\d+)?)?|pypy3?", os.path.basename(program)) is not None
 
 
 _SHELLS_C = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"})
