@@ -82,6 +82,7 @@ def test_a_packages_every_module_and_where_a_module_could_appear(project: Path) 
     assert found == ["pkg.py", "pkg/__init__.py", "pkg/mod.py"]
 
 
-def test_a_python_path_directory_pins_the_files_under_it(project: Path) -> None:
-    found, _ = runs(project, command="true", env={"PYTHONPATH": "lib", "OTHER": "data.txt"})
-    assert found == ["lib/a.py", "data.txt"]
+def test_env_pins_a_python_path_directorys_files_and_other_keys_scripts(project: Path) -> None:
+    env = {"PYTHONPATH": "lib", "GUARD": "./x.sh", "AUDIT_LOG": "data.txt"}
+    found, _ = runs(project, command="true", env=env)
+    assert found == ["lib/a.py", "x.sh"]  # the log a hook appends to would untrust it

@@ -226,15 +226,19 @@ class _Found:
             self.path(word, dirs[-1], present_only=False)
 
     def environment(self, env: Mapping[str, str], cwd: Path) -> None:
-        """Files `env:` values name; a code-loading key is a loader, its paths pinned
-        present or not (a `BASH_ENV` file that appears later runs too)."""
+        """Files `env:` values name: a code-loading key's paths, present or not (a
+        `BASH_ENV` file that appears later runs too), the files under its directories;
+        any other key's scripts, as a command line's (a log it names is no program)."""
         for key, value in env.items():
             loads = key in CODE_LOADING_ENV
             if loads:
                 self.loaders.append(f"{key}={value}")
             for token in _path_tokens(value):
-                looks_like_path = os.sep in token or token.startswith(".")
-                self.path(token, cwd, present_only=not (loads and looks_like_path), trees=loads)
+                if loads:
+                    absent_too = os.sep in token or token.startswith(".")
+                    self.path(token, cwd, present_only=not absent_too, trees=True)
+                elif _is_script(cwd / token):
+                    self.path(token, cwd, present_only=True)
 
 
 def files_under(directory: Path, pattern: str) -> tuple[list[Path], list[str]]:
