@@ -182,3 +182,14 @@ def test_the_model_cannot_rewrite_such_a_file_with_write_file(project: Project, 
     assert (project.dir / planted.edited).read_bytes() == before
     tool_results = [m for m in project.messages() if m["role"] == "tool"]
     assert " is protected" in tool_results[0]["content"]
+
+
+def test_a_file_an_mcp_servers_env_loads_is_pinned(project: Project) -> None:
+    (project.dir / ".x").write_text("true\n")
+    server = {"command": "sh", "args": ["-c", "exit 0"], "env": {"BASH_ENV": "./.x"}}
+    project.write_agent(project.script({"text": "hello"}), mcp_servers={"m": server})
+    trust(project)
+
+    (project.dir / ".x").write_text("touch owned\n")
+
+    assert_refused(project.hookgate("-p", "hi", trusted=False), project, project.dir / ".x")

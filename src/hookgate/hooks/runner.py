@@ -317,7 +317,7 @@ class HookEngine:
         if self._pins is None or (changed := self._pins.changed(hook)) is None:
             return False
         chain.hooks_run += 1
-        chain.notices.append(f"hook {hook.name!r} ({chain.spec.name}) did not run: {changed}")
+        chain.notices.append(f"hook {hook.name!r} ({chain.spec.name}) blocks: {changed}")
         chain.fail(hook._replace(on_error=OnError.FAIL), changed)
         return True
 
