@@ -62,6 +62,7 @@ _PROJECT_VARS = re.compile(r"\$(?:\{CLAUDE_PROJECT_DIR\}|CLAUDE_PROJECT_DIR\b)")
 _PWD_VARS = re.compile(r"\$(?:\{PWD\}|PWD\b)")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _EXPANDS = re.compile(r"[$`]")
+_PYTHON = re.compile(r"python(3(\.\d+)?)?|pypy3?")
 #: A command substitution without one nested in it: `$(…)` or `` `…` ``.
 _SUBSTITUTION = re.compile(r"\$\([^()]*\)|`[^`]*`")
 _HELD = re.compile("\x01(\\d+)\x01")
@@ -138,8 +139,8 @@ class _Found:
         a directory is no file, but with `trees` every file under it is pinned."""
         if "\x00" in word or not word:
             return
-        path = Path(os.path.normpath(cwd / os.path.expanduser(word)))
-        if os.path.realpath(path).startswith(SYSTEM_DIRS):
+        path = Path(os.path.normpath(os.path.join(cwd, os.path.expanduser(word))))
+        if _system_file(str(path)):
             return
         if present_only and not path.exists():
             return
@@ -351,7 +352,15 @@ def _script_operand(words: Sequence[str]) -> int | None:
 
 
 def _is_python(program: str) -> bool:
-    return re.fullmatch(r"python(3(\.\d+)?)?|pypy3?", os.path.basename(program)) is not None
+    return _PYTHON.fullmatch(os.path.basename(program)) is not None
+
+
+def _system_file(path: str) -> bool:
+    """Under the system's directories, by name or as a symlink's target (the realpath
+    only for a link: a system call per part of the path is the resolver's main cost)."""
+    if path.startswith(SYSTEM_DIRS):
+        return True
+    return os.path.islink(path) and os.path.realpath(path).startswith(SYSTEM_DIRS)
 
 
 _SHELLS_C = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"})
