@@ -86,3 +86,17 @@ def test_env_pins_a_python_path_directorys_files_and_other_keys_scripts(project:
     env = {"PYTHONPATH": "lib", "GUARD": "./x.sh", "AUDIT_LOG": "data.txt"}
     found, _ = runs(project, command="true", env=env)
     assert found == ["lib/a.py", "x.sh"]  # the log a hook appends to would untrust it
+
+
+def test_a_shells_line_given_as_args_is_read_too(project: Path) -> None:
+    found, _ = runs(project, args=["sh", "-c", "cd sub && ./g.sh"])
+    assert found == ["sub/g.sh"]
+
+
+def test_a_path_entry_outside_the_project_is_not_pinned_file_by_file(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    elsewhere = tmp_path_factory.mktemp("machine-bin")
+    (elsewhere / "tool").write_text("\n")
+    found, _ = runs(project, command="true", env={"PATH": f"./hooks:{elsewhere}"})
+    assert found == ["hooks/guard"]

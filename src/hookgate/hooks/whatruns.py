@@ -102,7 +102,7 @@ def what_hook_runs(hook: HookSpec, base_dir: Path) -> HookRuns:
     cwd = hook_dir(hook, base_dir)
     found = _Found(base_dir)
     if hook.args is not None:
-        found.command(list(hook.args), [cwd])
+        found.argv(list(hook.args), cwd)
     else:
         if hook.shell and os.sep in hook.shell:
             found.path(hook.shell, cwd, present_only=False)
@@ -116,7 +116,7 @@ def what_server_runs(
 ) -> HookRuns:
     """What an MCP stdio server runs: its command and arguments (no shell reads them)."""
     found = _Found(base_dir)
-    found.command(list(words), [cwd])
+    found.argv(list(words), cwd)
     found.environment(env, cwd)
     return found.runs()
 
@@ -154,6 +154,14 @@ class _Found:
         files, unread = files_under(directory, "*")
         self.files.update(dict.fromkeys(files))
         self.unread.update(dict.fromkeys(unread))
+
+    def argv(self, words: list[str], cwd: Path) -> None:
+        """A program and its arguments, run with no shell; a shell's `-c` line read too
+        (`args: [sh, -c, "cd sub && ./g.sh"]`)."""
+        self.command(words, [cwd])
+        script = _shell_script(_past_wrappers(words))
+        if script is not None:
+            self.line(script, cwd)
 
     def line(self, line: str, cwd: Path) -> None:
         """The commands of a shell command line, each read as a list of words."""
@@ -237,7 +245,10 @@ class _Found:
             for token in _path_tokens(value):
                 if loads:
                     absent_too = os.sep in token or token.startswith(".")
-                    self.path(token, cwd, present_only=not absent_too, trees=True)
+                    # A directory's files are pinned where the repository ships them: a
+                    # `PATH` entry elsewhere is the machine's, upgraded by its owner.
+                    if _under(cwd / token, (self.base_dir, cwd)) or not (cwd / token).is_dir():
+                        self.path(token, cwd, present_only=not absent_too, trees=True)
                 elif _is_script(cwd / token):
                     self.path(token, cwd, present_only=True)
 
@@ -349,6 +360,23 @@ def _script_operand(words: Sequence[str]) -> int | None:
         elif not word.startswith(("-", "+")) or word == "-":
             return index if word != "-" else None
     return None
+
+
+def _shell_script(words: Sequence[str]) -> str | None:
+    """The line `sh -c LINE` runs, when `words` are such a command."""
+    if not words or os.path.basename(words[0]) not in _SHELLS_C:
+        return None
+    for index, word in enumerate(words[1:], 1):
+        if _has_c(word):
+            return words[index + 1] if index + 1 < len(words) else None
+        if not word.startswith(("-", "+")):
+            return None
+    return None
+
+
+def _under(path: Path, roots: Iterable[Path]) -> bool:
+    normal = os.path.normpath(path)
+    return any(normal == str(root) or normal.startswith(f"{root}{os.sep}") for root in roots)
 
 
 def _is_python(program: str) -> bool:
