@@ -17,12 +17,12 @@ STARTER = """\
 # hookgate agent file. Check it with: hookgate hooks check
 # Reference: docs/runtime.md (this file) and docs/hooks.md (the hooks).
 
-# The model: any OpenAI-compatible server. The key is read from the variable
-# named by api_key_env (servers such as Ollama need none).
+# The model: any OpenAI-compatible server. No API key is sent unless
+# api_key_env names the variable holding it (servers such as Ollama need none).
 model:
   name: llama3.2
   base_url: http://localhost:11434/v1
-  api_key_env: OPENAI_API_KEY
+  # api_key_env: OPENAI_API_KEY
 # Offline, for trying hooks out: a YAML list of replies, one per model call.
 # model: scripted:replies.yaml
 
