@@ -232,7 +232,7 @@ def _program_of(hook: HookSpec, cwd: Path, base_dir: Path) -> str | None:
     words = command_words(hook)
     if not words or hook.args is not None or "$" not in words[0]:
         return words[0] if words else None
-    from hookgate.hooks.whatruns import expand_known  # a session's start rarely needs it
+    from hookgate.hooks.cmdwords import expand_known  # a session's start rarely needs it
 
     return expand_known(words[0], cwd, base_dir)
 

@@ -7,19 +7,24 @@ names (read command by command with the shell parser the rules use, past `cd DIR
 `env:` values name, a `python:` hook's whole package, a checker's script. What it
 cannot read (a word built at run time) is listed apart, never guessed. Relative paths
 start at the hook's `cwd`, else `base_dir`: the directory of the file that declares it.
-A line of plain words is split without a parser; any other is read by
-`hookgate.shellwords` (a leaf module that imports nothing of hookgate), loaded then.
+Lines are read into words by `cmdwords`.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from hookgate.hooks.cmdwords import (
+    ASSIGNMENT,
+    commands_of,
+    expand_known,
+    past_wrappers,
+    without_substitutions,
+)
 from hookgate.hooks.config import HookSpec
 
 #: Where the system's own programs live: a package manager, not a repository, writes
@@ -55,17 +60,8 @@ _VALUE_OPTIONS = frozenset({"-o", "-O", "+o", "+O", "-W", "-X", "-I", "-r", "--r
                             "--import", "--loader", "--rcfile", "--init-file"})  # fmt: skip
 #: Files of one package or directory pinned at most; past it the rest is "not pinned".
 MAX_TREE_FILES = 1000
-#: A line of these characters alone is one command of literal words in every shell.
-_PLAIN_LINE = re.compile(r"[A-Za-z0-9_./:=+,@% -]*")
-#: The variables the resolver reads as the shell would: the project and the directory.
-_PROJECT_VARS = re.compile(r"\$(?:\{CLAUDE_PROJECT_DIR\}|CLAUDE_PROJECT_DIR\b)")
-_PWD_VARS = re.compile(r"\$(?:\{PWD\}|PWD\b)")
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _EXPANDS = re.compile(r"[$`]")
 _PYTHON = re.compile(r"python(3(\.\d+)?)?|pypy3?")
-#: A command substitution without one nested in it: `$(…)` or `` `…` ``.
-_SUBSTITUTION = re.compile(r"\$\([^()]*\)|`[^`]*`")
-_HELD = re.compile("\x01(\\d+)\x01")
 
 
 class HookRuns(NamedTuple):
@@ -159,20 +155,20 @@ class _Found:
         """A program and its arguments, run with no shell; a shell's `-c` line read too
         (`args: [sh, -c, "cd sub && ./g.sh"]`)."""
         self.command(words, [cwd])
-        script = _shell_script(_past_wrappers(words))
+        script = _shell_script(past_wrappers(words))
         if script is not None:
             self.line(script, cwd)
 
     def line(self, line: str, cwd: Path) -> None:
         """The commands of a shell command line, each read as a list of words."""
-        commands = _commands_of(line)
+        commands = commands_of(line)
         if commands is None:
             self.unread[line] = None
             return
         dirs = [cwd]
         for words in commands:
             words = [expand_known(word, dirs[-1], self.base_dir) for word in words]
-            while words and _ASSIGNMENT.match(words[0]):  # `BASH_ENV=./x ./g.sh`
+            while words and ASSIGNMENT.match(words[0]):  # `BASH_ENV=./x ./g.sh`
                 key, _, value = words.pop(0).partition("=")
                 self.environment({key: value}, dirs[-1])
             if words and words[0] == "cd":
@@ -190,7 +186,7 @@ class _Found:
             key, equals, value = word.partition("=")
             if equals and key in CODE_LOADING_ENV:
                 self.environment({key: value}, dirs[-1])
-        words = _past_wrappers(words)
+        words = past_wrappers(words)
         if not words:
             return
         program, cwd = words[0], dirs[-1]
@@ -205,7 +201,7 @@ class _Found:
             self._module(words[words.index("-m") + 1 :][:1], cwd)
         for index, word in enumerate(words[1:], 1):
             if _EXPANDS.search(word):
-                if index == operand or os.sep in _without_substitutions(word):
+                if index == operand or os.sep in without_substitutions(word):
                     self.unread[word] = None  # a path built at run time
             elif index == operand or words[index - 1] in _FILE_OPTIONS:
                 self._relative(word, dirs, present_only=index != operand)
@@ -266,80 +262,6 @@ def files_under(directory: Path, pattern: str) -> tuple[list[Path], list[str]]:
         if len(files) > MAX_TREE_FILES:
             return files[:MAX_TREE_FILES], [f"{directory}: more than {MAX_TREE_FILES} files"]
     return files, []
-
-
-def _commands_of(line: str) -> list[list[str]] | None:
-    """Each command `line` runs, as words; None where the shell parser cannot read it."""
-    if _PLAIN_LINE.fullmatch(line):
-        return [line.split()]  # what the parser would say, without loading it
-    from hookgate.shellwords import parse_command_line  # the bash grammar: a leaf module
-
-    parsed = parse_command_line(line)
-    if parsed is None:
-        return None
-    commands = []
-    for command in parsed.commands:
-        words = _split_words(command.written)
-        if words is None:
-            return None
-        commands.append(words)
-    return commands
-
-
-def _split_words(text: str) -> list[str] | None:
-    """The words of one command as written, quotes removed; a `$( )` or backquoted
-    substitution stays whole inside its word (`./$(echo y).sh`), as the shell reads it."""
-    held: list[str] = []
-
-    def hold(match: re.Match[str]) -> str:
-        held.append(match.group(0))
-        return f"\x01{len(held) - 1}\x01"
-
-    while (collapsed := _SUBSTITUTION.sub(hold, text)) != text:  # innermost first
-        text = collapsed
-    try:
-        words = shlex.split(text, comments=False)
-    except ValueError:
-        return None
-
-    def restore(word: str) -> str:
-        while "\x01" in word:
-            word = _HELD.sub(lambda m: held[int(m.group(1))], word)
-        return word
-
-    return [restore(word) for word in words]
-
-
-def _without_substitutions(word: str) -> str:
-    """`word` less its `$( )` and backquoted parts: their commands are read on their own."""
-    while (shorter := _SUBSTITUTION.sub("", word)) != word:
-        word = shorter
-    return word
-
-
-def expand_known(word: str, cwd: Path, base_dir: Path) -> str:
-    """`word` with the variables whose value the runner sets read as the shell would:
-    `$CLAUDE_PROJECT_DIR` (`base_dir`) and `$PWD` (`cwd`)."""
-    if "$" not in word:
-        return word
-    word = _PROJECT_VARS.sub(lambda _: str(base_dir), word)
-    return _PWD_VARS.sub(lambda _: str(cwd), word)
-
-
-def _past_wrappers(words: list[str]) -> list[str]:
-    """`words` from the command a wrapper runs on (`exec ./g.sh`, `timeout 5 ./g.sh`)."""
-    from hookgate.shellwords import WRAPPERS  # a plain table: no parser loaded
-
-    while words and os.path.basename(words[0]) in WRAPPERS:
-        takes_value, positional = WRAPPERS[os.path.basename(words[0])]
-        index = 1
-        while index < len(words) and words[index].startswith("-"):
-            option = words[index]
-            index += 2 if len(option) == 2 and option[1] in takes_value else 1
-        while index < len(words) and _ASSIGNMENT.match(words[index]):
-            index += 1
-        words = words[index + positional :]
-    return words
 
 
 def _script_operand(words: Sequence[str]) -> int | None:
