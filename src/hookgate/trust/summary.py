@@ -115,8 +115,8 @@ def _model(config: AgentConfig) -> str:
     url = settings.get("base_url")
     if url is None:
         return (f"{settings['name']} at ${BASE_URL_ENV}, else {DEFAULT_BASE_URL}; your "
-                f"conversations go there; {where_the_key_goes('$' + BASE_URL_ENV, None)} "
-                "unless that is https://api.openai.com, which gets $OPENAI_API_KEY")  # fmt: skip
+                "conversations go there; no API key is sent (api_key_env names none), but "
+                "$OPENAI_API_KEY where that URL is https://api.openai.com")  # fmt: skip
     key = settings.get("api_key_env")
     return f"{settings['name']} at {url}; your conversations go there; " + where_the_key_goes(
         str(url), None if key is None else str(key)
