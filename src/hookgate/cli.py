@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from hookgate.agents import cli as agents_cli
 from hookgate.home import CACHE_DIR, default_home
 from hookgate.hooks import HookgateError, HooksConfig, parsecache
 from hookgate.hooks import cli as hooks_cli
@@ -49,8 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="continue the latest session of this directory")  # fmt: skip
     resume.add_argument("-r", "--resume", metavar="ID", help="resume the session ID")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    hooks_cli.add_parser(commands, load_config=_load_hooks_of, offered_tools=_offered_tools)
+    hooks_cli.add_parser(
+        commands, load_config=_load_hooks_of, offered_tools=_offered_tools,
+        agent_report=_sandbox_report,
+    )  # fmt: skip
     trust_command.add_parser(commands)
+    agents_cli.add_parsers(commands)
     init = commands.add_parser("init", help="write a commented starter agent file")
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
     init.set_defaults(handler=_run_init)
@@ -80,6 +85,12 @@ def _offered_tools(path: Path) -> tuple[str, ...] | None:
     from hookgate.agentfile import offered_tool_names  # the runtime, only when checked
 
     return offered_tool_names(path)
+
+
+def _sandbox_report(path: Path) -> tuple[list[str], list[str]]:
+    from hookgate.sandbox.report import sandbox_report  # the runtime, only when checked
+
+    return sandbox_report(path)
 
 
 def entry() -> int:

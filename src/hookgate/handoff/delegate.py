@@ -134,12 +134,14 @@ def handoffs_for(
     inherited_limit: int | None,
     trusted_digests: Mapping[str, str] | None = None,
     agents: Mapping[str, AgentRef] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> Handoffs | None:
     """The hand-offs of an agent whose file lists `agents:` (or to `agents`, a team's
     members), or None when there are none.
 
     The depth limit only tightens down a chain: an asked agent keeps the lower of its
-    own `max_ask_depth` and the one it was started with.
+    own `max_ask_depth` and the one it was started with. `env`: set over hookgate's
+    own environment for the asked agents (the sandbox they stay within).
     """
     agents = config.agents if agents is None else agents
     if not agents:
@@ -148,7 +150,7 @@ def handoffs_for(
     if inherited_limit is not None:
         limit = min(limit, inherited_limit)
     return Handoffs(
-        agents, engine, display, project_dir, dict(os.environ), depth, limit,
+        agents, engine, display, project_dir, {**os.environ, **(env or {})}, depth, limit,
         dict(trusted_digests or {}),
     )  # fmt: skip
 

@@ -33,6 +33,8 @@ EXIT_OK, EXIT_ERROR, EXIT_BLOCKED = 0, 1, 2
 #: Reads a file's hooks, validating what else the application's file holds; the flag
 #: says whether `python:` hooks may be imported (`check` imports nothing).
 ConfigLoader = Callable[[Path, bool], HooksConfig]
+#: What the runtime adds to `check` about a config file: lines to print, and warnings.
+AgentReport = Callable[[Path], "tuple[list[str], list[str]]"]
 
 
 def _load_hooks_only(path: Path, import_python: bool) -> HooksConfig:
@@ -44,12 +46,14 @@ def add_parser(
     *,
     load_config: ConfigLoader = _load_hooks_only,
     offered_tools: OfferedTools = lambda _: None,
+    agent_report: AgentReport = lambda _: ([], []),
 ) -> None:
     """Register `hooks` and its commands on the main CLI's subparsers.
 
     `load_config` reads a config file (hookgate's validates a whole agent file);
     `offered_tools` names the tools a config file's agent offers (None: unknown), so
-    that `check` can warn about a matcher that matches none of them.
+    that `check` can warn about a matcher that matches none of them; `agent_report`
+    says what else `check` shows of an agent file (its sandbox on this machine).
     """
     hooks = subparsers.add_parser("hooks", help="check, fire and describe hooks")
     hooks.set_defaults(load_config=load_config)
@@ -62,7 +66,7 @@ def add_parser(
     )
     _add_file_option(check, config_help)
     check.add_argument("--strict", action="store_true", help="fail on warnings too (for CI)")
-    check.set_defaults(handler=run_check, offered_tools=offered_tools)
+    check.set_defaults(handler=run_check, offered_tools=offered_tools, agent_report=agent_report)
 
     fire = commands.add_parser(
         "fire",
@@ -123,6 +127,13 @@ def run_check(args: argparse.Namespace) -> int:
         print("\nnever fires here (from Claude Code settings):")
         for line in config.never_fires:
             print(f"  - {line}")
+    lines, report_warnings = args.agent_report(args.config)
+    if lines:
+        print()
+        print("\n".join(lines))
+    for warning in report_warnings:
+        warnings += 1
+        print(f"warning: {warning}", file=sys.stderr)
     if warnings:
         print(f"\n{warnings} warning{'s' if warnings != 1 else ''}", file=sys.stderr)
     return EXIT_ERROR if warnings and args.strict else EXIT_OK
@@ -192,6 +203,7 @@ def run_import_claude(args: argparse.Namespace) -> int:
         entry = json.loads(json.dumps(item.entry))  # plain values, in a readable key order
         matcher = {"matcher": entry.pop("matcher")} if "matcher" in entry else {}
         block.setdefault(item.event.aliases[0], []).append({**matcher, **entry})
+    document: dict[str, Any] = {"hooks": block, **_imported_permissions(args.dir, files)}
     print(f"# from {', '.join(map(str, files))}")
     for line in never:
         print(f"# not imported: {line}")
@@ -199,8 +211,23 @@ def run_import_claude(args: argparse.Namespace) -> int:
 
     yaml = YAML()
     yaml.default_flow_style = False
-    yaml.dump({"hooks": block}, sys.stdout)
+    yaml.dump(document, sys.stdout)
     return EXIT_OK
+
+
+def _imported_permissions(project: Path, files: list[Path]) -> dict[str, Any]:
+    """`permissions:` and `workspace:` for the settings `files`' permissions, if any;
+    a rule that cannot be mapped is a config error, as in a session."""
+    from hookgate.hooks.claude_permissions import RULE_LISTS, claude_permissions
+    from hookgate.hooks.claude_settings import read_settings
+
+    found = claude_permissions([(f, read_settings(f)) for f in files], project, Path.home())
+    lists = {name: list(getattr(found, name)) for name in RULE_LISTS if getattr(found, name)}
+    document: dict[str, Any] = {"permissions": lists} if lists else {}
+    if found.directories:
+        dirs = [os.path.relpath(folder, project.resolve()) for folder in found.directories]
+        document["workspace"] = {"dirs": dirs}
+    return document
 
 
 def run_schema(args: argparse.Namespace) -> int:
