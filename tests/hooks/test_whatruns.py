@@ -6,6 +6,8 @@ those, each against the file it must name (or the word it cannot read).
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -100,3 +102,29 @@ def test_a_path_entry_outside_the_project_is_not_pinned_file_by_file(
     (elsewhere / "tool").write_text("\n")
     found, _ = runs(project, command="true", env={"PATH": f"./hooks:{elsewhere}"})
     assert found == ["hooks/guard"]
+
+
+@pytest.mark.parametrize(
+    ("command", "loads"),
+    [('"$CLAUDE_PROJECT_DIR"/x.sh --fast', False), ("${PWD}/x.sh", False),
+     ("./x.sh && true", True), ('"$HOME"/x.sh', True)],
+)  # fmt: skip
+def test_the_bash_parser_loads_only_for_a_line_that_needs_it(
+    project: Path, command: str, loads: bool
+) -> None:
+    """`hookgate hook` starts a process per event: Claude's idiom must not load the
+    grammar there (tens of milliseconds), nor may it be read less well for that."""
+    code = (
+        "import sys; from pathlib import Path; from hookgate.hooks import EVENTS;"
+        "from hookgate.hooks.config import parse_hook; from hookgate.hooks.yamlfile import Where;"
+        "from hookgate.hooks.whatruns import what_hook_runs;"
+        f"h = parse_hook({{'command': {command!r}}}, EVENTS['preToolCall'], Where('h'),"
+        f" base_dir=Path({str(project)!r}));"
+        f"print([str(p) for p in what_hook_runs(h, Path({str(project)!r})).files],"
+        " 'tree_sitter' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    files, loaded = done.stdout.rsplit(" ", 1)
+    assert loaded.strip() == str(loads)
+    if "x.sh" in command and "HOME" not in command:
+        assert str(project / "x.sh") in files

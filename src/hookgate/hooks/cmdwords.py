@@ -1,7 +1,7 @@
 """The words of each command a hook's line runs, as the shell would read them.
 
-`commands_of` splits a line into commands (a line of plain words without a parser;
-any other with `hookgate.shellwords`, a leaf module that imports nothing of hookgate,
+`commands_of` splits a line into commands (a line of plain words, `"$CLAUDE_PROJECT_DIR"`
+among them, without a parser; any other with `hookgate.shellwords`, a leaf module that imports nothing of hookgate,
 loaded then) and each command into words, quotes removed, a substitution kept whole.
 `expand_known` reads the variables whose value the runner sets; `past_wrappers` skips
 `exec`, `timeout 5`, `env X=1`. `whatruns` builds on these.
@@ -16,6 +16,9 @@ from pathlib import Path
 
 #: A line of these characters alone is one command of literal words in every shell.
 _PLAIN_LINE = re.compile(r"[A-Za-z0-9_./:=+,@% -]*")
+#: The same, double quotes allowed: what `_KNOWN_VARS` leaves of a line that names them.
+_QUOTED_PLAIN_LINE = re.compile(r'[A-Za-z0-9_./:=+,@% "-]*')
+_KNOWN_VARS = re.compile(r"\$(?:\{(?:CLAUDE_PROJECT_DIR|PWD)\}|(?:CLAUDE_PROJECT_DIR|PWD)\b)")
 #: The variables the resolver reads as the shell would: the project and the directory.
 _PROJECT_VARS = re.compile(r"\$(?:\{CLAUDE_PROJECT_DIR\}|CLAUDE_PROJECT_DIR\b)")
 _PWD_VARS = re.compile(r"\$(?:\{PWD\}|PWD\b)")
@@ -30,6 +33,11 @@ def commands_of(line: str) -> list[list[str]] | None:
     """Each command `line` runs, as words; None where the shell parser cannot read it."""
     if _PLAIN_LINE.fullmatch(line):
         return [line.split()]  # what the parser would say, without loading it
+    if _QUOTED_PLAIN_LINE.fullmatch(_KNOWN_VARS.sub("v", line)) and line.count('"') % 2 == 0:
+        # Claude Code's own idiom, `"$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh`: one command
+        # of words, double quotes grouping plain characters and the variables read here.
+        words = split_words(line)
+        return None if words is None else [words]
     from hookgate.shellwords import parse_command_line  # the bash grammar: a leaf module
 
     parsed = parse_command_line(line)
