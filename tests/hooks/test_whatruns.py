@@ -90,6 +90,11 @@ def test_env_pins_a_python_path_directorys_files_and_other_keys_scripts(project:
     assert found == ["lib/a.py", "x.sh"]  # the log a hook appends to would untrust it
 
 
+def test_args_are_literal_no_shell_expands_them(project: Path) -> None:
+    (project / "$x.sh").write_text("\n")
+    assert runs(project, args=["./$x.sh"]) == (["$x.sh"], [])
+
+
 def test_a_shells_line_given_as_args_is_read_too(project: Path) -> None:
     found, _ = runs(project, args=["sh", "-c", "cd sub && ./g.sh"])
     assert found == ["sub/g.sh"]

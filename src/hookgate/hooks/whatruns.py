@@ -61,6 +61,7 @@ _VALUE_OPTIONS = frozenset({"-o", "-O", "+o", "+O", "-W", "-X", "-I", "-r", "--r
 #: Files of one package or directory pinned at most; past it the rest is "not pinned".
 MAX_TREE_FILES = 1000
 _EXPANDS = re.compile(r"[$`]")
+_NOTHING = re.compile(r"(?!)")
 _PYTHON = re.compile(r"python(3(\.\d+)?)?|pypy3?")
 
 
@@ -154,7 +155,7 @@ class _Found:
     def argv(self, words: list[str], cwd: Path) -> None:
         """A program and its arguments, run with no shell; a shell's `-c` line read too
         (`args: [sh, -c, "cd sub && ./g.sh"]`)."""
-        self.command(words, [cwd])
+        self.command(words, [cwd], shell=False)
         script = _shell_script(past_wrappers(words))
         if script is not None:
             self.line(script, cwd)
@@ -180,8 +181,10 @@ class _Found:
                 continue
             self.command(words, dirs)
 
-    def command(self, words: list[str], dirs: list[Path]) -> None:
-        """One command's words: the program, an interpreter's script, scripts named."""
+    def command(self, words: list[str], dirs: list[Path], *, shell: bool = True) -> None:
+        """One command's words: the program, an interpreter's script, scripts named.
+        Without a `shell` to expand them, `$` and `` ` `` are plain characters."""
+        expands = _EXPANDS if shell else _NOTHING
         for word in words:  # `env BASH_ENV=./x sh -c …`: a wrapper's assignments count too
             key, equals, value = word.partition("=")
             if equals and key in CODE_LOADING_ENV:
@@ -192,7 +195,7 @@ class _Found:
         program, cwd = words[0], dirs[-1]
         if self.program is None:
             self.program = program
-        if _EXPANDS.search(program):
+        if expands.search(program):
             self.unread[program] = None
         elif os.sep in program:
             self.path(program, cwd, present_only=False)
@@ -200,7 +203,7 @@ class _Found:
         if operand is None and _is_python(program) and "-m" in words:
             self._module(words[words.index("-m") + 1 :][:1], cwd)
         for index, word in enumerate(words[1:], 1):
-            if _EXPANDS.search(word):
+            if expands.search(word):
                 if index == operand or os.sep in without_substitutions(word):
                     self.unread[word] = None  # a path built at run time
             elif index == operand or words[index - 1] in _FILE_OPTIONS:
