@@ -23,6 +23,7 @@ from hookgate.home import CACHE_DIR, default_home
 from hookgate.hooks import HookgateError, HooksConfig, parsecache
 from hookgate.hooks import cli as hooks_cli
 from hookgate.hooks.process import adopt_orphans_at_first_start
+from hookgate.serve import cli as serve_cli
 from hookgate.trust import command as trust_command
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
@@ -56,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     trust_command.add_parser(commands)
     agents_cli.add_parsers(commands)
+    serve_cli.add_parser(commands)
     init = commands.add_parser("init", help="write a commented starter agent file")
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
     init.set_defaults(handler=_run_init)

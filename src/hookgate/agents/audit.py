@@ -137,6 +137,8 @@ def _decision(
     data: dict[str, Any] = {"agent": event.agent, "agent_session": event.session_id,
                             "event": event.native, "hookgate_event": event.event,
                             "pid": os.getpid()}  # fmt: skip
+    if event.client is not None:
+        data["client"] = event.client
     if "tool" in event.payload:
         data["tool"] = event.payload["tool"]
     if outcome is None:

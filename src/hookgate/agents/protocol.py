@@ -33,6 +33,8 @@ class AgentEvent(NamedTuple):
     """The agent's input as read, for what its reply must echo."""
     transcript_path: str | None = None
     permission_mode: str | None = None
+    client: str | None = None
+    """The client that sent it to `hookgate serve` (its token's name), if any."""
 
 
 class Reply(NamedTuple):

@@ -1,0 +1,87 @@
+"""`hookgate serve` driven with raw requests: both protocols answer as `hookgate hook`
+answers the same event locally; no token, no decision; the caps and the start-up trust."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent_clis.conftest import GUARD_REASON, REWRITTEN, answer, bash, claude_event
+from runtime.project import Project
+from serve.conftest import TOKENS, Service, free_port, start_service
+
+
+def native_call(project: Project, command: str) -> dict[str, object]:
+    """What a hookgate `http:` hook POSTs for a shell call (the native envelope)."""
+    return {"event": "preToolCall", "session_id": "s-1", "cwd": str(project.dir),
+            "tool": "shell", "call_id": "c1", "arguments": {"command": command}}  # fmt: skip
+
+
+def test_claude_events_get_the_answer_hookgate_hook_gives_locally(service: Service) -> None:
+    project = service.project
+    for command in ("rm -rf build", "echo hello > note.txt", "ls"):
+        event = claude_event(project, "PreToolUse", **bash(command))
+        remote = service.post("/v1/hook/claude", json.loads(event))
+        assert remote.status_code == 200, remote.text
+        assert remote.json() == answer(project, "claude", event)
+    denied = service.post("/v1/hook/claude", json.loads(claude_event(project, "PreToolUse",
+                          **bash("rm -rf build")))).json()  # fmt: skip
+    assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert GUARD_REASON in denied["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_the_native_route_answers_a_hookgate_http_hook(service: Service) -> None:
+    denied = service.post("/v1/hook", native_call(service.project, "rm -rf build"))
+    assert denied.status_code == 200
+    assert denied.json()["action"] == "deny"
+    assert GUARD_REASON in denied.json()["reason"]
+    rewritten = service.post("/v1/hook", native_call(service.project, "echo hello > n.txt"))
+    assert rewritten.json() == {"arguments": {"command": f"echo {REWRITTEN} > n.txt"}}
+    untouched = service.post("/v1/hook", native_call(service.project, "ls"))
+    assert (untouched.status_code, untouched.text) == (200, "")
+
+
+def test_each_decision_is_audited_with_the_client_name(service: Service) -> None:
+    event = json.loads(claude_event(service.project, "PreToolUse", session="s-9", **bash("ls")))
+    assert service.post("/v1/hook/claude", event, token=TOKENS["bob"]).status_code == 200
+    (path,) = [p for p in service.project.session_files() if p.stem.endswith("-claude-s-9")]
+    decisions = [r["data"] for r in service.project.records(path) if r.get("kind") == "agent_hook"]
+    assert [(d["client"], d["event"], d["decision"]) for d in decisions] == [
+        ("bob", "PreToolUse", "allowed")
+    ]
+
+
+def test_no_token_or_a_wrong_one_gets_no_decision(service: Service) -> None:
+    body = native_call(service.project, "rm -rf build")
+    for token in (None, "alice-token-0123456789x", "Basic xyz"):
+        refused = service.post("/v1/hook", body, token=token)
+        assert refused.status_code == 401, token
+        assert "deny" not in refused.text
+    assert service.post("/v1/hook/claude", {}, token=None).status_code == 401
+    assert not service.project.session_files()  # nothing was decided, nothing audited
+
+
+def test_a_body_past_the_cap_is_refused_unread(service: Service) -> None:
+    huge = native_call(service.project, "x" * (5 * 1024 * 1024))
+    assert service.post("/v1/hook", huge).status_code == 413
+
+
+def test_an_unreadable_event_is_a_bad_request(service: Service) -> None:
+    assert service.post("/v1/hook", b"not json").status_code == 400
+    assert service.post("/v1/hook", {"event": "preToolKall"}).status_code == 400
+
+
+def test_serve_refuses_to_start_on_an_untrusted_file(project: Project, tmp_path: Path) -> None:
+    project.agent_file.write_text(project.agent_file.read_text() + "\n# edited\n")
+    process = start_service(project, "--port", str(free_port()))
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert "changed since you trusted it" in stderr
+
+
+def test_serve_refuses_to_start_without_a_token(project: Project) -> None:
+    process = start_service(project, "--port", str(free_port()))
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert "none is given" in stderr
+    assert "HOOKGATE_SERVE_TOKEN" in stderr
