@@ -21,7 +21,7 @@ class Chain:
     """The state an event's hooks build up as they run."""
 
     __slots__ = (
-        "blocked_by", "changed", "changed_by", "context", "errors", "failed_safe", "go_on",
+        "blocked_by", "changed", "changed_by", "context", "errors", "exit_status", "failed_safe", "go_on",
         "hooks_run", "notices", "payload", "permission", "reason", "response", "spec",
         "stop_reason",
     )  # fmt: skip
@@ -44,6 +44,8 @@ class Chain:
         self.permission: Permission | None = None
         self.stop_reason: str | None = None
         self.go_on: list[str] = []
+        #: The last process hook's exit status, for the engine's observer.
+        self.exit_status: int | None = None
 
     def over(self) -> bool:
         return self.blocked_by is not None or self.failed_safe or self.stop_reason is not None

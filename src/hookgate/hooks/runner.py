@@ -10,6 +10,7 @@ here: `chain.Chain` folds replies and failures into the event's `Outcome`, and
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from functools import cached_property
 from pathlib import Path
@@ -36,6 +37,7 @@ from hookgate.hooks.yamlfile import did_you_mean
 if TYPE_CHECKING:  # each kind's module is imported by the first hook of that kind
     from hookgate.hooks.http import HttpPool, HttpRequest
     from hookgate.hooks.modelcheck import ModelChecks
+    from hookgate.hooks.observe import EventObserver, HookRun
     from hookgate.hooks.persistent import PersistentHooks
     from hookgate.hooks.pins import SessionPins
 
@@ -57,6 +59,7 @@ class HookEngine:
     else in the directory of the file that declares it (`config.source`), where its
     relative paths start, as trust read them. http hooks share pooled connections that
     `await engine.aclose()` (or `engine.close()` after `run_sync` alone) closes.
+    An `observer` (`observe.EventObserver`) is told of each event's hook runs.
     """
 
     def __init__(
@@ -72,8 +75,10 @@ class HookEngine:
         transcript_path: str | None = None,
         permission_mode: str | None = None,
         asked_agent: str | None = None,
+        observer: EventObserver | None = None,
     ) -> None:
         self.session_id = session_id
+        self.observer = observer
         self.transcript_path = transcript_path
         self.project_dir = os.path.abspath(project_dir or os.getcwd())
         self.asked_depth = asked_depth
@@ -179,18 +184,24 @@ class HookEngine:
         if not hooks:
             return Outcome(event=name, payload=payload)
         chain = Chain(EVENTS[name], dict(payload))
+        runs: list[HookRun] | None = [] if self.observer is not None else None
+        started = time.time_ns()
         for hook in hooks:
             if self._tampered(hook, chain):
                 break
+            began, error = time.time_ns(), None
             try:
                 reply = await self._ask(hook, chain)
             except Exception as exc:
                 chain.fail(hook, failure(hook, exc))
+                error = exc
             else:
                 chain.apply(hook, reply)
+            if runs is not None:
+                runs.append(_run_of(hook, chain, began, error))
             if chain.over():
                 break
-        return chain.outcome()
+        return self._decided(payload, chain, runs, started)
 
     def run_sync(self, event: str, payload: Mapping[str, Any]) -> Outcome:
         """`run` for a caller without an event loop; the thread waits for the hooks.
@@ -204,18 +215,33 @@ class HookEngine:
         if not hooks:
             return Outcome(event=name, payload=payload)
         chain = Chain(EVENTS[name], dict(payload))
+        runs: list[HookRun] | None = [] if self.observer is not None else None
+        started = time.time_ns()
         for hook in hooks:
             if self._tampered(hook, chain):
                 break
+            began, error = time.time_ns(), None
             try:
                 reply = self._ask_sync(hook, chain)
             except Exception as exc:
                 chain.fail(hook, failure(hook, exc))
+                error = exc
             else:
                 chain.apply(hook, reply)
+            if runs is not None:
+                runs.append(_run_of(hook, chain, began, error))
             if chain.over():
                 break
-        return chain.outcome()
+        return self._decided(payload, chain, runs, started)
+
+    def _decided(
+        self, payload: Mapping[str, Any], chain: Chain, runs: list[HookRun] | None, started: int
+    ) -> Outcome:
+        """The chain's outcome, of which the observer (if any) is told."""
+        outcome = chain.outcome()
+        if runs is not None and self.observer is not None:
+            self.observer.event_decided(chain.spec.name, payload, outcome, runs, started)
+        return outcome
 
     def _matching(
         self, event: str, payload: Mapping[str, Any], skip: Iterable[HookSpec] = ()
@@ -280,6 +306,7 @@ class HookEngine:
             else:
                 self._quick.discard(id(hook))
             self._learn(hook, result)
+        chain.exit_status = result.returncode
         return process_reply(fmt, chain.spec, envelope, result)
 
     def _ask_sync(self, hook: HookSpec, chain: Chain) -> HookReply:
@@ -308,6 +335,7 @@ class HookEngine:
                 hook.argv(), **self._process_options(hook, fmt, chain, envelope)
             )
             self._learn(hook, result)
+        chain.exit_status = result.returncode
         return process_reply(fmt, chain.spec, envelope, result)
 
     def _tampered(self, hook: HookSpec, chain: Chain) -> bool:
@@ -392,6 +420,18 @@ class HookEngine:
             HOOKGATE_ASKED_DEPTH=str(self.asked_depth),
         )
         return env
+
+
+def _run_of(hook: HookSpec, chain: Chain, began: int, error: Exception | None) -> HookRun:
+    """What the observer is told of `hook`'s run, which began at `began`."""
+    from hookgate.hooks.observe import HookRun  # with an observer only
+
+    if error is not None:
+        outcome = "timeout" if isinstance(error, TimeoutError) else "failed"
+    else:
+        outcome = "blocked" if chain.blocked_by is hook else "allowed"
+    status, chain.exit_status = chain.exit_status, None
+    return HookRun(hook, began, time.time_ns() - began, outcome, status)
 
 
 def _call(hook: HookSpec, envelope: dict[str, Any]) -> Any:
