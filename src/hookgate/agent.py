@@ -28,6 +28,7 @@ from hookgate.sandbox import Boundaries, SandboxSettings
 from hookgate.sandbox.boundaries import private_directory
 from hookgate.sandbox.settings import floor_env, inherited
 from hookgate.session import Session, SessionStore, new_session_id
+from hookgate.telemetry import observer_for
 from hookgate.toolcall import ToolGate
 from hookgate.tools import Tool, ToolContext, ToolRegistry, builtin_tools
 from hookgate.toolsettings import ShellLimits, shell_environment
@@ -181,7 +182,7 @@ async def open_agent(
         asked_depth=asked_depth, pinned=trusted.pins(),
         environ={**os.environ, TRANSCRIPT_ENV: str(transcript)},
         transcript_path=str(transcript), permission_mode=permission_mode(config, consent),
-        asked_agent=asked_as,
+        asked_agent=asked_as, observer=observer_for(config.telemetry, os.environ),
     )  # fmt: skip
     history = History.load(session, notify)
     try:

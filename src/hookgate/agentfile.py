@@ -37,6 +37,7 @@ from hookgate.toolsettings import (
 if TYPE_CHECKING:  # imported by a file that has MCP servers (`hooks fire` reads the rest)
     from hookgate.hooks.claude_permissions import ClaudePermissions
     from hookgate.mcp import McpServerConfig
+    from hookgate.telemetry import TelemetrySettings
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
 #: The tools a team's supervisor gets (hookgate.team.tools).
@@ -46,6 +47,7 @@ TOP_LEVEL_KEYS = (
     "mcp_servers",
     "max_steps", "context_budget", "shell_timeout", "max_ask_depth", "workspace", "shell",
     "max_tool_calls", "max_argument_bytes", "team", "web_fetch", "guardrails", "sandbox",
+    "telemetry",
 )  # fmt: skip
 #: The lists of `permissions:`, in `Permissions`' order.
 PERMISSION_LISTS = ("allow", "deny", "ask")
@@ -126,6 +128,8 @@ class AgentConfig(NamedTuple):
     """What `web_fetch` may reach and read."""
     sandbox: SandboxSettings = SandboxSettings()
     """How the kernel confines the model's commands (`sandbox:`; workspace-write by default)."""
+    telemetry: TelemetrySettings | None = None
+    """`telemetry:` (OpenTelemetry export); None where the file has no such key."""
 
     @property
     def base_dir(self) -> Path:
@@ -192,7 +196,16 @@ def load_agent_file(
         max_argument_bytes=_positive(
             document, where, "max_argument_bytes", DEFAULT_MAX_ARGUMENT_BYTES
         ),
+        telemetry=_telemetry(document, where),
     )
+
+
+def _telemetry(document: Mapping[Any, Any], where: Where) -> TelemetrySettings | None:
+    if "telemetry" not in document:
+        return None
+    from hookgate.telemetry import parse_telemetry  # a file that asks for it only
+
+    return parse_telemetry(document["telemetry"], where.key(document, "telemetry"))
 
 
 def _hooks(

@@ -31,6 +31,13 @@ UNUSED_PARTS = (
     "hookgate.hooks.claude_settings", "hookgate.hooks.pyimport", "hookgate.hooks.pins",
     "hookgate.mcp", "hookgate.tools.base", "hookgate.messages", "hookgate.models",
 )  # fmt: skip
+#: Telemetry off (no `telemetry:` key, no `OTEL_EXPORTER_OTLP_*`): nothing of it loads.
+TELEMETRY = (
+    "opentelemetry",
+    "google.protobuf",
+    "hookgate.telemetry.otlp",
+    "hookgate.hooks.observe",
+)
 #: The YAML parser: a file parsed before comes from the parse cache.
 PARSER = ("ruamel", "ruamel.yaml")
 #: OpenSSL's hashes (`hashlib`, `secrets`): a few sha256 digests do not need it.
@@ -108,7 +115,7 @@ def test_print_mode_with_a_scripted_model_imports_no_prompt_editor_sdk_or_acp(
 ) -> None:
     modules = imported(hooked, [str(HOOKGATE), "-p", "hi"])
     assert "hookgate.models.scripted" in modules
-    assert_none_of(modules, SESSION_ONLY)
+    assert_none_of(modules, SESSION_ONLY + TELEMETRY)
     again = imported(hooked, [str(HOOKGATE), "-p", "hi"])  # the agent file and script cached
     unused = (
         "hookgate.handoff", "hookgate.team", "hookgate.mcp", "hookgate.hooks.http",

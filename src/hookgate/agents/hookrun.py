@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from hookgate.agents.protocol import AgentEvent, AgentProtocol, Reply
 from hookgate.hooks import ConfigError, HookEngine, HookgateError, HooksConfig, OnError, Outcome
 from hookgate.hooks.formats import FORMATS
+from hookgate.telemetry import observer_for
 
 if TYPE_CHECKING:
     from hookgate.agentfile import AgentConfig
@@ -61,6 +62,7 @@ def run_agent_hook(
         config.hooks, session_id=event.session_id, project_dir=event.project_dir,
         pinned=trusted.pins(), transcript_path=event.transcript_path, environ=environ,
         permission_mode=event.permission_mode,
+        observer=observer_for(config.telemetry, environ),
     )  # fmt: skip
     try:
         if event.event == "postGeneration" and not event.payload.get("prompt"):
