@@ -25,6 +25,8 @@ def add_parsers(commands: Any) -> None:
                       help="the agent that runs it: " + ", ".join(AGENT_NAMES))  # fmt: skip
     hook.add_argument("--agent", dest="hook_agent_file", type=Path, metavar="FILE",
                       help="the agent file (default: hookgate.yaml in the agent's project)")  # fmt: skip
+    hook.add_argument("--remote", metavar="URL",
+                      help="let the hookgate serve at URL decide (token: $HOOKGATE_SERVE_TOKEN)")  # fmt: skip
     hook.set_defaults(handler=run_hook)
     install = commands.add_parser("install", help="make another agent run hookgate's hooks")
     install.add_argument("agent_name", choices=AGENT_NAMES, metavar="AGENT",
@@ -64,11 +66,18 @@ def _module(name: str) -> Any:
 
 
 def run_hook(args: argparse.Namespace) -> int:
-    from hookgate.agents.hookrun import run_agent_hook
+    if args.remote is not None:
+        import os
 
-    reply = run_agent_hook(
-        protocol_of(args.agent_name), sys.stdin.read(), agent_file=args.hook_agent_file
-    )
+        from hookgate.serve.remote import remote_hook
+
+        reply = remote_hook(protocol_of(args.agent_name), sys.stdin.read(), args.remote, os.environ)
+    else:
+        from hookgate.agents.hookrun import run_agent_hook
+
+        reply = run_agent_hook(
+            protocol_of(args.agent_name), sys.stdin.read(), agent_file=args.hook_agent_file
+        )
     sys.stdout.write(reply.stdout)
     sys.stderr.write(reply.stderr)
     return reply.exit_code

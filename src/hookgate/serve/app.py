@@ -65,7 +65,7 @@ class HookService:
             return (200, b'{"status":"ok"}') if method == "GET" else _error(405, "GET only")
         agent = _ROUTES.get(path)
         if agent is None:
-            return _error(404, f"no route {path}; POST /v1/hook or /v1/hook/claude")
+            return _error(404, f"no route {path}; POST /v1/hook or /v1/hook/AGENT")
         if method != "POST":
             return _error(405, "POST only")
         client = self.tokens.client_of(_header(scope, b"authorization"))
@@ -83,7 +83,7 @@ class HookService:
             return _error(503, f"no decision within {self.time_limit:g} s")
         if reply.exit_code:
             return _error(400, reply.stderr.strip() or "the event could not be read")
-        return 200, (reply.stdout or ("{}" if agent == "claude" else "")).encode()
+        return 200, (reply.stdout or ("" if agent == "hookgate" else "{}")).encode()
 
     def _decide(self, agent: str, text: str, client: str) -> Reply:
         from hookgate.agents.hookrun import run_agent_hook
@@ -120,7 +120,10 @@ class _ClientProtocol:
         return self._protocol.notice(event, text)
 
 
-_ROUTES = {"/v1/hook": "hookgate", "/v1/hook/claude": "claude"}
+#: Route → protocol. Codex and Gemini CLI have no http hooks: `hookgate hook codex
+#: --remote URL` POSTs their events here.
+_ROUTES = {"/v1/hook": "hookgate", "/v1/hook/claude": "claude", "/v1/hook/codex": "codex",
+           "/v1/hook/gemini": "gemini"}  # fmt: skip
 
 
 def _protocol_of(agent: str) -> AgentProtocol:
@@ -171,7 +174,12 @@ async def _lifespan(receive: Receive, send: Send) -> None:
 
 
 def create_app() -> HookService:
-    """The service as `hookgate serve` configured it, for each uvicorn worker."""
+    """The service as `hookgate serve` configured it, for each uvicorn worker (a fresh
+    interpreter: the parse cache and the orphan adoption of hookgate's start, here too)."""
+    from hookgate.agents.resident import prepare
+    from hookgate.home import default_home
+
+    prepare(default_home())
     token_file = os.environ.get(TOKEN_FILE_VARIABLE)
     return HookService(
         Path(os.environ[AGENT_VARIABLE]),
