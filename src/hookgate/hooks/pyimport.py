@@ -13,6 +13,7 @@ import importlib
 import importlib.util
 import os
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,9 @@ from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.yamlfile import Where, describe
 
 HookCallable = Callable[[Mapping[str, Any]], Any]
+#: Held while a local module runs its top level: a second thread (one engine per request
+#: in `hookgate serve`) must wait for it, not take the half-made module from sys.modules.
+_LOADING = threading.RLock()
 
 
 def split_reference(reference: str) -> tuple[str, str]:
@@ -103,8 +107,14 @@ def _import(module_name: str, base_dir: Path) -> Any:
         return importlib.import_module(module_name)
     tag = sha256(str(base_dir).encode()).hexdigest()[:12]
     private = f"_hookgate_local_{tag}_{top}"
+    with _LOADING:
+        _load_local(private, local[0])
+    return importlib.import_module(f"{private}.{rest}" if rest else private)
+
+
+def _load_local(private: str, path: Path) -> None:
+    """Run the local module at `path` as `private`, once."""
     if private not in sys.modules:
-        path = local[0]
         is_package = path.name == "__init__.py"
         spec = importlib.util.spec_from_file_location(
             private, path, submodule_search_locations=[str(path.parent)] if is_package else None
@@ -118,4 +128,3 @@ def _import(module_name: str, base_dir: Path) -> Any:
         except BaseException:
             del sys.modules[private]
             raise
-    return importlib.import_module(f"{private}.{rest}" if rest else private)
