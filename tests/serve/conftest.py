@@ -50,10 +50,10 @@ def free_port() -> int:
         return port
 
 
-def start_service(project: Project, *args: str) -> subprocess.Popen[str]:
+def start_service(project: Project, *args: str, **env: str) -> subprocess.Popen[str]:
     """`hookgate serve ARGS` in the project, output captured (not waited for)."""
     return subprocess.Popen(
-        [str(HOOKGATE), "serve", *args], cwd=project.dir, env=project.env(),
+        [str(HOOKGATE), "serve", *args], cwd=project.dir, env=project.env(**env),
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from agent_clis.conftest import GUARD_REASON, REWRITTEN, answer, bash, claude_event
 from runtime.project import Project
-from serve.conftest import TOKENS, Service, free_port, start_service
+from serve.conftest import TOKENS, Service, free_port, start_service, wait_healthy
 
 
 def native_call(project: Project, command: str) -> dict[str, object]:
@@ -85,3 +87,30 @@ def test_serve_refuses_to_start_without_a_token(project: Project) -> None:
     assert process.returncode == 1
     assert "none is given" in stderr
     assert "HOOKGATE_SERVE_TOKEN" in stderr
+
+
+def test_a_decision_past_the_time_limit_is_a_503(project: Project) -> None:
+    slow = {"name": "slow", "command": "sleep 3", "timeout": 30, "onError": "fail"}
+    project.agent_file.write_text(json.dumps({"hooks": {"preToolCall": [slow]}}))
+    project.trust()
+    port = free_port()
+    process = start_service(project, "--port", str(port), "--time-limit", "0.5",
+                            HOOKGATE_SERVE_TOKEN=TOKENS["alice"])  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, process)
+        late = Service(url, project, process).post("/v1/hook", native_call(project, "ls"))
+        assert late.status_code == 503
+        assert "no decision within 0.5 s" in late.text
+    finally:
+        process.terminate()
+        process.communicate(timeout=60)
+
+
+@pytest.mark.parametrize("option", [["--workers", "0"], ["--time-limit", "-1"]])
+def test_serve_refuses_a_bound_that_is_not_positive(project: Project, option: list[str]) -> None:
+    process = start_service(project, "--port", str(free_port()), *option,
+                            HOOKGATE_SERVE_TOKEN=TOKENS["alice"])  # fmt: skip
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert "must be positive" in stderr

@@ -41,6 +41,9 @@ def run_serve(args: argparse.Namespace) -> int:
     from hookgate.trust.check import load_trusted
 
     agent_file = Path(args.agent).resolve()
+    if args.workers < 1 or (args.time_limit is not None and args.time_limit <= 0):
+        print("hookgate serve: --workers and --time-limit must be positive", file=sys.stderr)
+        return 1
     try:
         load_trusted(agent_file)
         load_tokens(args.token_file, os.environ)
