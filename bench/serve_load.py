@@ -93,7 +93,8 @@ def start(kind: str, root: Path, workers: int) -> tuple[subprocess.Popen[bytes],
     process = subprocess.Popen(
         [str(HOOKGATE), "serve", "--agent", str(agent), "--port", str(port),
          "--workers", str(workers)],
-        env=env, cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env=env, cwd=directory, stdout=subprocess.DEVNULL,
+        stderr=(root / f"{kind}.stderr").open("wb"),  # a pipe nobody reads would fill
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + START_WAIT
@@ -105,7 +106,8 @@ def start(kind: str, root: Path, workers: int) -> tuple[subprocess.Popen[bytes],
             pass
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
-            raise SystemExit(f"serve did not start: {process.communicate()[1].decode()[-2000:]}")
+            said = (root / f"{kind}.stderr").read_text(errors="replace")[-2000:]
+            raise SystemExit(f"serve did not start: {said}")
         time.sleep(0.1)
 
 
@@ -179,6 +181,9 @@ def main() -> int:
             finally:
                 process.terminate()
                 process.wait(10)
+            said = (Path(scratch) / f"{kind}.stderr").read_text(errors="replace")
+            if said.strip():
+                print(f"{kind}: the service said: {said[-1000:]}", file=sys.stderr)
             rows.append((kind, len(latencies) / seconds, percentile(latencies, 0.5),
                          percentile(latencies, 0.99), errors, len(latencies)))  # fmt: skip
     print(f"`hookgate serve --workers {args.workers}`, {args.clients} loopback clients, "
