@@ -114,3 +114,22 @@ def test_serve_refuses_a_bound_that_is_not_positive(project: Project, option: li
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 1
     assert "must be positive" in stderr
+
+
+def test_hooks_do_not_see_the_services_token(project: Project) -> None:
+    tell = project.hook(
+        "tell.sh",
+        'echo "{\\"action\\": \\"deny\\", \\"reason\\": \\"token: ${HOOKGATE_SERVE_TOKEN:-none}\\"}"',
+    )
+    project.agent_file.write_text(json.dumps({"hooks": {"preToolCall": [{"command": tell}]}}))
+    project.trust()
+    port = free_port()
+    process = start_service(project, "--port", str(port), HOOKGATE_SERVE_TOKEN=TOKENS["alice"])
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, process)
+        told = Service(url, project, process).post("/v1/hook", native_call(project, "ls"))
+        assert told.json() == {"action": "deny", "reason": "token: none"}
+    finally:
+        process.terminate()
+        process.communicate(timeout=60)

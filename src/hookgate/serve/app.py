@@ -20,7 +20,7 @@ from typing import Any
 
 from hookgate.agents.protocol import AgentEvent, AgentProtocol, Reply
 from hookgate.hooks import Outcome
-from hookgate.serve.tokens import Tokens, load_tokens
+from hookgate.serve.tokens import TOKEN_VARIABLE, Tokens, load_tokens
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -91,7 +91,11 @@ class HookService:
         protocol = self._protocols.get(agent)
         if protocol is None:
             protocol = self._protocols[agent] = _protocol_of(agent)
-        environ = {k: v for k, v in os.environ.items() if k != protocol.project_env}
+        # The hooks see the service's environment but its own settings and the token:
+        # a hook needs neither, and the client's project directory comes with the event.
+        hidden = {protocol.project_env, TOKEN_VARIABLE, AGENT_VARIABLE, TOKEN_FILE_VARIABLE,
+                  TIME_LIMIT_VARIABLE}  # fmt: skip
+        environ = {k: v for k, v in os.environ.items() if k not in hidden}
         return run_agent_hook(
             _ClientProtocol(protocol, client), text, agent_file=self.agent_file, environ=environ
         )
