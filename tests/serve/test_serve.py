@@ -4,8 +4,12 @@ answers the same event locally; no token, no decision; the caps and the start-up
 from __future__ import annotations
 
 import json
+import ssl
+import subprocess
+import time
 from pathlib import Path
 
+import httpx2
 import pytest
 
 from agent_clis.conftest import GUARD_REASON, REWRITTEN, answer, bash, claude_event
@@ -130,6 +134,33 @@ def test_hooks_do_not_see_the_services_token(project: Project) -> None:
         wait_healthy(url, process)
         told = Service(url, project, process).post("/v1/hook", native_call(project, "ls"))
         assert told.json() == {"action": "deny", "reason": "token: none"}
+    finally:
+        process.terminate()
+        process.communicate(timeout=60)
+
+
+def test_serve_speaks_https_with_a_certificate(project: Project, tmp_path: Path) -> None:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)  # fmt: skip
+    port = free_port()
+    process = start_service(project, "--port", str(port), "--ssl-certfile", str(cert),
+                            "--ssl-keyfile", str(key), HOOKGATE_SERVE_TOKEN=TOKENS["alice"])  # fmt: skip
+    url = f"https://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert process.poll() is None, process.communicate()[1]
+            try:
+                denied = httpx2.post(url + "/v1/hook", verify=ssl.create_default_context(cafile=str(cert)), timeout=10,
+                                     content=json.dumps(native_call(project, "rm -rf build")),
+                                     headers={"authorization": f"Bearer {TOKENS['alice']}"})  # fmt: skip
+                break
+            except httpx2.TransportError:
+                assert time.monotonic() < deadline, "no HTTPS answer"
+                time.sleep(0.1)
+        assert denied.json()["action"] == "deny"
     finally:
         process.terminate()
         process.communicate(timeout=60)

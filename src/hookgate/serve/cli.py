@@ -31,6 +31,9 @@ def add_parser(commands: Any) -> None:
                        help="one 'NAME TOKEN' a line (else $HOOKGATE_SERVE_TOKEN)")  # fmt: skip
     serve.add_argument("--time-limit", type=float, metavar="SECONDS",
                        help="the longest a decision may take (default: 630)")  # fmt: skip
+    serve.add_argument("--ssl-certfile", type=Path, metavar="FILE",
+                       help="serve HTTPS with this certificate (PEM), and --ssl-keyfile")  # fmt: skip
+    serve.add_argument("--ssl-keyfile", type=Path, metavar="FILE", help="its private key (PEM)")
     serve.set_defaults(handler=run_serve)
 
 
@@ -43,6 +46,9 @@ def run_serve(args: argparse.Namespace) -> int:
     agent_file = Path(args.agent).resolve()
     if args.workers < 1 or (args.time_limit is not None and args.time_limit <= 0):
         print("hookgate serve: --workers and --time-limit must be positive", file=sys.stderr)
+        return 1
+    if (args.ssl_certfile is None) != (args.ssl_keyfile is None):
+        print("hookgate serve: HTTPS needs both --ssl-certfile and --ssl-keyfile", file=sys.stderr)
         return 1
     try:
         load_trusted(agent_file)
@@ -62,5 +68,7 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.time_limit is not None:
         os.environ[app.TIME_LIMIT_VARIABLE] = str(args.time_limit)
     uvicorn.run("hookgate.serve.app:create_app", factory=True, host=args.host, port=args.port,
-                workers=args.workers, log_level="warning", access_log=False)  # fmt: skip
+                workers=args.workers, log_level="warning", access_log=False,
+                ssl_certfile=args.ssl_certfile and str(args.ssl_certfile),
+                ssl_keyfile=args.ssl_keyfile and str(args.ssl_keyfile))  # fmt: skip
     return 0
