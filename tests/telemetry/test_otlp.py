@@ -4,6 +4,7 @@ with the official protobuf definitions (`opentelemetry-proto`)."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -182,3 +183,20 @@ def test_a_wrong_telemetry_key_names_file_line_and_value(
     assert message in done.stderr
     assert "hookgate.yaml" in done.stderr
     assert "telemetry" in done.stderr
+
+
+def test_hookgate_hook_exports_the_other_agents_decisions(
+    project: Project, receiver: Receiver
+) -> None:
+    guard = project.example("guard-rm-rf.sh")
+    hooks = {"preToolCall": [{"name": "no-rm-rf", "matcher": "^shell$", "command": guard}]}
+    project.agent_file.write_text(json.dumps({"hooks": hooks, "telemetry": {"otlp": receiver.url}}))
+    project.trust()
+    event = {"session_id": "c-1", "cwd": str(project.dir), "hook_event_name": "PreToolUse",
+             "tool_name": "Bash", "tool_input": {"command": SECRET_COMMAND}, "tool_use_id": "t1"}  # fmt: skip
+    done = project.hookgate("hook", "claude", stdin=json.dumps(event), trusted=False)
+    assert done.returncode == 0, done.stderr
+    assert GUARD_REASON in done.stdout
+    (span,) = [s for s in receiver.spans() if s.name == "hookgate preToolCall"]
+    assert attributes(span)["hookgate.decision"] == "blocked"
+    assert SECRET_COMMAND.encode() not in receiver.raw()
