@@ -1,10 +1,14 @@
-"""Command lines as the shell reads them: every simple command one line would run.
+"""Command lines as the shell reads them: every command one line would run, and what a
+rule cannot read in it.
 
 `parse_command_line` parses with tree-sitter's bash grammar and lists each command of
 the line (lists, pipelines, `$( )`, backticks, subshells, groups, control structures,
-the strings given to `bash -c`/`sh -c`/`eval`), as written and in the forms it would
-run as (wrappers like `sudo`/`env`/`nice` stripped, `\\rm` and `/bin/rm` read as `rm`).
-It returns None for a line the grammar cannot read.
+and every literal command line a command makes a shell run: `bash -c`, `eval`, `trap`,
+a here-string or here-doc fed to a shell, `watch`, `script -c`, … see `shellcode`), as
+written and in the forms it would run as (wrappers like `sudo`/`env`/`nice` stripped,
+`\\rm` and `/bin/rm` read as `rm`). Each command says why a rule cannot read it whole:
+`opaque` (a part is built at run time, or a redirect writes) and `hidden` (what runs is
+not known before it runs). It returns None for a line the grammar cannot read.
 """
 
 from __future__ import annotations
@@ -15,35 +19,26 @@ import re
 import threading
 from typing import TYPE_CHECKING, NamedTuple
 
+from hookgate.shellcode import (
+    MAX_WRAPPED_FORMS,
+    Runs,
+    Stdin,
+    assignment_runs,
+    commands_run,
+)
+
 if TYPE_CHECKING:  # loaded at the first line parsed: a session that judges no shell
     from tree_sitter import Node, Parser  # call (and every `hooks` command) skips it
 
+__all__ = ["MAX_LINE", "MAX_WRAPPED_FORMS", "CommandLine", "ShellCommand", "parse_command_line"]
+
 _PARSERS = threading.local()  # a tree-sitter parser is not safe to share between threads
 
-#: Commands that run the command after them, each with its options that take a value
-#: and how many plain arguments come before that command (`timeout 5 rm`).
-WRAPPERS: dict[str, tuple[str, int]] = {
-    "command": ("", 0), "builtin": ("", 0), "exec": ("a", 0), "nohup": ("", 0),
-    "time": ("fo", 0), "nice": ("n", 0), "env": ("uCS", 0), "sudo": ("ugpCDhrtTU", 0),
-    "doas": ("uC", 0), "timeout": ("sk", 1), "stdbuf": ("ioe", 0), "ionice": ("cnp", 0),
-    "setsid": ("", 0), "xargs": ("aEeIiLlnPsd", 0), "chrt": ("", 1), "taskset": ("", 1),
-    "coproc": ("", 0), "unbuffer": ("", 0), "chroot": ("", 1), "flock": ("wE", 1),
-    "busybox": ("", 0),
-}  # fmt: skip
-#: Shells (and `su`-likes) whose `-c STRING` is a command line of its own.
-SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "su", "runuser"})
-#: `find` actions that run the command after them.
-FIND_EXECUTES = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 #: How deep `bash -c "bash -c '…'"` is followed before the line counts as unreadable.
 MAX_NESTING = 8
-#: Start points of the wrapper forms of one command; past it the command is unknown
-#: (a thousand nested `nohup`s cost quadratic time to list).
-MAX_WRAPPED_FORMS = 64
 #: Characters of the longest line read command by command (about 0.5 s of parsing on
 #: a slow machine); a longer one is unreadable: it asks, and any deny rule fires.
 MAX_LINE = 64 * 1024
-#: Words of an unreadable line listed for deny rules; past it, every deny rule fires.
-MAX_ROUGH_WORDS = 512
 #: Node types that make a line more than a list of simple commands.
 _CONTROL = frozenset({
     "if_statement", "while_statement", "for_statement", "c_style_for_statement",
@@ -55,9 +50,20 @@ _STATEMENTS = frozenset({
 })  # fmt: skip
 _WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+#: Node types whose text is literal: a subscript in it may still run code (see below).
+_LITERAL_TYPES = frozenset({"word", "raw_string", "string_content", "ansi_c_string",
+                            "heredoc_body"})  # fmt: skip
+#: An array subscript holding code: bash runs it wherever it evaluates the subscript
+#: (`printf -v`, `read`, `test -v`, `unset`, `declare`, `let`, arithmetic on a variable).
+_SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(\$[({\[]|`)")
 _ESCAPED = re.compile(r"\\(.)", re.DOTALL)
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
+#: In the unquoted parts of a word: a glob, a brace expansion, or a tilde to expand.
+_GLOB = re.compile(r"[*?]|\[.*\]|\{[^{}]*(,|\.\.)[^{}]*\}|^~|^[A-Za-z_]\w*=(?:[^:]*:)*~")
+#: What stands for a quoted part of a word when its unquoted parts are checked.
+_QUOTED = "\x00"
+#: Why an allow rule does not cover a command that expands something at run time.
+BUILT_AT_RUN_TIME = "this command builds part of itself at run time"
 
 
 class ShellCommand(NamedTuple):
@@ -67,10 +73,16 @@ class ShellCommand(NamedTuple):
     """Its text as written, redirects left out: what an allow rule must match."""
     forms: tuple[str, ...] = ()
     """Every form it could run as: what a deny rule is matched against."""
-    known: bool = True
-    """Whether what runs is known before it runs (`$CMD x` and `eval "$X"` are not)."""
-    writes: bool = False
-    """Whether a redirect writes a file."""
+    hidden: str | None = None
+    """Why what it runs is not known before it runs (`$CMD x`, `echo … | bash`): every
+    deny rule fires on it. None: known."""
+    opaque: str | None = None
+    """Why an allow rule cannot read it whole (an expansion, a glob, a redirect that
+    writes, or `hidden`). None: it reads whole."""
+
+    @property
+    def known(self) -> bool:
+        return self.hidden is None
 
 
 class CommandLine(NamedTuple):
@@ -107,20 +119,8 @@ def parse_command_line(line: str) -> CommandLine | None:
     return CommandLine(tuple(walk.commands), walk.simple)
 
 
-def rough_forms(line: str) -> tuple[str, ...] | None:
-    """For a line that does not parse: every run of its words, from each word on.
-
-    A deny rule that matches one of them could match what the shell would run. None
-    past `MAX_ROUGH_WORDS` words: listing them would cost quadratic time.
-    """
-    words = [_base_name(word) for word in re.split(r"[\s;&|()`$<>{}'\"\\]+", line) if word]
-    if len(words) > MAX_ROUGH_WORDS:
-        return None
-    return tuple(" ".join(words[start:]) for start in range(len(words)))
-
-
 def _walk_line(line: str, walk: _Walk) -> None:
-    if walk.depth > MAX_NESTING:
+    if walk.depth > MAX_NESTING or len(line) > MAX_LINE:
         raise _Unreadable
     # Bash drops backslash-newline before it reads words (`r\<newline>m` is `rm`); the
     # grammar does not, so a line holding one is read both ways and both must pass.
@@ -132,7 +132,7 @@ def _walk_line(line: str, walk: _Walk) -> None:
         tree = _parser().parse(_NON_ASCII.sub("x", variant).encode())
         if tree.root_node.has_error:
             raise _Unreadable
-        _walk(tree.root_node, walk, variant, writes=False)
+        _walk(tree.root_node, walk, variant, ())
 
 
 def _parser() -> Parser:
@@ -145,152 +145,200 @@ def _parser() -> Parser:
     return parser
 
 
-def _walk(node: Node, walk: _Walk, source: str, *, writes: bool) -> None:
+def _walk(node: Node, walk: _Walk, source: str, redirects: tuple[Node, ...]) -> None:
+    """Add the commands under `node`; `redirects`: those of the statements around it."""
     if node.type in _CONTROL:
         walk.simple = False
-    if node.type == "redirected_statement":
-        writes = writes or any(_writes_file(child, source) for child in node.children)
+    if node.type in _LITERAL_TYPES:
+        _check_subscripts(node, walk, source)
     if node.type == "command_substitution" and _text(node, source).startswith("`"):
         _walk_nested_backticks(node, walk, source)
+    if node.type == "redirected_statement":
+        own = tuple(child for child in node.children if child.type.endswith("_redirect"))
+        redirects = (*redirects, *own)
     if node.type == "command":
-        _add_command(node, walk, source, writes=writes)
-    elif node.type in _STATEMENTS and node.parent is not None and node.parent.type != "command":
-        walk.commands.append(
-            ShellCommand(_text(node, source), (_text(node, source),), writes=writes)
-        )
+        _add_command(node, walk, source, redirects)
+    elif node.type in _STATEMENTS and node.parent is not None and node.parent.type not in (
+        "command", "declaration_command", "variable_assignments"
+    ):  # fmt: skip
+        _add_statement(node, walk, source)
     for child in node.children:
-        _walk(child, walk, source, writes=writes)
+        _walk(child, walk, source, redirects)
+
+
+def _check_subscripts(node: Node, walk: _Walk, source: str) -> None:
+    """A literal holding `a[$(…)]`: code bash may run wherever it reads it as a name."""
+    text = _text(node, source)
+    if _SUBSCRIPT_CODE.search(text):
+        why = f"{BUILT_AT_RUN_TIME}: {text} is an array subscript bash evaluates, running its code"
+        walk.commands.append(ShellCommand(text, (text,), why, why))
 
 
 def _walk_nested_backticks(node: Node, walk: _Walk, source: str) -> None:
     """Inside backticks bash unescapes \\` and parses again: `echo \\`rm x\\`` runs rm."""
     inner = _text(node, source)[1:-1]
     if "\\`" in inner:
-        walk.depth += 1
-        try:
-            _walk_line(re.sub(r"\\([\\`$])", r"\1", inner), walk)
-        finally:
-            walk.depth -= 1
+        _walk_nested(re.sub(r"\\([\\`$])", r"\1", inner), walk)
 
 
-def _writes_file(redirect: Node, source: str) -> bool:
-    if redirect.type != "file_redirect":
-        return False
-    operators = [child.type for child in redirect.children]
-    target = redirect.children[-1]
-    return (
-        any(op in _WRITES for op in operators)
-        and _word_value(target, source) not in _HARMLESS_TARGETS
-    )
+def _walk_nested(script: str, walk: _Walk) -> None:
+    walk.depth += 1
+    try:
+        _walk_line(script, walk)
+    finally:
+        walk.depth -= 1
 
 
-def _add_command(node: Node, walk: _Walk, source: str, *, writes: bool) -> None:
+def _add_command(node: Node, walk: _Walk, source: str, around: tuple[Node, ...]) -> None:
     for before, after in itertools.pairwise(node.children):
         if "\n" in source[before.end_byte : after.start_byte].replace("\\\n", ""):
             # A newline ends a command in bash; the grammar sometimes reads on past it
             # (`a | b | c⏎rm x && d` as `c rm x`), so the line is read as unreadable.
             raise _Unreadable
     written = _text(node, source)
-    writes = writes or any(_writes_file(child, source) for child in node.children)
+    own = [child for child in node.children if child.type.endswith("_redirect")]
+    if node.parent is not None and node.parent.type == "redirected_statement":
+        own += [child for child in node.parent.children if child.type.endswith("_redirect")]
     words = [
         child
         for child in node.children
         if child.type != "variable_assignment" and not child.type.endswith("_redirect")
     ]
-    values = [_word_value(word, source) for word in words]
+    values = [_literal(word, source) for word in words]
     texts = [
         value if value is not None else _text(word, source)
         for word, value in zip(words, values, strict=True)
     ]
-    start = _principal(values)
-    wrapped = _wrapped_forms(values, texts)
-    known = start is not None and wrapped is not None
-    forms = [written, " ".join(texts)]
-    if start is not None:
-        principal = [_base_name(texts[start]), *texts[start + 1 :]]
-        forms.append(" ".join(principal))
-        forms.extend(_executed_forms(principal))
-        if not _follow_script(values[start:], walk):
-            known = False
-    forms.extend(wrapped or ())
-    walk.commands.append(ShellCommand(written, tuple(dict.fromkeys(forms)), known, writes))
+    runs = commands_run(values, texts, _stdin(node, own, around, source))
+    opaque = runs.hidden
+    for child in node.children:
+        if child.type == "variable_assignment":
+            assigned, assigned_opaque = _assignment(child, source)
+            runs, opaque = runs.plus(assigned), opaque or assigned_opaque
+    built = next((t for v, t in zip(values, texts, strict=True) if v is None), None)
+    if built is not None:
+        opaque = opaque or f"{BUILT_AT_RUN_TIME} ({built})"
+    opaque = opaque or _redirect_problem([*own, *around], source)
+    forms = dict.fromkeys([written, " ".join(texts), *runs.forms])
+    walk.commands.append(ShellCommand(written, tuple(forms), runs.hidden, opaque))
+    for script in runs.scripts:
+        _walk_nested(script, walk)
 
 
-def _principal(values: list[str | None]) -> int | None:
-    """Where the command that really runs starts, past wrappers; None when not literal."""
-    index = 0
-    while index < len(values):
-        value = values[index]
+def _add_statement(node: Node, walk: _Walk, source: str) -> None:
+    """`PATH=/tmp/evil`, `export PS4='$(rm x)'`, `unset x`: a command of its own."""
+    text = _text(node, source)
+    assignments = [node] if node.type == "variable_assignment" else [
+        child for child in node.children if child.type == "variable_assignment"
+    ]  # fmt: skip
+    runs, opaque = Runs(), None
+    for assignment in assignments:
+        assigned, assigned_opaque = _assignment(assignment, source)
+        runs, opaque = runs.plus(assigned), opaque or assigned_opaque
+    for child in node.children:
+        if child.type not in ("variable_assignment", "variable_name", "word") and (
+            child.is_named and _literal(child, source) is None
+        ):
+            opaque = opaque or f"{BUILT_AT_RUN_TIME} ({_text(child, source)})"
+    walk.commands.append(ShellCommand(text, (text,), runs.hidden, opaque or runs.hidden))
+    for script in runs.scripts:
+        _walk_nested(script, walk)
+
+
+def _assignment(node: Node, source: str) -> tuple[Runs, str | None]:
+    """What `NAME=value` makes run, and why it is not literal, if it is not."""
+    name_node = node.children[0]
+    value_node = node.children[-1] if len(node.children) > 2 else None
+    value = "" if value_node is None else _literal(value_node, source)
+    runs = assignment_runs(_text(name_node, source), value)
+    opaque = None
+    if name_node.type != "variable_name":
+        opaque = f"{BUILT_AT_RUN_TIME} ({_text(name_node, source)})"
+    elif value is None and value_node is not None:
+        opaque = f"{BUILT_AT_RUN_TIME} ({_text(value_node, source)})"
+    return runs, opaque or runs.hidden
+
+
+def _stdin(node: Node, own: list[Node], around: tuple[Node, ...], source: str) -> Stdin | None:
+    """What the command's standard input holds: its own redirect, else a pipe, else
+    a redirect of the statement around it; None: the tool's own."""
+    fed = _stdin_of(own, source)
+    if fed is not None:
+        return fed
+    previous = node.prev_sibling
+    if previous is not None and previous.type in ("|", "|&"):
+        return Stdin(None, "a pipe")
+    return _stdin_of(list(around), source)
+
+
+def _stdin_of(redirects: list[Node], source: str) -> Stdin | None:
+    fed = None
+    for redirect in redirects:
+        operators = [child.type for child in redirect.children]
+        if redirect.type == "herestring_redirect":
+            fed = Stdin(_literal(redirect.children[-1], source), "a here-string")
+        elif redirect.type == "heredoc_redirect":
+            fed = Stdin(_heredoc_text(redirect, source), "a here-doc")
+        elif redirect.type == "file_redirect" and ("<" in operators or "<&" in operators):
+            descriptor = next((c for c in redirect.children if c.type == "file_descriptor"), None)
+            if descriptor is None or _text(descriptor, source) == "0":
+                fed = Stdin(None, f"{_text(redirect, source)!r}")
+    return fed
+
+
+def _heredoc_text(redirect: Node, source: str) -> str | None:
+    """A here-doc's text, or None where it expands something at run time."""
+    start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
+    body = next((c for c in redirect.children if c.type == "heredoc_body"), None)
+    if body is None:
+        return ""
+    text = source[body.start_byte : body.end_byte]
+    if start is not None and _text(start, source)[:1] in ("'", '"', "\\"):
+        return text
+    if any(child.is_named for child in body.children):
+        return None  # `$x`, `$(…)` in an unquoted here-doc
+    return re.sub(r"\\([$`\\])", r"\1", text.replace("\\\n", ""))
+
+
+def _redirect_problem(redirects: list[Node], source: str) -> str | None:
+    """Why these redirects are more than plain reads and writes to /dev/null, if so."""
+    for redirect in redirects:
+        target = redirect.children[-1]
+        if redirect.type == "heredoc_redirect":
+            if _heredoc_text(redirect, source) is None:
+                return f"{BUILT_AT_RUN_TIME} (a here-doc that expands)"
+            continue
+        value = _literal(target, source)
         if value is None:
-            return None
-        name = _base_name(value)
-        if name not in WRAPPERS:
-            return index
-        takes_value, positional = WRAPPERS[name]
-        wrapper, index = index, index + 1
-        while index < len(values) and (values[index] or "").startswith("-"):
-            option = values[index] or ""
-            index += 2 if len(option) == 2 and option[1] in takes_value else 1
-        while index < len(values) and _ASSIGNMENT.match(values[index] or "") and name == "env":
-            index += 1
-        index += positional
-        if index >= len(values):
-            return wrapper  # `env` alone: the wrapper itself is what runs
+            return f"{BUILT_AT_RUN_TIME} ({_text(redirect, source)})"
+        if redirect.type != "file_redirect":
+            continue
+        operators = {child.type for child in redirect.children}
+        duplicates = ">&" in operators and (value.isdigit() or value == "-")
+        writes = bool(operators & _WRITES) or (">&" in operators and not duplicates)
+        if writes and value not in _HARMLESS_TARGETS:
+            return f"it writes to a file through a redirect ({_text(redirect, source)})"
     return None
 
 
-def _wrapped_forms(values: list[str | None], texts: list[str]) -> list[str] | None:
-    """After the first wrapper, the words from each plain word on (`sudo -u x rm y`)."""
-    first = next(
-        (i for i, v in enumerate(values) if v is not None and _base_name(v) in WRAPPERS), None
-    )
-    if first is None:
-        return []
-    starts = [i for i in range(first + 1, len(texts)) if not texts[i].startswith("-")]
-    if len(starts) > MAX_WRAPPED_FORMS:
+def _literal(node: Node, source: str) -> str | None:
+    """A word's value when the shell expands nothing in it (no parameter, command,
+    arithmetic, glob, brace or tilde expansion); else None."""
+    value = _word_value(node, source)
+    if value is None:
         return None
-    return [" ".join([_base_name(texts[i]), *texts[i + 1 :]]) for i in starts]
+    skeleton = _unquoted(node, source)
+    return None if skeleton is not None and _GLOB.search(skeleton) else value
 
 
-def _executed_forms(words: list[str]) -> list[str]:
-    """The commands `find` runs: `find . -exec rm {} +` runs `rm {} +`."""
-    if words[0] != "find":
-        return []
-    starts = [i + 1 for i in range(len(words) - 1) if words[i] in FIND_EXECUTES]
-    if len(starts) > MAX_WRAPPED_FORMS:
-        raise _Unreadable  # listing them would cost quadratic time
-    return [" ".join([_base_name(words[i]), *words[i + 1 :]]) for i in starts]
-
-
-def _follow_script(values: list[str | None], walk: _Walk) -> bool:
-    """Walk the command line a shell's `-c` or `eval` runs; False when it is not literal."""
-    script = _script_of(values)
-    if script is None:
-        return True
-    if not script:
-        return False
-    walk.depth += 1
-    try:
-        _walk_line(script[0], walk)
-    finally:
-        walk.depth -= 1
-    return True
-
-
-def _script_of(values: list[str | None]) -> list[str] | None:
-    """`[script]` for `sh -c script`/`eval words`; `[]` when it is not literal; else None."""
-    name = _base_name(values[0] or "")
-    if name == "eval":
-        rest = values[1:]
-        return [] if None in rest else [" ".join(v for v in rest if v is not None)]
-    if name not in SHELLS:
-        return None
-    for index, value in enumerate(values[1:], 1):
-        if value is None:
-            return []
-        if value.startswith("-") and not value.startswith("--") and "c" in value:
-            following = values[index + 1] if index + 1 < len(values) else None
-            return [following] if following is not None else []
+def _unquoted(node: Node, source: str) -> str | None:
+    """A word's unquoted parts as written, each quoted part one `_QUOTED` character
+    and escaped characters too: where globs, braces and tildes can be."""
+    if node.type in ("word", "number"):
+        return _ESCAPED.sub(_QUOTED, _text(node, source))
+    if node.type in ("concatenation", "command_name"):
+        parts = [_unquoted(child, source) for child in node.children]
+        return "".join(part if part is not None else _QUOTED for part in parts)
     return None
 
 
@@ -320,11 +368,6 @@ def _word_value(node: Node, source: str) -> str | None:
 def _joined(nodes: list[Node], source: str) -> str | None:
     values = [_word_value(node, source) for node in nodes]
     return None if None in values else "".join(v for v in values if v is not None)
-
-
-def _base_name(word: str) -> str:
-    """`/bin/rm` and `./rm` name `rm`."""
-    return word.rstrip("/").rsplit("/", 1)[-1] or word
 
 
 def _text(node: Node, source: str) -> str:
