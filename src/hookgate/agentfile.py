@@ -22,6 +22,7 @@ from hookgate.hooks.yamlfile import (
     load_yaml,
     read_config,
 )
+from hookgate.policy import RULE_SHAPE, rule_problem
 from hookgate.tools import BUILTIN_TOOL_NAMES, DEFAULT_TOOL_NAMES
 from hookgate.toolsettings import (
     DEFAULT_MAX_ARGUMENT_BYTES,
@@ -282,7 +283,23 @@ def _permissions(document: Mapping[Any, Any], where: Where) -> Permissions:
     at = where.key(document, "permissions")
     node = expect_mapping(document["permissions"], at, "permission rules")
     check_keys(node, at, ("allow", "deny"))
-    return Permissions(allow=_string_list(node, at, "allow"), deny=_string_list(node, at, "deny"))
+    return Permissions(allow=_rule_list(node, at, "allow"), deny=_rule_list(node, at, "deny"))
+
+
+def _rule_list(node: Mapping[Any, Any], at: Where, key: str) -> tuple[str, ...]:
+    """The rules under `key`: a rule that does not parse would never apply, in silence."""
+    rules = _string_list(node, at, key)
+    for index, rule in enumerate(rules):
+        problem = rule_problem(rule)
+        if problem is not None:
+            raise (
+                at.key(node, key)
+                .item(node[key], index)
+                .error(
+                    f"{rule!r} is not a permission rule: {problem}", hint=f"a rule is {RULE_SHAPE}"
+                )
+            )
+    return rules
 
 
 def _agents(document: Mapping[Any, Any], where: Where, base_dir: Path) -> dict[str, AgentRef]:

@@ -49,7 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="continue the latest session of this directory")  # fmt: skip
     resume.add_argument("-r", "--resume", metavar="ID", help="resume the session ID")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    hooks_cli.add_parser(commands, load_config=_load_hooks_of, offered_tools=_offered_tools)
+    hooks_cli.add_parser(
+        commands, load_config=_load_hooks_of, offered_tools=_offered_tools,
+        file_findings=_rule_findings,
+    )  # fmt: skip
     trust_command.add_parser(commands)
     init = commands.add_parser("init", help="write a commented starter agent file")
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
@@ -80,6 +83,12 @@ def _offered_tools(path: Path) -> tuple[str, ...] | None:
     from hookgate.agentfile import offered_tool_names  # the runtime, only when checked
 
     return offered_tool_names(path)
+
+
+def _rule_findings(path: Path) -> tuple[list[str], list[str]]:
+    from hookgate.rulecheck import file_findings  # the runtime, only when checked
+
+    return file_findings(path)
 
 
 def entry() -> int:
@@ -180,6 +189,8 @@ def _add_handoff_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--asked-as", default=None, help=argparse.SUPPRESS)
     # The asker's pin of the asked agent's trust entry: it only narrows what runs.
     parser.add_argument("--trusted-digest", default=None, help=argparse.SUPPRESS)
+    # The asker's deny rules: they bind the asked agent as well as its own; only narrows.
+    parser.add_argument("--caller-deny", action="append", default=[], help=argparse.SUPPRESS)
 
 
 def _run_handoff(args: argparse.Namespace) -> int:
@@ -189,6 +200,7 @@ def _run_handoff(args: argparse.Namespace) -> int:
         return answer_asked_main(
             args.agent, depth=args.asked_depth, depth_limit=args.ask_depth_limit,
             trusted_digest=args.trusted_digest, asked_as=args.asked_as, resume=args.resume,
+            caller_deny=tuple(args.caller_deny),
         )  # fmt: skip
     import asyncio
 

@@ -71,6 +71,19 @@ class Rule(NamedTuple):
         return fnmatch.fnmatchcase(tool, self.tool)
 
 
+#: How a rule is written, for an error about one that is not.
+RULE_SHAPE = "a tool name, or a tool name and a pattern in parentheses: shell(git status*)"
+
+
+def rule_problem(text: str) -> str | None:
+    """Why `text` is not a rule (`shell(sudo *` lacks its `)`); None when it is one."""
+    if Rule.parse(text) is not None:
+        return None
+    if text.count("(") != text.count(")"):
+        return "its parentheses do not close"
+    return "it is not " + RULE_SHAPE.split(":")[0]
+
+
 class Policy(NamedTuple):
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()

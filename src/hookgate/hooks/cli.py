@@ -28,6 +28,9 @@ from hookgate.hooks.yamlfile import did_you_mean
 
 DEFAULT_CONFIG = Path("hookgate.yaml")
 OfferedTools = Callable[[Path], "tuple[str, ...] | None"]
+#: The application's warnings and notes about the rest of its file (hookgate's: the
+#: permission rules), for `check` to print after the hooks.
+FileFindings = Callable[[Path], "tuple[list[str], list[str]]"]
 EXIT_OK, EXIT_ERROR, EXIT_BLOCKED = 0, 1, 2
 
 #: Reads a file's hooks, validating what else the application's file holds; the flag
@@ -44,12 +47,14 @@ def add_parser(
     *,
     load_config: ConfigLoader = _load_hooks_only,
     offered_tools: OfferedTools = lambda _: None,
+    file_findings: FileFindings = lambda _: ([], []),
 ) -> None:
     """Register `hooks` and its commands on the main CLI's subparsers.
 
     `load_config` reads a config file (hookgate's validates a whole agent file);
     `offered_tools` names the tools a config file's agent offers (None: unknown), so
-    that `check` can warn about a matcher that matches none of them.
+    that `check` can warn about a matcher that matches none of them; `file_findings`
+    says what else `check` warns about (counted, `--strict` fails on them) and notes.
     """
     hooks = subparsers.add_parser("hooks", help="check, fire and describe hooks")
     hooks.set_defaults(load_config=load_config)
@@ -62,7 +67,7 @@ def add_parser(
     )
     _add_file_option(check, config_help)
     check.add_argument("--strict", action="store_true", help="fail on warnings too (for CI)")
-    check.set_defaults(handler=run_check, offered_tools=offered_tools)
+    check.set_defaults(handler=run_check, offered_tools=offered_tools, file_findings=file_findings)
 
     fire = commands.add_parser(
         "fire",
@@ -123,9 +128,21 @@ def run_check(args: argparse.Namespace) -> int:
         print("\nnever fires here (from Claude Code settings):")
         for line in config.never_fires:
             print(f"  - {line}")
+    warnings += _print_file_findings(*args.file_findings(args.config))
     if warnings:
         print(f"\n{warnings} warning{'s' if warnings != 1 else ''}", file=sys.stderr)
     return EXIT_ERROR if warnings and args.strict else EXIT_OK
+
+
+def _print_file_findings(warnings: list[str], notes: list[str]) -> int:
+    """Print the application's own findings about its file; how many warnings."""
+    if warnings or notes:
+        print("\npermissions")
+    for warning in warnings:
+        print(f"  warning: {warning}", file=sys.stderr)
+    for note in notes:
+        print(f"  note: {note}")
+    return len(warnings)
 
 
 #: Events that fire only in a team's supervisor: the agent offered `create_task`.
