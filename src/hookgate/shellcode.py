@@ -218,7 +218,7 @@ def _shell(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
     while index < len(args):
         word = args[index]
         if word is None:
-            return Runs(hidden=f"{name} is given an argument built at run time")
+            break  # a plain argument: the command line or the script, built at run time
         if word in ("--", "-"):
             index += 1
             break
@@ -236,8 +236,8 @@ def _shell(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
     if command_string:
         return _code(f"{name} -c", rest[0] if rest else None)
     if rest and not reads_stdin:
-        return Runs(hidden=f"{name} runs the commands of the file {rest[0]!r}, "
-                    "which no rule can read")  # fmt: skip
+        file = "a file named at run time" if rest[0] is None else f"the file {rest[0]!r}"
+        return Runs(hidden=f"{name} runs the commands of {file}, which no rule can read")
     return _from_stdin(name, stdin)
 
 
