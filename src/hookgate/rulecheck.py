@@ -8,7 +8,6 @@ note: it runs under the caller's deny rules as well as its own (docs/teams.md).
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -40,7 +39,7 @@ def rule_warnings(config: AgentConfig) -> list[str]:
     for kind, rules in (("allow", config.permissions.allow), ("deny", config.permissions.deny)):
         for index, text in enumerate(rules):
             rule = Rule.parse(text)
-            if rule is None or _applies(rule, offered, config.mcp_servers):
+            if rule is None or _applies(rule, offered):
                 continue
             hint = _hint(rule.tool, offered)
             warnings.append(
@@ -85,14 +84,10 @@ def file_findings(path: Path) -> tuple[list[str], list[str]]:
     return rule_warnings(config), looser_agents(config)
 
 
-def _applies(rule: Rule, offered: tuple[str, ...], servers: Mapping[str, object]) -> bool:
-    if any(rule.names(tool) for tool in offered):
-        return True
-    return any(
-        rule.tool.startswith(f"mcp__{server}__")
-        or fnmatch.fnmatchcase(f"mcp__{server}__x", rule.tool)
-        for server in servers
-    )
+def _applies(rule: Rule, offered: tuple[str, ...]) -> bool:
+    # An MCP tool's name is known only once its server runs, and an editor may add
+    # servers of its own (ACP): such a rule cannot be judged from the file.
+    return rule.tool.startswith("mcp__") or any(rule.names(tool) for tool in offered)
 
 
 def _hint(tool: str, offered: tuple[str, ...]) -> str:
@@ -101,8 +96,6 @@ def _hint(tool: str, offered: tuple[str, ...]) -> str:
         return f"; did you mean {meant!r}?"
     if tool in BUILTIN_TOOL_NAMES:
         return f"; list {tool!r} under tools: to offer it"
-    if tool.startswith("mcp__"):
-        return "; no server under mcp_servers: has that name"
     close = did_you_mean(tool, offered)
     return f"; {close}" if close else ""
 

@@ -41,7 +41,8 @@ def test_a_rule_for_a_tool_not_offered_says_how_to_offer_it(project: Project) ->
     write(project, tools=["read_file"], permissions={"allow": ["shell(ls *)", "mcp__docs__*"]})
     checked = project.hookgate("hooks", "check")
     assert "list 'shell' under tools: to offer it" in checked.stderr
-    assert "no server under mcp_servers: has that name" in checked.stderr
+    # An MCP tool is known only once its server runs (an editor may bring its own).
+    assert "mcp__docs__" not in checked.stderr
 
 
 def test_every_session_start_warns_about_such_a_rule(project: Project) -> None:
