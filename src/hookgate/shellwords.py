@@ -50,6 +50,8 @@ _STATEMENTS = frozenset({
 })  # fmt: skip
 _WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+#: Paths bash opens as sockets rather than files.
+_NETWORK_FILES = ("/dev/tcp/", "/dev/udp/")
 #: Node types whose text is literal: a subscript in it may still run code (see below).
 _LITERAL_TYPES = frozenset({"word", "raw_string", "string_content", "ansi_c_string",
                             "heredoc_body"})  # fmt: skip
@@ -169,9 +171,15 @@ def _walk(node: Node, walk: _Walk, source: str, redirects: tuple[Node, ...]) -> 
 def _check_subscripts(node: Node, walk: _Walk, source: str) -> None:
     """A literal holding `a[$(…)]`: code bash may run wherever it reads it as a name."""
     text = _text(node, source)
-    if _SUBSCRIPT_CODE.search(text):
-        why = f"{BUILT_AT_RUN_TIME}: {text} is an array subscript bash evaluates, running its code"
+    why = _subscript_code(text)
+    if why is not None:
         walk.commands.append(ShellCommand(text, (text,), why, why))
+
+
+def _subscript_code(value: str) -> str | None:
+    if _SUBSCRIPT_CODE.search(value) is None:
+        return None
+    return f"{BUILT_AT_RUN_TIME}: {value} is an array subscript bash evaluates, running its code"
 
 
 def _walk_nested_backticks(node: Node, walk: _Walk, source: str) -> None:
@@ -210,6 +218,10 @@ def _add_command(node: Node, walk: _Walk, source: str, around: tuple[Node, ...])
         for word, value in zip(words, values, strict=True)
     ]
     runs = commands_run(values, texts, _stdin(node, own, around, source))
+    # A word's parts may each look harmless ('a['"\$(id)"']'): the whole word is judged.
+    spelled = (_word_value(word, source) or "" for word in words)
+    hidden = runs.hidden or next(filter(None, map(_subscript_code, spelled)), None)
+    runs = Runs(runs.forms, runs.scripts, hidden)
     opaque = runs.hidden
     for child in node.children:
         if child.type == "variable_assignment":
@@ -318,6 +330,8 @@ def _redirect_problem(redirects: list[Node], source: str) -> str | None:
         writes = bool(operators & _WRITES) or (">&" in operators and not duplicates)
         if writes and value not in _HARMLESS_TARGETS:
             return f"it writes to a file through a redirect ({_text(redirect, source)})"
+        if value.startswith(_NETWORK_FILES):
+            return f"it opens a network connection through a redirect ({_text(redirect, source)})"
     return None
 
 

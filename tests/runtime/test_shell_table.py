@@ -135,6 +135,13 @@ ROWS = [
     Row("let 'a[$(rm -f x)]'", "shell(let *)", False, RM, True, DELETES),
     Row("declare 'a[$(rm -f x)]=1'", "shell(declare *)", False, RM, True, DELETES),
     Row("f() { rm -f x; }; f", "shell(f*)", False, RM, True, DELETES),
+    Row(
+        "env 'BASH_FUNC_ls%%=() { rm -f x; }' bash -c ls", "shell(env *)", False, RM, True, DELETES
+    ),
+    Row("hash -p /bin/rm ls; ls -f x", "shell(hash *)", False, RM, True, DELETES),
+    Row("test -v a\\[\\$\\(rm\\ -f\\ x\\)\\]", "shell(test *)", False, RM, True, DELETES),
+    Row("test -v 'a['\"\\$(rm -f x)\"']'", "shell(test *)", False, RM, True, DELETES),
+    Row("cat < /dev/tcp/127.0.0.1/9", "shell(cat*)", False, RM, False),
     Row("watch -n 1 'rm -f x'", "shell(watch *)", False, RM, True),
     Row("parallel rm -f ::: x", "shell(parallel *)", False, RM, True),
     Row("ssh host 'rm -f x'", "shell(ssh *)", False, RM, True),
