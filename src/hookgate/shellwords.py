@@ -17,7 +17,7 @@ import codecs
 import itertools
 import re
 import threading
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from hookgate.shellcode import (
     MAX_WRAPPED_FORMS,
@@ -207,11 +207,10 @@ def _add_command(node: Node, walk: _Walk, source: str, around: tuple[Node, ...])
     own = [child for child in node.children if child.type.endswith("_redirect")]
     if node.parent is not None and node.parent.type == "redirected_statement":
         own += [child for child in node.parent.children if child.type.endswith("_redirect")]
-    words = [
-        child
-        for child in node.children
-        if child.type != "variable_assignment" and not child.type.endswith("_redirect")
-    ]
+    words = _words(
+        [child for child in node.children
+         if child.type != "variable_assignment" and not child.type.endswith("_redirect")]
+    )  # fmt: skip
     values = [_literal(word, source) for word in words]
     texts = [
         value if value is not None else _text(word, source)
@@ -235,6 +234,33 @@ def _add_command(node: Node, walk: _Walk, source: str, around: tuple[Node, ...])
     walk.commands.append(ShellCommand(written, tuple(forms), runs.hidden, opaque))
     for script in runs.scripts:
         _walk_nested(script, walk)
+
+
+class _Joined(NamedTuple):
+    """Nodes the grammar read as words of their own with nothing between them: bash
+    reads them as one (`a[\\$\\(x\\)]` is split in two by tree-sitter-bash 0.25)."""
+
+    children: list[Node]
+    type: str = "concatenation"
+
+    @property
+    def start_byte(self) -> int:
+        return self.children[0].start_byte
+
+    @property
+    def end_byte(self) -> int:
+        return self.children[-1].end_byte
+
+
+def _words(nodes: list[Node]) -> list[Node]:
+    """`nodes` with each run of touching nodes joined into one word."""
+    groups: list[list[Node]] = []
+    for node in nodes:
+        if groups and groups[-1][-1].end_byte == node.start_byte:
+            groups[-1].append(node)
+        else:
+            groups.append([node])
+    return [group[0] if len(group) == 1 else cast("Node", _Joined(group)) for group in groups]
 
 
 def _add_statement(node: Node, walk: _Walk, source: str) -> None:

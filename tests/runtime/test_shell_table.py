@@ -62,6 +62,9 @@ ROWS = [
     # Allow rules: each line runs code or writes a file its rule cannot read.
     Row("printf -v 'a[$(touch pwned)]' 1", "shell(printf *)", False, TOUCH, True, CREATES),
     Row("test -v 'a[$(touch pwned)]'", "shell(test *)", False, TOUCH, True, CREATES),
+    Row(
+        "printf -v a[\\$\\(touch\\ pwned\\)] 1", "shell(printf *)", False, TOUCH, True, CREATES
+    ),  # the grammar reads this word as two: bash reads it as one
     Row("[ -v 'a[$(touch pwned)]' ]", "shell([ *)", False, TOUCH, True, CREATES),
     Row("read 'a[$(touch pwned)]' <<< 1", "shell(read *)", False, TOUCH, True, CREATES),
     Row("declare 'a[$(touch pwned)]=1'", "shell(declare *)", False, TOUCH, True, CREATES),
