@@ -180,3 +180,25 @@ def test_a_rule_for_every_shell_call_still_allows_every_line(rule: str) -> None:
     for line in ("ls > out", "if true; then ls; fi", "ls $HOME"):
         assert policy.judge("shell", {"command": line}, needs_consent=True).verdict is Verdict.ALLOW
     assert policy.judge("shell", {"command": "a; rm b"}, needs_consent=True).verdict is Verdict.DENY
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(operators, commands), min_size=1, max_size=5))
+def test_a_line_of_plain_commands_is_allowed_by_their_rules_and_denied_only_for_rm(
+    parts: list[tuple[str, str]],
+) -> None:
+    line = "".join(operator + command for operator, command in parts)[len(parts[0][0]) :]
+    names = {command.split()[0] for _, command in parts}
+    rules = tuple(f"shell({name}*)" for name in names)
+
+    allowed = Policy(allow=rules).judge("shell", {"command": line}, needs_consent=True)
+    denied = Policy(deny=("shell(rm *)",)).judge("shell", {"command": line}, needs_consent=True)
+
+    # Plain words hide nothing: a rule per command covers the line, and a deny rule fires
+    # only where its command is there (or the grammar misread a newline: then it fires).
+    if parse_command_line(line) is not None:
+        assert allowed.verdict is Verdict.ALLOW
+        if any(command.startswith("rm ") for _, command in parts):
+            assert denied.verdict is Verdict.DENY
+        if denied.verdict is Verdict.DENY:  # never a line without `rm` (`rm && ls` matches)
+            assert any(command.split()[0] == "rm" for _, command in parts)
