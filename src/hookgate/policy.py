@@ -96,7 +96,12 @@ class Policy(NamedTuple):
         deny = _rules(self.deny, tool)
         allow = _rules(self.allow, tool)
         if tool in SHELL_TOOLS and isinstance(value, str):
-            return _judge_command_line(value, deny, allow, needs_consent=needs_consent)
+            parsed = parse_command_line(value)
+            files = {kind: _rules(self.deny, kind) for kind in PATH_RULE_TOOLS}
+            decision = _judge_command_line(value, parsed, deny, allow, needs_consent=needs_consent)
+            if decision.verdict is Verdict.DENY:
+                return decision
+            return _judge_redirects(parsed, files, self.project_dir) or decision
         for rule in deny:
             if _matches(rule, tool, value, self.project_dir):
                 return Decision(Verdict.DENY, rule.text)
@@ -159,10 +164,14 @@ def _matches(rule: Rule, tool: str, value: object, project_dir: Path) -> bool:
 
 
 def _judge_command_line(
-    line: str, deny: list[Rule], allow: list[Rule], *, needs_consent: bool
+    line: str,
+    parsed: CommandLine | None,
+    deny: list[Rule],
+    allow: list[Rule],
+    *,
+    needs_consent: bool,
 ) -> Decision:
     """Deny if a rule could match any command; allow only if rules cover every command."""
-    parsed = parse_command_line(line)
     for rule in deny:
         denied, why = (True, None) if rule.pattern is None else _denies(rule.pattern, line, parsed)
         if denied:
@@ -176,6 +185,22 @@ def _judge_command_line(
         if all(covering):
             return Decision(Verdict.ALLOW, ", ".join(dict.fromkeys(r for r in covering if r)))
     return Decision(Verdict.ASK if needs_consent else Verdict.ALLOW, None, why if allow else None)
+
+
+def _judge_redirects(
+    parsed: CommandLine | None, deny: Mapping[str, list[Rule]], project_dir: Path
+) -> Decision | None:
+    """A deny on a file a redirect reads or writes, where a path rule names it:
+    `read_file(secrets/*)` denies `cat < secrets/key` (relative to the project)."""
+    for command in parsed.commands if parsed is not None else ():
+        for kind, path in command.redirected:
+            tools = ("read_file",) if kind == "read" else ("write_file", "edit_file")
+            for rule in (rule for tool in tools for rule in deny[tool]):
+                if rule.pattern is None or path_rule_matches(rule.pattern, path, project_dir):
+                    return Decision(
+                        Verdict.DENY, rule.text, f"it {kind}s {path} through a redirect"
+                    )
+    return None
 
 
 def _denies(pattern: str, line: str, parsed: CommandLine | None) -> tuple[bool, str | None]:

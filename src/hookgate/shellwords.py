@@ -81,6 +81,9 @@ class ShellCommand(NamedTuple):
     opaque: str | None = None
     """Why an allow rule cannot read it whole (an expansion, a glob, a redirect that
     writes, or `hidden`). None: it reads whole."""
+    redirected: tuple[tuple[str, str], ...] = ()
+    """The files its redirects open, each `("read" | "write", path as written)`: what
+    `read_file(…)` and `write_file(…)` deny rules judge."""
 
     @property
     def known(self) -> bool:
@@ -231,7 +234,8 @@ def _add_command(node: Node, walk: _Walk, source: str, around: tuple[Node, ...])
         opaque = opaque or f"{BUILT_AT_RUN_TIME} ({built})"
     opaque = opaque or _redirect_problem([*own, *around], source)
     forms = dict.fromkeys([written, " ".join(texts), *runs.forms])
-    walk.commands.append(ShellCommand(written, tuple(forms), runs.hidden, opaque))
+    files = _redirected_files([*own, *around], source)
+    walk.commands.append(ShellCommand(written, tuple(forms), runs.hidden, opaque, files))
     for script in runs.scripts:
         _walk_nested(script, walk)
 
@@ -336,6 +340,23 @@ def _heredoc_text(redirect: Node, source: str) -> str | None:
     if any(child.is_named for child in body.children):
         return None  # `$x`, `$(…)` in an unquoted here-doc
     return re.sub(r"\\([$`\\])", r"\1", text.replace("\\\n", ""))
+
+
+def _redirected_files(redirects: list[Node], source: str) -> tuple[tuple[str, str], ...]:
+    """The literal files `redirects` read and write, in order."""
+    files = []
+    for redirect in redirects:
+        value = _literal(redirect.children[-1], source)
+        if redirect.type != "file_redirect" or value is None or value in _HARMLESS_TARGETS:
+            continue
+        operators = {child.type for child in redirect.children}
+        if ">&" in operators and (value.isdigit() or value == "-"):
+            continue  # `2>&1`, `>&-`: a descriptor, not a file
+        if operators & _WRITES or ">&" in operators:
+            files.append(("write", value))
+        elif "<" in operators:
+            files.append(("read", value))
+    return tuple(files)
 
 
 def _redirect_problem(redirects: list[Node], source: str) -> str | None:

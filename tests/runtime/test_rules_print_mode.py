@@ -107,3 +107,26 @@ def test_the_session_record_keeps_the_denial(project: Project) -> None:
     run_print(project, "bash <<< 'rm -f x'", yolo=True, permissions={"deny": ["shell(rm *)"]})
     recorded = json.dumps(project.records())
     assert "denied by the permission rule" in recorded
+
+
+@pytest.mark.parametrize(
+    ("deny", "command"),
+    [
+        ("read_file(secrets/*)", "cat < secrets/key"),
+        ("write_file(notes/*)", "echo pwned > notes/a"),
+        ("edit_file(notes/*)", "echo pwned >& ./notes/a"),
+    ],
+)
+def test_a_path_deny_rule_judges_the_files_a_shell_redirect_opens(
+    project: Project, deny: str, command: str
+) -> None:
+    (project.dir / "secrets").mkdir()
+    (project.dir / "secrets" / "key").write_text("s3cret")
+    (project.dir / "notes").mkdir()
+
+    answers, _ = run_print(project, command, yolo=True, permissions={"deny": [deny]})
+
+    (answer,) = answers
+    assert answer.startswith(f"[denied by the permission rule {deny!r}: it ")
+    assert "s3cret" not in answer
+    assert not (project.dir / "notes" / "a").exists()
