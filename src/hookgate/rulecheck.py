@@ -35,11 +35,16 @@ def offered_tools(config: AgentConfig) -> tuple[str, ...]:
 def rule_warnings(config: AgentConfig) -> list[str]:
     """A warning for each permission rule whose tool matches nothing the agent offers."""
     offered = offered_tools(config)
+    # A deny rule binds the agents this one asks too, and they may offer other tools.
+    passed_on = (*BUILTIN_TOOL_NAMES, "ask_agent", *TEAM_TOOL_NAMES)
+    asks = bool(config.agents) or config.team is not None
     warnings = []
     for kind, rules in (("allow", config.permissions.allow), ("deny", config.permissions.deny)):
         for index, text in enumerate(rules):
             rule = Rule.parse(text)
             if rule is None or _applies(rule, offered):
+                continue
+            if kind == "deny" and asks and _applies(rule, passed_on):
                 continue
             hint = _hint(rule.tool, offered)
             warnings.append(

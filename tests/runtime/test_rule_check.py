@@ -5,6 +5,7 @@ not parse is a config error naming its file, line and key. Real `hookgate` proce
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -62,3 +63,18 @@ def test_a_rule_that_does_not_parse_is_a_config_error(project: Project, rule: st
         assert f"permissions.deny[1]: {rule!r} is not a permission rule" in result.stderr
         assert "hint: a rule is a tool name" in result.stderr
         assert "Traceback" not in result.stderr
+
+
+def test_a_deny_rule_for_a_tool_only_an_asked_agent_offers_is_no_warning(
+    project: Project,
+) -> None:
+    (project.dir / "helper.yaml").write_text(json.dumps({"model": project.script({"text": "hi"}),
+                                                         "tools": ["web_fetch"]}))  # fmt: skip
+    write(project, agents={"helper": {"file": "helper.yaml"}},
+          permissions={"deny": ["web_fetch(*)", "Shell(sudo *)"]})  # fmt: skip
+
+    checked = project.hookgate("hooks", "check")
+
+    # It binds the helper, which offers web_fetch: the rule applies down the chain.
+    assert "'web_fetch(*)'" not in checked.stderr
+    assert "'Shell(sudo *)': tool 'Shell' matches no tool" in checked.stderr
