@@ -22,7 +22,7 @@ from hookgate.hooks.yamlfile import (
     load_yaml,
     read_config,
 )
-from hookgate.policy import RULE_SHAPE, rule_problem
+from hookgate.ruletext import RULE_SHAPE, rule_problem
 from hookgate.tools import BUILTIN_TOOL_NAMES, DEFAULT_TOOL_NAMES
 from hookgate.toolsettings import (
     DEFAULT_MAX_ARGUMENT_BYTES,

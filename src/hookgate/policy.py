@@ -19,6 +19,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from hookgate.ruletext import Rule
 from hookgate.shellwords import CommandLine, ShellCommand, parse_command_line
 from hookgate.tools.paths import PATH_RULE_TOOLS, path_rule_matches
 
@@ -34,7 +35,6 @@ MAIN_ARGUMENT = {
 }
 #: Tools whose main argument is a shell command line.
 SHELL_TOOLS = frozenset({"shell"})
-_RULE = re.compile(r"^(?P<tool>[^()]+?)\s*(?:\((?P<argument>.*)\))?$", re.DOTALL)
 #: Why no rule can judge a line the grammar cannot read.
 UNREADABLE = "hookgate cannot read this command line as bash would"
 #: Why no allow rule covers a line with control structures.
@@ -53,35 +53,6 @@ class Decision(NamedTuple):
     reason: str | None = None
     """Why a deny rule fired on a command it cannot read, or why the allow rules did
     not cover the call (None: the rule matched, or no rule was in play)."""
-
-
-class Rule(NamedTuple):
-    """One `tool(pattern)` rule, split once."""
-
-    text: str
-    tool: str
-    pattern: str | None
-
-    @classmethod
-    def parse(cls, text: str) -> Rule | None:
-        match = _RULE.match(text.strip())
-        return None if match is None else cls(text, match["tool"], match["argument"])
-
-    def names(self, tool: str) -> bool:
-        return fnmatch.fnmatchcase(tool, self.tool)
-
-
-#: How a rule is written, for an error about one that is not.
-RULE_SHAPE = "a tool name, or a tool name and a pattern in parentheses: shell(git status*)"
-
-
-def rule_problem(text: str) -> str | None:
-    """Why `text` is not a rule (`shell(sudo *` lacks its `)`); None when it is one."""
-    if Rule.parse(text) is not None:
-        return None
-    if text.count("(") != text.count(")"):
-        return "its parentheses do not close"
-    return "it is not " + RULE_SHAPE.split(":")[0]
 
 
 class Policy(NamedTuple):

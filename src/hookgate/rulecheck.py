@@ -15,7 +15,7 @@ from hookgate.agentfile import TEAM_TOOL_NAMES, AgentConfig, AgentRef, load_agen
 from hookgate.errors import HookgateError
 from hookgate.hooks.formats.claude_tools import CLAUDE_TOOL_NAMES
 from hookgate.hooks.yamlfile import did_you_mean, load_yaml
-from hookgate.policy import Rule
+from hookgate.ruletext import Rule
 from hookgate.tools import BUILTIN_TOOL_NAMES
 
 #: Other agents' names for hookgate's tools, lowercased: `Bash` and `bash` mean `shell`.
