@@ -182,7 +182,9 @@ def _denies(pattern: str, line: str, parsed: CommandLine | None) -> tuple[bool, 
         return True, UNREADABLE
     for command in parsed.commands:
         if any(fnmatch.fnmatchcase(form, pattern) for form in command.forms):
-            return True, None
+            # Named where the line hid it: the model and the user see what fired.
+            inside = f"it runs {command.written} inside {command.inside}"
+            return True, None if command.inside is None else inside
     hidden = next((c.hidden for c in parsed.commands if c.hidden is not None), None)
     return hidden is not None, hidden
 

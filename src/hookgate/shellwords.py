@@ -84,6 +84,8 @@ class ShellCommand(NamedTuple):
     redirected: tuple[tuple[str, str], ...] = ()
     """The files its redirects open, each `("read" | "write", path as written)`: what
     `read_file(…)` and `write_file(…)` deny rules judge."""
+    inside: str | None = None
+    """The command that runs it as code of its own (`bash <<< 'rm x'` for `rm x`)."""
 
     @property
     def known(self) -> bool:
@@ -100,12 +102,14 @@ class CommandLine(NamedTuple):
 class _Walk:
     """What a walk over a line found so far, and how deep in nested lines it is."""
 
-    __slots__ = ("commands", "depth", "simple")
+    __slots__ = ("commands", "depth", "inside", "simple")
 
     def __init__(self) -> None:
         self.commands: list[ShellCommand] = []
         self.simple = True
         self.depth = 0
+        self.inside: str | None = None
+        """The command whose code the walk is reading now (`bash -c '…'`), if any."""
 
 
 class _Unreadable(Exception):
@@ -189,15 +193,18 @@ def _walk_nested_backticks(node: Node, walk: _Walk, source: str) -> None:
     """Inside backticks bash unescapes \\` and parses again: `echo \\`rm x\\`` runs rm."""
     inner = _text(node, source)[1:-1]
     if "\\`" in inner:
-        _walk_nested(re.sub(r"\\([\\`$])", r"\1", inner), walk)
+        _walk_nested(re.sub(r"\\([\\`$])", r"\1", inner), walk, _text(node, source))
 
 
-def _walk_nested(script: str, walk: _Walk) -> None:
+def _walk_nested(script: str, walk: _Walk, inside: str) -> None:
+    """Walk `script`, the code the command `inside` runs, one level deeper."""
     walk.depth += 1
+    outer, walk.inside = walk.inside, inside
     try:
         _walk_line(script, walk)
     finally:
         walk.depth -= 1
+        walk.inside = outer
 
 
 def _add_command(node: Node, walk: _Walk, source: str, around: tuple[Node, ...]) -> None:
@@ -235,9 +242,11 @@ def _add_command(node: Node, walk: _Walk, source: str, around: tuple[Node, ...])
     opaque = opaque or _redirect_problem([*own, *around], source)
     forms = dict.fromkeys([written, " ".join(texts), *runs.forms])
     files = _redirected_files([*own, *around], source)
-    walk.commands.append(ShellCommand(written, tuple(forms), runs.hidden, opaque, files))
+    walk.commands.append(
+        ShellCommand(written, tuple(forms), runs.hidden, opaque, files, walk.inside)
+    )
     for script in runs.scripts:
-        _walk_nested(script, walk)
+        _walk_nested(script, walk, written)
 
 
 class _Joined(NamedTuple):
@@ -282,9 +291,11 @@ def _add_statement(node: Node, walk: _Walk, source: str) -> None:
             child.is_named and _literal(child, source) is None
         ):
             opaque = opaque or f"{BUILT_AT_RUN_TIME} ({_text(child, source)})"
-    walk.commands.append(ShellCommand(text, (text,), runs.hidden, opaque or runs.hidden))
+    walk.commands.append(
+        ShellCommand(text, (text,), runs.hidden, opaque or runs.hidden, inside=walk.inside)
+    )
     for script in runs.scripts:
-        _walk_nested(script, walk)
+        _walk_nested(script, walk, text)
 
 
 def _assignment(node: Node, source: str) -> tuple[Runs, str | None]:
