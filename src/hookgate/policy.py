@@ -5,7 +5,8 @@ A rule is a tool name glob, optionally with a glob on the call's main argument:
 win over allow rules; a call no rule names asks for consent if its tool wants it.
 A `shell(…)` rule is judged on each command of the line (see `hookgate.shellwords`):
 an allow rule covers only commands it can read whole, and a deny rule fires on every
-command it cannot prove outside it (one built or fed at run time), saying why.
+command it cannot prove outside it (one built or fed at run time), saying why; path
+deny rules also judge the files a shell redirect reads and writes.
 The policy judges the arguments the model asked for: a hook's rewrite is not judged
 again (see docs/runtime.md, "Permissions judge the model's arguments").
 """
@@ -51,8 +52,9 @@ class Decision(NamedTuple):
     verdict: Verdict
     rule: str | None = None
     reason: str | None = None
-    """Why a deny rule fired on a command it cannot read, or why the allow rules did
-    not cover the call (None: the rule matched, or no rule was in play)."""
+    """Why a deny rule fired where the line does not say it plainly (a command it cannot
+    read, one inside another's code, a file a redirect opens), or why the allow rules
+    did not cover the call; None: the rule matched as written, or no rule was in play."""
 
 
 class Policy(NamedTuple):
