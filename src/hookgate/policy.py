@@ -14,6 +14,7 @@ again (see docs/runtime.md, "Permissions judge the model's arguments").
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Mapping
 from enum import Enum
@@ -124,8 +125,13 @@ def _literal(text: str) -> str:
 
 
 def _rules(texts: tuple[str, ...], tool: str) -> list[Rule]:
-    parsed = (Rule.parse(text) for text in texts)
+    parsed = (_parsed(text) for text in texts)
     return [rule for rule in parsed if rule is not None and rule.names(tool)]
+
+
+@functools.lru_cache(maxsize=1024)  # a session judges every call against the same rules
+def _parsed(text: str) -> Rule | None:
+    return Rule.parse(text)
 
 
 def _matches(rule: Rule, tool: str, value: object, project_dir: Path) -> bool:

@@ -208,17 +208,18 @@ def _walk_nested(script: str, walk: _Walk, inside: str) -> None:
 
 
 def _add_command(node: Node, walk: _Walk, source: str, around: tuple[Node, ...]) -> None:
-    for before, after in itertools.pairwise(node.children):
+    children = node.children  # each access builds the list anew
+    for before, after in itertools.pairwise(children):
         if "\n" in source[before.end_byte : after.start_byte].replace("\\\n", ""):
             # A newline ends a command in bash; the grammar sometimes reads on past it
             # (`a | b | c⏎rm x && d` as `c rm x`), so the line is read as unreadable.
             raise _Unreadable
     written = _text(node, source)
-    own = [child for child in node.children if child.type.endswith("_redirect")]
+    own = [child for child in children if child.type.endswith("_redirect")]
     if node.parent is not None and node.parent.type == "redirected_statement":
         own += [child for child in node.parent.children if child.type.endswith("_redirect")]
     words = _words(
-        [child for child in node.children
+        [child for child in children
          if child.type != "variable_assignment" and not child.type.endswith("_redirect")]
     )  # fmt: skip
     values = [_literal(word, source) for word in words]
@@ -232,7 +233,7 @@ def _add_command(node: Node, walk: _Walk, source: str, around: tuple[Node, ...])
     hidden = runs.hidden or next(filter(None, map(_subscript_code, spelled)), None)
     runs = Runs(runs.forms, runs.scripts, hidden)
     opaque = runs.hidden
-    for child in node.children:
+    for child in children:
         if child.type == "variable_assignment":
             assigned, assigned_opaque = _assignment(child, source)
             runs, opaque = runs.plus(assigned), opaque or assigned_opaque
