@@ -40,7 +40,7 @@ SHELL_TOOLS = frozenset({"shell"})
 #: Why no rule can judge a line the grammar cannot read.
 UNREADABLE = "hookgate cannot read this command line as bash would"
 #: Why no allow rule covers a line with control structures.
-NOT_SIMPLE = "it has control structures (if, loops, case, functions or [[ ]])"
+NOT_SIMPLE = "it has control structures (if, loops, case, functions, [ ] or [[ ]])"
 
 
 class Verdict(Enum):
