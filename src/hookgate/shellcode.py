@@ -33,6 +33,11 @@ WRAPPERS: dict[str, tuple[str, int]] = {
     "catchsegv": ("", 0), "valgrind": ("", 0), "systemd-run": ("pEuG", 0),
     "dbus-run-session": ("", 0), "xvfb-run": ("nsfe", 0), "chronic": ("", 0),
     "sem": ("j", 0), "until": ("", 0), "caffeinate": ("tw", 0), "gtimeout": ("sk", 1),
+    # Runners that take a subcommand first (`uv run rm x`, `docker exec c rm x`): the
+    # forms from each plain word on hold the command they run.
+    "uv": ("", 0), "poetry": ("", 0), "pipenv": ("", 0), "bundle": ("", 0), "npx": ("", 0),
+    "pnpx": ("", 0), "bunx": ("", 0), "direnv": ("", 0), "docker": ("", 0),
+    "podman": ("", 0), "kubectl": ("", 0), "sshpass": ("pfdP", 0), "entr": ("", 0),
 }  # fmt: skip
 #: Start points of the wrapper forms of one command; past it the command is unknown
 #: (a thousand nested `nohup`s cost quadratic time to list).

@@ -151,6 +151,9 @@ ROWS = [
     Row("sudo -s <<< 'rm -f x'", "shell(sudo *)", False, RM, True),
     Row("GIT_SSH_COMMAND='rm -f x' git fetch", "shell(GIT_SSH_COMMAND=*)", False, RM, True),
     Row("LD_PRELOAD=./evil.so ls", "shell(LD_PRELOAD=*)", False, RM, True),
+    Row("uv run rm -f x", "shell(uv run *)", True, RM, True),
+    Row("docker exec box rm -f x", "shell(docker exec *)", True, RM, True),
+    Row("uv run pytest -q", "shell(uv run *)", True, RM, False),
 ]
 
 
