@@ -168,6 +168,8 @@ def report(times: dict[str, list[Sample]], rounds: int) -> None:
             spread = f"{_pct(ratios, 10):.2f}–{_pct(ratios, 90):.2f}"
             print(f"| {name} | {statistics.median(values) * 1000:.1f} ms | "
                   f"{statistics.median(ratios):.2f}× ({spread}) |")  # fmt: skip
+        if ACP_ALONE_NAME not in times:  # a benchmark that reuses this table (agent_hook)
+            continue
         acp_import = [sample[which] for sample in times[ACP_ALONE_NAME]]
         for name in [name for name in times if name.startswith("acp, ")]:
             acp = [sample[which] for sample in times[name]]

@@ -19,16 +19,19 @@ from hookgate.callcaps import CallCaps
 from hookgate.consent import AlwaysAllow, AlwaysDeny, Consent
 from hookgate.errors import SessionError
 from hookgate.history import History
-from hookgate.hooks import HookEngine, HookgateError
+from hookgate.hooks import ConfigError, HookEngine, HookgateError
 from hookgate.hooks.lint import lint_config
 from hookgate.messages import Message, ToolSpec
 from hookgate.models import ModelClient, make_model
 from hookgate.policy import Policy
 from hookgate.rulecheck import rule_warnings
+from hookgate.sandbox import Boundaries, SandboxSettings
+from hookgate.sandbox.boundaries import private_directory
+from hookgate.sandbox.settings import floor_env, inherited
 from hookgate.session import Session, SessionStore, new_session_id
 from hookgate.toolcall import ToolGate
 from hookgate.tools import Tool, ToolContext, ToolRegistry, builtin_tools
-from hookgate.toolsettings import shell_environment
+from hookgate.toolsettings import ShellLimits, shell_environment
 from hookgate.transcript import TRANSCRIPT_ENV, Transcript, transcript_path
 from hookgate.trust.check import asked_digests, load_trusted
 from hookgate.trust.store import TrustStore
@@ -37,6 +40,8 @@ if TYPE_CHECKING:  # imported where a file names agents or a team (open_agent)
     from hookgate.handoff import AskDisplay, Handoffs
     from hookgate.team import TeamDisplay
 
+#: An MCP server's limits in the sandbox: none beyond the user's own (it is no shell).
+UNLIMITED = ShellLimits(processes=None)
 #: What postGeneration hooks read as the prompt of a run a sessionStart hook aborted:
 #: no preGeneration hook has checked the question, so it is not passed on.
 ABORTED_MARKER = "[prompt not checked: a sessionStart hook aborted the run]"
@@ -161,9 +166,10 @@ async def open_agent(
     """
     trust_store = TrustStore(store.home if store is not None else None)
     config, trusted = load_trusted(agent_file, store=trust_store, expect_digest=trusted_digest)
+    check_sandbox(config, notify)
     # Built first: a broken model setting or script must stop the run before a session
     # file exists or a hook has run.
-    model = make_model(config.model, config.base_dir)
+    model = make_model(config.model_spec(), config.base_dir)
     project_dir = Path.cwd() if project_dir is None else project_dir
     store = store or SessionStore()
     try:
@@ -207,6 +213,10 @@ async def open_agent(
         await model.aclose()
         raise
     tools = _tool_registry(config, extra_tools)
+    context = _tool_context(
+        config, project_dir, store.home, trusted.protected_files(trust_store), session_id
+    )
+    child_env = floor_env(context.sandbox, Boundaries.of(context).floor())
     handoffs = None
     if config.agents:  # the hand-off and team modules: only a file that names agents
         from hookgate.handoff import AskAgentTool, NoticeDisplay, handoffs_for
@@ -214,7 +224,7 @@ async def open_agent(
         handoffs = handoffs_for(
             config, engine, ask_display or NoticeDisplay(notify), project_dir=project_dir,
             depth=asked_depth, inherited_limit=ask_depth_limit, inherited_deny=caller_deny,
-            trusted_digests=asked_digests(config.agents, trust_store),
+            trusted_digests=asked_digests(config.agents, trust_store), env=child_env,
         )  # fmt: skip
         if handoffs is not None:
             tools.add(AskAgentTool(handoffs, lambda: history.messages))
@@ -224,7 +234,7 @@ async def open_agent(
         team = team_for(
             config, engine, team_display or NoticeTeamDisplay(notify), project_dir=project_dir,
             depth=asked_depth, inherited_limit=ask_depth_limit, inherited_deny=caller_deny,
-            trusted_digests=asked_digests(config.team.members, trust_store),
+            trusted_digests=asked_digests(config.team.members, trust_store), env=child_env,
         )  # fmt: skip
         for tool in team_tools(team) if team is not None else ():
             tools.add(tool)
@@ -232,12 +242,13 @@ async def open_agent(
         engine=engine,
         tools=tools,
         policy=Policy(
-            config.permissions.allow, (*config.permissions.deny, *caller_deny), project_dir
+            config.permissions.allow,
+            (*config.permissions.deny, *caller_deny),
+            project_dir,
+            config.permissions.ask,
         ),
         consent=AlwaysAllow() if config.yolo else consent,
-        context=_tool_context(
-            config, project_dir, store.home, trusted.protected_files(trust_store)
-        ),
+        context=context,
         caps=CallCaps(config.max_tool_calls, config.max_argument_bytes),
         asker=consent,
         approvals=Approvals(record=history.event),
@@ -246,6 +257,8 @@ async def open_agent(
         config, engine, model, gate, history, project_dir, handoffs=handoffs,
         start_context=start.context,
     )  # fmt: skip
+    if context.private_tmp is not None:
+        agent.resources.callback(_remove_tree, context.private_tmp)
     if config.mcp_servers:
         await _add_mcp_tools(agent, notify)
     return agent
@@ -259,7 +272,8 @@ def permission_mode(config: AgentConfig, consent: Consent) -> str:
 
 
 def _model_name(config: AgentConfig) -> str:
-    return config.model if isinstance(config.model, str) else str(config.model.get("name", ""))
+    spec = config.model_spec()
+    return spec if isinstance(spec, str) else str(spec.get("name", ""))
 
 
 async def _report_aborted_run(engine: HookEngine, notify: Callable[[str], None]) -> None:
@@ -272,9 +286,21 @@ async def _report_aborted_run(engine: HookEngine, notify: Callable[[str], None])
 
 
 def _tool_context(
-    config: AgentConfig, project_dir: Path, home: Path, protected_files: frozenset[Path]
+    config: AgentConfig,
+    project_dir: Path,
+    home: Path,
+    protected_files: frozenset[Path],
+    session_id: str,
 ) -> ToolContext:
-    """Where the tools work and what they never touch; no secret reaches their processes."""
+    """Where the tools work and what they never touch; no secret reaches their processes.
+
+    The sandbox is the agent file's, held within an asking agent's (`inherited`); a
+    session that confines commands gets a private temporary directory of its own.
+    """
+    sandbox = inherited(config.sandbox, os.environ)
+    private_tmp = None
+    if sandbox.on and "shell" in config.tools:
+        private_tmp = private_directory(f"hookgate-{session_id[:12]}")
     return ToolContext(
         project_dir=project_dir,
         env=shell_environment(os.environ, config.shell.keep_env),
@@ -284,7 +310,59 @@ def _tool_context(
         protected_files=protected_files,
         shell_limits=config.shell.limits,
         web=config.web,
+        sandbox=sandbox,
+        private_tmp=private_tmp,
     )
+
+
+def _remove_tree(path: Path) -> None:
+    if path.exists():  # made by the session's first shell call, which imported shutil
+        import shutil
+
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def check_sandbox(config: AgentConfig, notify: Callable[[str], None]) -> None:
+    """Refuse a session whose commands the agent file confines where this machine cannot.
+
+    Probed only where something would run confined: the shell tool, or an MCP server
+    with `sandbox: true`. `mode: off` under `yolo: true` is said at every start.
+    """
+    sandbox: SandboxSettings = inherited(config.sandbox, os.environ)
+    if not sandbox.on:
+        if config.yolo and "shell" in config.tools:
+            notify(
+                "warning: sandbox mode is off and yolo is true: the model's shell commands "
+                "run unconfined and without asking"
+            )
+        return
+    confined = "shell" in config.tools or any(
+        getattr(server, "sandbox", False) for server in config.mcp_servers.values()
+    )
+    if not confined:
+        return
+    from hookgate.sandbox.bwrap import probe
+
+    if (problem := probe()) is not None:
+        raise ConfigError(
+            f"{config.path}: the sandbox (sandbox: mode {sandbox.mode.value}) cannot be set up "
+            f"on this machine: {problem}",
+            hint="install bubblewrap, or run commands unconfined with "
+            "`sandbox: {mode: off}` in the agent file (hookgate hooks check says what this "
+            "machine can enforce)",
+        )
+
+
+def _confinement(ctx: ToolContext) -> Callable[[list[str]], list[str]]:
+    """How an MCP server with `sandbox: true` runs: under the reaper, in this session's
+    boundaries (`workspace-write` ones where the session's own sandbox is off)."""
+    from hookgate.sandbox.bwrap import confine
+    from hookgate.tools.shell import reaped_command
+
+    if not ctx.sandbox.on:
+        ctx = ctx._replace(sandbox=SandboxSettings(writable=ctx.sandbox.writable))
+    boundaries = Boundaries.of(ctx._replace(private_tmp=None))  # the shell's, not theirs
+    return lambda argv: confine(reaped_command(argv, UNLIMITED), boundaries)
 
 
 def _tool_registry(config: AgentConfig, extra_tools: Sequence[Tool]) -> ToolRegistry:
@@ -298,8 +376,9 @@ async def _add_mcp_tools(agent: AgentSession, notify: Callable[[str], None]) -> 
 
     try:
         tools = await start_mcp_servers(
-            agent.config.mcp_servers, agent.resources, notify, project_dir=agent.project_dir
-        )
+            agent.config.mcp_servers, agent.resources, notify, project_dir=agent.project_dir,
+            confine=_confinement(agent.gate.context),
+        )  # fmt: skip
     except BaseException:
         await agent.aclose()
         raise

@@ -23,6 +23,7 @@ from hookgate.hooks.yamlfile import (
     read_config,
 )
 from hookgate.ruletext import RULE_SHAPE, rule_problem
+from hookgate.sandbox.settings import SandboxSettings, parse_sandbox
 from hookgate.tools import BUILTIN_TOOL_NAMES, DEFAULT_TOOL_NAMES
 from hookgate.toolsettings import (
     DEFAULT_MAX_ARGUMENT_BYTES,
@@ -35,6 +36,7 @@ from hookgate.toolsettings import (
 )
 
 if TYPE_CHECKING:  # imported by a file that has MCP servers (`hooks fire` reads the rest)
+    from hookgate.hooks.claude_permissions import ClaudePermissions
     from hookgate.mcp import McpServerConfig
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
@@ -44,8 +46,10 @@ TOP_LEVEL_KEYS = (
     "model", "system", "tools", "permissions", "yolo", "hooks", "claude_settings", "agents",
     "mcp_servers",
     "max_steps", "context_budget", "shell_timeout", "max_ask_depth", "workspace", "shell",
-    "max_tool_calls", "max_argument_bytes", "team", "web_fetch", "guardrails",
+    "max_tool_calls", "max_argument_bytes", "team", "web_fetch", "guardrails", "sandbox",
 )  # fmt: skip
+#: The lists of `permissions:`, in `Permissions`' order.
+PERMISSION_LISTS = ("allow", "deny", "ask")
 AGENT_KEYS = ("file", "description", "timeout")
 TEAM_KEYS = ("name", "members", "max_parallel", "max_rounds")
 _AGENT_NAME = re.compile(r"[A-Za-z0-9_.-]+\Z")
@@ -57,6 +61,7 @@ DEFAULT_MAX_ASK_DEPTH = 3
 DEFAULT_MAX_PARALLEL = 2
 DEFAULT_MAX_ROUNDS = 3
 _EXAMPLE_MODEL = "llama3.2, base_url: http://localhost:11434/v1"
+_MODEL_HINT = f"model: scripted:replies.yaml (offline), or model: {{name: {_EXAMPLE_MODEL}}}"
 DEFAULT_SYSTEM = (
     "You are a careful coding assistant working in the user's project directory. "
     "Use the tools to inspect and change files; keep answers short."
@@ -64,10 +69,13 @@ DEFAULT_SYSTEM = (
 
 
 class Permissions(NamedTuple):
-    """Rules on tool calls, judged on the model's own arguments: deny, then allow, then ask."""
+    """Rules on tool calls, judged on the model's own arguments: deny, then ask (consent
+    even where none would be asked, `yolo` included), then allow; else consent if the
+    tool wants it."""
 
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
 
 
 class AgentRef(NamedTuple):
@@ -91,7 +99,8 @@ class TeamConfig(NamedTuple):
 
 class AgentConfig(NamedTuple):
     path: Path
-    model: str | Mapping[str, Any]
+    model: str | Mapping[str, Any] | None
+    """None in a file of hooks alone, run inside another agent (`hookgate hook`)."""
     system: str = DEFAULT_SYSTEM
     tools: tuple[str, ...] = DEFAULT_TOOL_NAMES
     permissions: Permissions = Permissions()
@@ -116,10 +125,18 @@ class AgentConfig(NamedTuple):
     """Bytes of JSON arguments one tool call may carry."""
     web: WebLimits = WebLimits()
     """What `web_fetch` may reach and read."""
+    sandbox: SandboxSettings = SandboxSettings()
+    """How the kernel confines the model's commands (`sandbox:`; workspace-write by default)."""
 
     @property
     def base_dir(self) -> Path:
         return self.path.parent
+
+    def model_spec(self) -> str | Mapping[str, Any]:
+        """`model:`, which a session of hookgate's own needs; raises `ConfigError` without."""
+        if self.model is None:
+            raise Where(str(self.path)).error("no 'model' key", hint=_MODEL_HINT)
+        return self.model
 
 
 def load_hooks_of(path: Path, import_python: bool) -> HooksConfig:
@@ -145,17 +162,13 @@ def load_agent_file(
     document = load_yaml(path) if text is None else read_config(text, str(path))
     document = expect_mapping(document if document is not None else {}, where, "the agent file")
     check_keys(document, where, TOP_LEVEL_KEYS)
-    if "model" not in document:
-        raise where.error(
-            "no 'model' key",
-            hint="model: scripted:replies.yaml (offline), or model: {name: llama3.2, base_url: http://localhost:11434/v1}",
-        )
+    claude = _claude_permissions(document, where, path.parent)
     return AgentConfig(
         path=path,
-        model=_model(document, where),
+        model=_model(document, where) if "model" in document else None,
         system=_text(document, where, "system", DEFAULT_SYSTEM),
         tools=_tools(document, where),
-        permissions=_permissions(document, where),
+        permissions=_permissions(document, where, claude),
         yolo=_bool(document, where, "yolo"),
         hooks=_hooks(document, where, path.parent, import_hooks),
         agents=_agents(document, where, path.parent),
@@ -165,9 +178,17 @@ def load_agent_file(
         context_budget=_positive(document, where, "context_budget", 200_000),
         shell_timeout=_seconds(document, where, "shell_timeout", 120),
         max_ask_depth=_positive(document, where, "max_ask_depth", DEFAULT_MAX_ASK_DEPTH),
-        workspace_dirs=parse_workspace(document, where, path.parent),
+        workspace_dirs=tuple(
+            dict.fromkeys(
+                (
+                    *parse_workspace(document, where, path.parent),
+                    *(claude.directories if claude else ()),
+                )
+            )
+        ),
         shell=parse_shell(document, where),
         web=parse_web_fetch(document, where),
+        sandbox=parse_sandbox(document, where, path.parent),
         max_tool_calls=_positive(document, where, "max_tool_calls", DEFAULT_MAX_TOOL_CALLS),
         max_argument_bytes=_positive(
             document, where, "max_argument_bytes", DEFAULT_MAX_ARGUMENT_BYTES
@@ -277,13 +298,22 @@ def _tools(document: Mapping[Any, Any], where: Where) -> tuple[str, ...]:
     return names
 
 
-def _permissions(document: Mapping[Any, Any], where: Where) -> Permissions:
-    if "permissions" not in document:
-        return Permissions()
-    at = where.key(document, "permissions")
-    node = expect_mapping(document["permissions"], at, "permission rules")
-    check_keys(node, at, ("allow", "deny"))
-    return Permissions(allow=_rule_list(node, at, "allow"), deny=_rule_list(node, at, "deny"))
+def _permissions(
+    document: Mapping[Any, Any], where: Where, claude: ClaudePermissions | None
+) -> Permissions:
+    """`permissions:` (`allow`, `deny`, `ask`), then the Claude settings files' rules."""
+    own = Permissions()
+    if "permissions" in document:
+        at = where.key(document, "permissions")
+        node = expect_mapping(document["permissions"], at, "permission rules")
+        check_keys(node, at, PERMISSION_LISTS)
+        own = Permissions(*(_rule_list(node, at, name) for name in PERMISSION_LISTS))
+    if claude is None:
+        return own
+    return Permissions(*(
+        tuple(dict.fromkeys((*getattr(own, name), *getattr(claude, name))))
+        for name in PERMISSION_LISTS
+    ))  # fmt: skip
 
 
 def _rule_list(node: Mapping[Any, Any], at: Where, key: str) -> tuple[str, ...]:
@@ -300,6 +330,18 @@ def _rule_list(node: Mapping[Any, Any], at: Where, key: str) -> tuple[str, ...]:
                 )
             )
     return rules
+
+
+def _claude_permissions(
+    document: Mapping[Any, Any], where: Where, base_dir: Path
+) -> ClaudePermissions | None:
+    """The `permissions` of the Claude Code settings files `claude_settings:` names."""
+    if "claude_settings" not in document:
+        return None
+    from hookgate.hooks.claude_permissions import load_claude_permissions  # a file that uses it
+
+    at = where.key(document, "claude_settings")
+    return load_claude_permissions(document["claude_settings"], at, base_dir)
 
 
 def _agents(document: Mapping[Any, Any], where: Where, base_dir: Path) -> dict[str, AgentRef]:

@@ -1,13 +1,15 @@
 """Approve once: a tool call a guardrail blocked may pass that guardrail once, unchanged.
 
-A block gets a short id (from the call's tool and arguments). Line mode approves it
-with `/approve <id>`, and the next identical call skips that guardrail, once; ACP asks
+A block gets a 64-bit id (from the call's tool and arguments; never one that another
+call holds). Line mode approves it with `/approve <id>`, and the next identical call
+skips that guardrail, once; ACP asks
 the editor at the block itself (`ask`); `-p` has no way around it. Every other hook
 and rule still applies to the approved call. Each approval is recorded as an event.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Awaitable, Callable, Mapping
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -16,8 +18,9 @@ from hookgate.consent import ConsentRequest
 from hookgate.hooks import HookEngine, HookSpec
 from hookgate.hooks.digest import sha256
 
-#: Hex digits of a block's id: enough to tell a session's blocks apart, short to type.
-ID_DIGITS = 6
+#: Hex digits of a block's id: 64 bits, so no call can be crafted to share the id of
+#: another (24 bits fell to a search of 2 s), still short enough to copy.
+ID_DIGITS = 16
 
 
 class ApproveMode(StrEnum):
@@ -43,7 +46,7 @@ class GuardrailBlock(NamedTuple):
 class Approvals:
     """A session's guardrail blocks and the approvals not used yet."""
 
-    __slots__ = ("_approved", "_blocks", "ask", "mode", "record")
+    __slots__ = ("_approved", "_blocks", "_id_digits", "ask", "mode", "record")
 
     mode: ApproveMode
     ask: Callable[[GuardrailBlock], Awaitable[bool]] | None
@@ -59,22 +62,40 @@ class Approvals:
         mode: ApproveMode = ApproveMode.NONE,
         ask: Callable[[GuardrailBlock], Awaitable[bool]] | None = None,
         record: Callable[[str, Mapping[str, Any]], None] = lambda kind, data: None,
+        *,
+        id_digits: int = ID_DIGITS,
     ) -> None:
         self.mode = mode
         self.ask = ask
         self.record = record
         self._blocks = {}
         self._approved = {}
+        self._id_digits = id_digits
 
     def blocked(
         self, tool: str, arguments: Mapping[str, Any], hook: HookSpec, reason: str
     ) -> GuardrailBlock:
+        """Record a block under the id of its call, or of the same call blocked before.
+
+        An id held by another call is never taken over: this call gets the next free one,
+        so approving an id lets through only the call it was shown with.
+        """
         key = _key(tool, arguments)
-        short = sha256(key.encode()).hexdigest()[:ID_DIGITS]
         rule = hook.model.rule if hook.model is not None else hook.name
-        block = GuardrailBlock(short, tool, dict(arguments), rule, hook.name, reason)
-        self._blocks[short] = block
+        block_id = self._free_id(key)
+        block = GuardrailBlock(block_id, tool, dict(arguments), rule, hook.name, reason)
+        self._blocks.setdefault(block_id, block)
         return block
+
+    def _free_id(self, key: str) -> str:
+        """The id of the call `key`: its digest's, or a salted one where another holds it."""
+        for attempt in itertools.count():
+            salted = key if attempt == 0 else f"{attempt}\0{key}"
+            block_id = sha256(salted.encode()).hexdigest()[: self._id_digits]
+            held = self._blocks.get(block_id)
+            if held is None or _key(held.tool, held.arguments) == key:
+                return block_id
+        raise AssertionError("unreachable: itertools.count() never ends")
 
     def approve(self, block_id: str, how: str, *, now: bool = False) -> GuardrailBlock | None:
         """Let the next call identical to block `block_id` past its guardrail, once

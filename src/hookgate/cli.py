@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from hookgate.agents import cli as agents_cli
 from hookgate.home import CACHE_DIR, default_home
 from hookgate.hooks import HookgateError, HooksConfig, parsecache
 from hookgate.hooks import cli as hooks_cli
@@ -51,9 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     hooks_cli.add_parser(
         commands, load_config=_load_hooks_of, offered_tools=_offered_tools,
-        file_findings=_rule_findings,
+        agent_report=_agent_report,
     )  # fmt: skip
     trust_command.add_parser(commands)
+    agents_cli.add_parsers(commands)
     init = commands.add_parser("init", help="write a commented starter agent file")
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
     init.set_defaults(handler=_run_init)
@@ -85,10 +87,17 @@ def _offered_tools(path: Path) -> tuple[str, ...] | None:
     return offered_tool_names(path)
 
 
-def _rule_findings(path: Path) -> tuple[list[str], list[str]]:
+def _agent_report(path: Path) -> tuple[list[str], list[str]]:
+    """What `hooks check` shows of an agent file beyond its hooks: its sandbox on this
+    machine, and its permission rules (warnings, and notes on looser asked agents)."""
     from hookgate.rulecheck import file_findings  # the runtime, only when checked
+    from hookgate.sandbox.report import sandbox_report
 
-    return file_findings(path)
+    lines, warnings = sandbox_report(path)
+    rule_warnings, notes = file_findings(path)
+    if notes:
+        lines = [*lines, *([""] if lines else []), "permissions", *(f"  note: {n}" for n in notes)]
+    return lines, [*warnings, *(f"permissions: {w}" for w in rule_warnings)]
 
 
 def entry() -> int:

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
 from typing import Any, NamedTuple
+from urllib.parse import urlsplit
 
 from hookgate.ruletext import Rule
 from hookgate.shellwords import CommandLine, ShellCommand, parse_command_line
@@ -34,9 +35,12 @@ MAIN_ARGUMENT = {
     "list_files": "pattern",
     "grep": "pattern",
     "ask_agent": "agent",
+    "web_fetch": "url",
 }
 #: Tools whose main argument is a shell command line.
 SHELL_TOOLS = frozenset({"shell"})
+#: `web_fetch(domain:HOST)`: a rule on the URL's host (a glob), not on the URL.
+DOMAIN_PREFIX = "domain:"
 #: Why no rule can judge a line the grammar cannot read.
 UNREADABLE = "hookgate cannot read this command line as bash would"
 #: Why no allow rule covers a line with control structures.
@@ -63,8 +67,21 @@ class Policy(NamedTuple):
     deny: tuple[str, ...] = ()
     project_dir: Path = Path()
     """Where relative paths, in rules and in the model's arguments, start."""
+    ask: tuple[str, ...] = ()
+    """Rules that force consent: an ASK decision naming its rule, whatever allows it."""
 
     def judge(self, tool: str, arguments: Mapping[str, Any], *, needs_consent: bool) -> Decision:
+        """The verdict on one call, from the model's own `arguments`: a deny rule, else an
+        ask rule (judged as a deny rule is: every command of a line, every name of a
+        path), else the allow rules."""
+        decision = self._judge_deny_allow(tool, arguments, needs_consent=needs_consent)
+        if decision.verdict is Verdict.DENY:
+            return decision
+        return _asked(self, tool, arguments) or decision
+
+    def _judge_deny_allow(
+        self, tool: str, arguments: Mapping[str, Any], *, needs_consent: bool
+    ) -> Decision:
         """The verdict on one call, from the model's own `arguments`."""
         value = arguments.get(MAIN_ARGUMENT.get(tool, ""), None)
         deny = _rules(self.deny, tool)
@@ -77,12 +94,25 @@ class Policy(NamedTuple):
                 return decision
             return _judge_redirects(parsed, files, self.project_dir) or decision
         for rule in deny:
-            if _matches(rule, tool, value, self.project_dir):
+            if _matches(rule, tool, value, self.project_dir, denying=True):
                 return Decision(Verdict.DENY, rule.text)
         for rule in allow:
             if _matches(rule, tool, value, self.project_dir):
                 return Decision(Verdict.ALLOW, rule.text)
         return Decision(Verdict.ASK if needs_consent else Verdict.ALLOW)
+
+
+def _asked(policy: Policy, tool: str, arguments: Mapping[str, Any]) -> Decision | None:
+    """ASK with the first ask rule that names this call, if one does."""
+    value = arguments.get(MAIN_ARGUMENT.get(tool, ""), None)
+    for rule in _rules(policy.ask, tool):
+        if tool in SHELL_TOOLS and isinstance(value, str) and rule.pattern is not None:
+            named, _ = _denies(rule.pattern, value, parse_command_line(value))
+        else:
+            named = _matches(rule, tool, value, policy.project_dir, denying=True)
+        if named:
+            return Decision(Verdict.ASK, rule.text)
+    return None
 
 
 def rules_allowing(tool: str, arguments: Mapping[str, Any]) -> tuple[str, ...]:
@@ -134,12 +164,27 @@ def _parsed(text: str) -> Rule | None:
     return Rule.parse(text)
 
 
-def _matches(rule: Rule, tool: str, value: object, project_dir: Path) -> bool:
+def _matches(
+    rule: Rule, tool: str, value: object, project_dir: Path, *, denying: bool = False
+) -> bool:
     if rule.pattern is None:
         return True
-    if tool in PATH_RULE_TOOLS:  # judged on the file the path reaches, not its spelling
-        return path_rule_matches(rule.pattern, value, project_dir)
+    if tool in PATH_RULE_TOOLS:  # a deny rule: every name of the file; an allow: the file
+        return path_rule_matches(rule.pattern, value, project_dir, denying=denying)
+    if tool == "web_fetch" and rule.pattern.startswith(DOMAIN_PREFIX):
+        return _host_matches(rule.pattern.removeprefix(DOMAIN_PREFIX), value)
     return isinstance(value, str) and fnmatch.fnmatchcase(value, rule.pattern)
+
+
+def _host_matches(pattern: str, url: object) -> bool:
+    """Whether the host `url` names matches the glob `pattern` (`web_fetch(domain:…)`)."""
+    if not isinstance(url, str):
+        return False
+    try:
+        host = urlsplit(url.strip()).hostname
+    except ValueError:
+        return False
+    return host is not None and fnmatch.fnmatchcase(host.rstrip("."), pattern.lower())
 
 
 def _judge_command_line(
@@ -175,7 +220,9 @@ def _judge_redirects(
         for kind, path in command.redirected:
             tools = ("read_file",) if kind == "read" else ("write_file", "edit_file")
             for rule in (rule for tool in tools for rule in deny[tool]):
-                if rule.pattern is None or path_rule_matches(rule.pattern, path, project_dir):
+                if rule.pattern is None or path_rule_matches(
+                    rule.pattern, path, project_dir, denying=True
+                ):
                     return Decision(
                         Verdict.DENY, rule.text, f"it {kind}s {path} through a redirect"
                     )

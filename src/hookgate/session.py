@@ -169,18 +169,23 @@ class SessionStore:
         self.directory = self.home / "sessions"
         self._fsync = fsync
 
-    def create(self, *, agent_file: str, cwd: str) -> Session:
-        """Start a new session file (mode 0600, in a 0700 directory) holding its header."""
+    def create(self, *, agent_file: str, cwd: str, session_id: str | None = None) -> Session:
+        """Start a new session file (mode 0600, in a 0700 directory) holding its header.
+
+        `session_id` names it (letters, digits, `-`, `_`); where another process made
+        that one first, it is opened instead."""
         self._make_directory()
         for _ in range(CREATE_ATTEMPTS):
-            session_id = new_session_id()
-            path = self.directory / f"{session_id}{_SUFFIX}"
+            chosen = session_id or new_session_id()
+            path = self.directory / f"{chosen}{_SUFFIX}"
             created = datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
-            header = {"type": "session", "id": session_id, "created": created,
+            header = {"type": "session", "id": chosen, "created": created,
                       "agent_file": agent_file, "cwd": cwd, "version": SESSION_VERSION}  # fmt: skip
             try:
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
             except FileExistsError:
+                if session_id is not None:
+                    return self._load(path)
                 continue
             except OSError as exc:
                 raise _write_error(path, exc) from exc

@@ -283,9 +283,10 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> To
         return ToolResult(
             f"[denied by the permission rule {decision.rule!r}{why}]", is_error=True, denied=True
         )
-    # A hook's `ask` asks the user even under yolo; its `allow` skips only the prompt.
+    # A hook's `ask`, or an ask rule, asks the user even under yolo; a hook's `allow`
+    # skips only the prompt a tool wants, never an ask rule's.
     consent = gate.consent
-    if pre.permission == "ask":
+    if pre.permission == "ask" or (decision.verdict is Verdict.ASK and decision.rule):
         consent = gate.asker or gate.consent
     elif pre.permission == "allow" or decision.verdict is not Verdict.ASK:
         return None
@@ -294,7 +295,8 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> To
     )
     if not await consent.ask(request):
         _mark(view, screened, MarkKind.DENIED, "user", "consent was refused")
-        return _denied_by_consent(consent, call, view)
+        asked_by = decision.rule if decision.verdict is Verdict.ASK else None
+        return _denied_by_consent(consent, call, view, asked_by)
     return None
 
 
@@ -303,19 +305,25 @@ def _mark(view: TurnView, screened: ScreenedCall, kind: MarkKind, by: str, reaso
         view.tool_marked(screened.recorded, ToolMark(kind, by, reason))
 
 
-def _denied_by_consent(consent: Consent, call: ToolCall, view: TurnView) -> ToolResult:
+def _denied_by_consent(
+    consent: Consent, call: ToolCall, view: TurnView, asked_by: str | None = None
+) -> ToolResult:
     """A person said no; or there was no one to ask, and the user must learn which rule
-    would let the call through next time (a notice, with or without `-v`)."""
+    would let the call through next time (a notice, with or without `-v`); an ask rule
+    (`asked_by`) asks whatever allows the call."""
     if not isinstance(consent, AlwaysDeny):
         return ToolResult("[denied by the user]", is_error=True, denied=True)
-    rules = rules_allowing(call.name, call.arguments)
-    why = why_no_rule_covers(call.name, call.arguments)
-    advice = (
-        f"to allow it, add to permissions.allow in the agent file: {', '.join(json.dumps(r) for r in rules)}"
-        if rules
-        else f"no narrow permissions.allow rule covers it{f' ({why})' if why else ''}; "
-        "run hookgate on a terminal to approve it"
-    )
+    if asked_by:
+        advice = f"the ask rule {asked_by!r} asks for consent, whatever rule allows the call"
+    elif rules := rules_allowing(call.name, call.arguments):
+        advice = ("to allow it, add to permissions.allow in the agent file: "
+                  f"{', '.join(json.dumps(r) for r in rules)}")  # fmt: skip
+    else:
+        why = why_no_rule_covers(call.name, call.arguments)
+        advice = (
+            f"no narrow permissions.allow rule covers it{f' ({why})' if why else ''}; "
+            "run hookgate on a terminal to approve it"
+        )
     view.notice(f"{call.name} call denied: it needs consent and there is no terminal to ask on; "
                 f"{advice}", NoticeKind.DENIED)  # fmt: skip
     return ToolResult(NOT_ASKED_RESULT, is_error=True, denied=True)

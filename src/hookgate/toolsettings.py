@@ -75,7 +75,7 @@ def shell_environment(env: Mapping[str, str], keep: tuple[str, ...]) -> dict[str
     }
 
 
-def _section(
+def section(
     node: Mapping[Any, Any], where: Where, key: str, keys: tuple[str, ...]
 ) -> tuple[Mapping[Any, Any], Where] | None:
     """The mapping at `key` with only `keys` in it, and where it is; None when absent."""
@@ -89,11 +89,16 @@ def _section(
 
 def parse_workspace(document: Mapping[Any, Any], where: Where, base_dir: Path) -> tuple[Path, ...]:
     """`workspace: {dirs: [...]}`: resolved directories, relative ones from `base_dir`."""
-    if (found := _section(document, where, "workspace", ("dirs",))) is None:
+    if (found := section(document, where, "workspace", ("dirs",))) is None:
         return ()
     node, at = found
-    dirs = node.get("dirs", [])
-    here = at.key(node, "dirs")
+    return directories(node, at, "dirs", base_dir)
+
+
+def directories(node: Mapping[Any, Any], at: Where, key: str, base_dir: Path) -> tuple[Path, ...]:
+    """The list of existing directories at `key` of `node`, resolved from `base_dir`."""
+    dirs = node.get(key, [])
+    here = at.key(node, key)
     if not isinstance(dirs, list):
         raise here.error(f"expected a list of directories, got {describe(dirs)}")
     resolved: list[Path] = []
@@ -104,7 +109,7 @@ def parse_workspace(document: Mapping[Any, Any], where: Where, base_dir: Path) -
         if not path.is_dir():
             raise here.item(dirs, index).error(
                 f"{item!r} is not a directory ({path})",
-                hint="workspace dirs are relative to the agent file unless absolute",
+                hint="a relative path starts at the agent file's directory",
             )
         resolved.append(path)
     return tuple(resolved)
@@ -112,11 +117,11 @@ def parse_workspace(document: Mapping[Any, Any], where: Where, base_dir: Path) -
 
 def parse_shell(document: Mapping[Any, Any], where: Where) -> ShellSettings:
     """`shell: {env: {keep: [...]}, limits: {processes, cpu_seconds, file_size}}`."""
-    if (found := _section(document, where, "shell", SHELL_KEYS)) is None:
+    if (found := section(document, where, "shell", SHELL_KEYS)) is None:
         return ShellSettings()
     node, at = found
     keep: tuple[str, ...] = ()
-    if (env_found := _section(node, at, "env", ("keep",))) is not None:
+    if (env_found := section(node, at, "env", ("keep",))) is not None:
         env, env_at = env_found
         names = env.get("keep", [])
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
@@ -128,7 +133,7 @@ def parse_shell(document: Mapping[Any, Any], where: Where) -> ShellSettings:
 
 
 def _limits(node: Mapping[Any, Any], where: Where) -> ShellLimits:
-    if (found := _section(node, where, "limits", LIMIT_KEYS)) is None:
+    if (found := section(node, where, "limits", LIMIT_KEYS)) is None:
         return ShellLimits()
     limits, at = found
     values: dict[str, int | None] = {}
@@ -148,7 +153,7 @@ def _limits(node: Mapping[Any, Any], where: Where) -> ShellLimits:
 
 def parse_web_fetch(document: Mapping[Any, Any], where: Where) -> WebLimits:
     """`web_fetch: {allow_private, max_bytes, timeout}`: what the `web_fetch` tool may do."""
-    if (found := _section(document, where, "web_fetch", WEB_KEYS)) is None:
+    if (found := section(document, where, "web_fetch", WEB_KEYS)) is None:
         return WebLimits()
     node, at = found
     defaults = WebLimits()

@@ -133,7 +133,8 @@ async def test_repeated_signals_let_post_generation_finish_once(
     project: Project, tmp_path: Path, signum: signal.Signals, code: int
 ) -> None:
     """The first signal cancels the turn; the next ones, while its audit hook runs, wait."""
-    log, started, begun = tmp_path / "audit.log", tmp_path / "started", tmp_path / "audit-began"
+    log, begun = tmp_path / "audit.log", tmp_path / "audit-began"
+    started = project.dir / "started"  # the tool's sandbox writes in the workspace
     audit = project.hook("audit", f': > "{begun}"; input=$(cat); sleep 1; echo "$input" >> "{log}"')
     model = project.script(
         {"tool_calls": [{"name": "shell", "arguments": {"command": f"touch {started}; sleep 30"}}]}

@@ -39,7 +39,7 @@ def test_approve_once_lets_exactly_one_identical_call_through(
 
     terminal.submit("make the file")
     shown = terminal.expect("It was blocked.")
-    match = re.search(r"/approve ([0-9a-f]{6}) lets this exact call through once", shown)
+    match = re.search(r"/approve ([0-9a-f]{16}) lets this exact call through once", shown)
     assert match is not None, shown
     assert "guardrail 'shell' blocked the shell call: it touches a file" in shown
     terminal.expect(PROMPT)

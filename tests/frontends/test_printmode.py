@@ -382,7 +382,10 @@ def test_children_die_with_a_hookgate_killed_outright(
     if where == "hook":
         hook = project.hook("slow", f"cat >/dev/null; {long_command}")
         hooks = {"preToolCall": [{"command": hook, "timeout": 60}]}
-    project.write_agent(project.script({"tool_calls": [tool]}), yolo=True, hooks=hooks)
+    # Unconfined, so that `$$` is a pid of ours (tests/sandbox: the sandboxed command).
+    project.write_agent(
+        project.script({"tool_calls": [tool]}), yolo=True, hooks=hooks, sandbox={"mode": "off"}
+    )
     process = project.start_hookgate("-p", "Run the long command")
     pgid = wait_for_pid_file(started, process)
 

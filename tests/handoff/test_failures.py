@@ -139,12 +139,14 @@ async def test_cancelling_the_turn_stops_the_child_and_its_tools(
         yolo=True,
         agents=agents_entry(asked),
         hooks={"subagentStop": [asker.recorder("stop", stop_log)]},
+        sandbox={"mode": "off"},  # a child never runs looser than its asker
     )
     sleeper = f'echo $$ > "{tool_pid_file}"; exec sleep 60'
     asked.write(
         {"tool_calls": [{"name": "shell", "arguments": {"command": sleeper}}]},
         yolo=True,
         hooks=write_pid(asked, pid_file),
+        sandbox={"mode": "off"},  # unconfined: the tool's pid file lies outside, its pid ours
     )
     agent = await open_asker(Display())
     turn = asyncio.ensure_future(run_turn(agent, "Ask the helper.", RecordingView()))

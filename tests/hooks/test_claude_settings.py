@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from hookgate.agentfile import Permissions, load_agent_file
+from hookgate.hooks import ConfigError
 from hooks.test_claude_cli import GUARD
 from hooks.test_cli import write
 from support.hook_server import Answer, HookServer
@@ -180,6 +182,43 @@ def test_import_claude_prints_the_equivalent_hooks_block(project: Path, tmp_path
     assert fired.returncode == 2, fired.stderr
     checked = run("hooks", "check", cwd=project, home=tmp_path)
     assert "format claude, timeout 5s" in checked.stdout
+
+
+def test_import_claude_writes_the_permissions_too(project: Path, tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    settings(project / ".claude" / "settings.json", {}, permissions={
+        "allow": ["Bash(npm test:*)", "WebFetch(domain:docs.example.com)"],
+        "deny": ["Bash(curl:*)", "Read(./secrets/**)"], "ask": ["Edit"],
+        "additionalDirectories": ["../docs"],
+    })  # fmt: skip
+    done = run("hooks", "import-claude", str(project), cwd=tmp_path, home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    write(project / "hookgate.yaml", "model: scripted:none.yaml\n" + done.stdout)
+    config = load_agent_file(project / "hookgate.yaml")
+    assert config.permissions == Permissions(
+        allow=("shell(npm test)", "shell(npm test *)", "web_fetch(domain:docs.example.com)"),
+        deny=("shell(curl)", "shell(curl *)", "read_file(secrets/**)"),
+        ask=("edit_file", "write_file"),
+    )
+    assert config.workspace_dirs == ((tmp_path / "docs").resolve(),)
+
+    settings(project / ".claude" / "settings.json", {}, permissions={"deny": ["NotebookEdit"]})
+    refused = run("hooks", "import-claude", str(project), cwd=tmp_path, home=tmp_path)
+    assert refused.returncode == 1
+    assert "settings.json:" in refused.stderr
+    assert "Claude Code's deny rule 'NotebookEdit' cannot be mapped" in refused.stderr
+
+
+def test_the_agent_files_ask_list_is_checked_like_the_others(tmp_path: Path) -> None:
+    agent = tmp_path / "hookgate.yaml"
+    write(agent, "model: scripted:none.yaml\npermissions:\n  ask: shell(rm *)\n")
+    with pytest.raises(ConfigError) as error:
+        load_agent_file(agent)
+    assert "hookgate.yaml:3" in str(error.value)
+    assert "permissions.ask" in str(error.value)
+    assert "expected a list of strings" in str(error.value)
+    write(agent, "model: scripted:none.yaml\npermissions:\n  ask: [shell(rm *)]\n")
+    assert load_agent_file(agent).permissions.ask == ("shell(rm *)",)
 
 
 def test_import_claude_without_settings_says_so(tmp_path: Path) -> None:

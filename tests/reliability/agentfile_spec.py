@@ -315,8 +315,8 @@ def _permissions(check: Checker, permissions: Any) -> None:
     if not isinstance(permissions, Mapping):
         check.bad("permissions")
         return
-    check.keys(permissions, ("permissions",), ("allow", "deny"))
-    for key in ("allow", "deny"):
+    check.keys(permissions, ("permissions",), ("allow", "deny", "ask"))
+    for key in ("allow", "deny", "ask"):
         rules = permissions.get(key, [])
         if not isinstance(rules, list) or not all(isinstance(rule, str) for rule in rules):
             check.bad("permissions", key)

@@ -120,6 +120,7 @@ agent_files = st.fixed_dictionaries(
             optional={
                 "allow": st.lists(st.sampled_from(["read_file", "shell(git status*)"])),
                 "deny": st.lists(st.sampled_from(["shell(sudo *)", "mcp__x__*"])),
+                "ask": st.lists(st.sampled_from(["shell(git push *)", "web_fetch"])),
             },
         ),
         "yolo": st.booleans(),

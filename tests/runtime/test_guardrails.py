@@ -206,6 +206,22 @@ def test_print_mode_says_there_is_no_way_around_a_block(project: Project) -> Non
     assert not (project.dir / "ran").exists()
 
 
+def test_print_mode_blocks_a_call_too_long_for_the_checker_to_read_whole(
+    project: Project,
+) -> None:
+    hidden = f"echo {'A' * 16_100}; touch exfiltrated"  # past the default 16,000 characters
+    call = {"name": "shell", "arguments": {"command": hidden}}
+    model = project.script({"tool_calls": [call]}, {"text": "Blocked."})
+    (project.dir / "v.yaml").write_text(json.dumps([{"decision": "allow"}]))
+    project.write_agent(model, yolo=True, guardrails={"model": "scripted:v.yaml"})
+    result = project.hookgate("-p", "run it")
+    assert result.returncode == 0, result.stderr
+    assert "guardrail 'shell' blocked the shell call: too long to judge: the call is " in (
+        result.stderr
+    )
+    assert not (project.dir / "exfiltrated").exists()
+
+
 def write_objecting_fake_guardrail(project: Project) -> None:
     """An agent whose shell call prints `the-result`, and whose postToolCall hook, named
     like a guardrail, objects to it (exit 2) without replacing it."""

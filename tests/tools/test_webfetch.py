@@ -12,6 +12,7 @@ from hookgate.hooks.formats.claude_tools import claude_input, claude_tool_name
 from hookgate.tools import ToolContext
 from hookgate.tools.webfetch import WebFetchTool, is_public
 from hookgate.toolsettings import WebLimits
+from runtime.project import Project
 from support.web_server import Page, WebServer
 from tools.conftest import RunTool
 
@@ -125,10 +126,40 @@ def test_the_connection_goes_to_the_checked_address_with_the_name_as_host(
     ("address", "public"),
     [("8.8.8.8", True), ("127.0.0.1", False), ("10.1.2.3", False), ("169.254.169.254", False),
      ("100.64.0.1", False), ("::1", False), ("::ffff:127.0.0.1", False), ("fe80::1%eth0", False),
-     ("2606:4700::1111", True), ("224.0.0.1", False), ("0.0.0.0", False)],
+     ("2606:4700::1111", True), ("224.0.0.1", False), ("0.0.0.0", False),
+     # IPv6 forms that carry an IPv4 address are judged by it as well
+     ("64:ff9b::a9fe:a9fe", False), ("64:ff9b::7f00:1", False), ("64:ff9b::808:808", True),
+     ("64:ff9b:1::a9fe:a9fe", False), ("64:ff9b:1:a9fe:a9:fe00::", False),
+     ("64:ff9b:1::808:808", False),  # local-use NAT64: the operator's, never public
+     ("2002:7f00:1::", False), ("2002:a9fe:a9fe::1", False), ("2002:c0a8:101::", False),
+     ("2002:808:808::1", True),
+     ("::ffff:8.8.8.8", True), ("::ffff:0:127.0.0.1", False), ("::ffff:0:a00:1", False),
+     ("::127.0.0.1", False), ("::a9fe:a9fe", False), ("::8.8.8.8", True),
+     ("2001:0:4136:e378:8000:63bf:3fff:fdd2", False),  # Teredo, client 192.0.2.45
+     ("2001:0:808:808:0:f5ff:80ff:fffe", False),  # Teredo: 8.8.8.8 serves 127.0.0.1
+     ("2606:4700::5efe:a00:1", False), ("2606:4700::200:5efe:a9fe:a9fe", False),  # ISATAP
+     ("2606:4700::200:5efe:808:808", True)],
 )  # fmt: skip
 def test_public_addresses(address: str, public: bool) -> None:
     assert is_public(address) is public
+
+
+@pytest.mark.parametrize(
+    ("host", "carried"),
+    [("64:ff9b::a9fe:a9fe", "169.254.169.254"), ("2002:7f00:1::", "127.0.0.1"),
+     ("::127.0.0.1", "127.0.0.1"), ("2606:4700::5efe:a00:1", "10.0.0.1")],
+)  # fmt: skip
+def test_print_mode_refuses_an_ipv6_form_of_a_private_address(
+    project: Path, host: str, carried: str
+) -> None:
+    scratch = Project(project, project.parent / "home")
+    call = {"name": "web_fetch", "arguments": {"url": f"http://[{host}]/latest/meta-data/"}}
+    model = scratch.script({"tool_calls": [call]}, {"text": "Done."})
+    scratch.write_agent(model, tools=["web_fetch"], web_fetch={"timeout": "2s"}, yolo=True)
+    result = scratch.hookgate("-p", "fetch it")
+    assert result.returncode == 0, result.stderr
+    (answer,) = [m["content"] for m in scratch.messages() if m["role"] == "tool"]
+    assert f"resolves to {host} (carrying {carried}), which is not a public address" in answer
 
 
 def test_the_agent_file_offers_it_only_when_listed_and_checks_its_settings(tmp_path: Path) -> None:

@@ -28,7 +28,8 @@ async def test_a_guard_script_changed_mid_session_is_not_run_and_its_call_is_den
         {"text": "done"},
     )
     hooks = {"preToolCall": [{"matcher": "^read_file$", "command": guard, "onError": "fail"}]}
-    project.write_agent(script, yolo=True, hooks=hooks)
+    # Unconfined, the shell can rewrite the guard (the sandbox refuses it: tests/sandbox).
+    project.write_agent(script, yolo=True, hooks=hooks, sandbox={"mode": "off"})
     agent = await open_project_agent()
 
     view = RecordingView()

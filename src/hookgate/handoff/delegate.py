@@ -138,6 +138,7 @@ def handoffs_for(
     trusted_digests: Mapping[str, str] | None = None,
     agents: Mapping[str, AgentRef] | None = None,
     inherited_deny: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
 ) -> Handoffs | None:
     """The hand-offs of an agent whose file lists `agents:` (or to `agents`, a team's
     members), or None when there are none.
@@ -145,6 +146,8 @@ def handoffs_for(
     The depth limit only tightens down a chain: an asked agent keeps the lower of its
     own `max_ask_depth` and the one it was started with. Deny rules only add up: an
     asked agent runs under its asker's (`config`'s and `inherited_deny`) and its own.
+    `env`: set over hookgate's own environment for the asked agents (the sandbox they
+    stay within).
     """
     agents = config.agents if agents is None else agents
     if not agents:
@@ -153,7 +156,7 @@ def handoffs_for(
     if inherited_limit is not None:
         limit = min(limit, inherited_limit)
     return Handoffs(
-        agents, engine, display, project_dir, dict(os.environ), depth, limit,
+        agents, engine, display, project_dir, {**os.environ, **(env or {})}, depth, limit,
         dict(trusted_digests or {}),
         tuple(dict.fromkeys((*config.permissions.deny, *inherited_deny))),
     )  # fmt: skip

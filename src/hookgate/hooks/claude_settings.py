@@ -104,7 +104,7 @@ class ClaudeEntry:
 def claude_entries(files: Iterable[Path]) -> tuple[list[ClaudeEntry], list[str]]:
     """The hook entries of the settings `files`, merged in order, each identical one once,
     and a line for everything in them that cannot run here."""
-    documents = [(path, _read(path)) for path in files]
+    documents = [(path, read_settings(path)) for path in files]
     if any(document.get("disableAllHooks") is True for _, document in documents):
         return [], ["disableAllHooks is set: no Claude hooks run"]
     entries: list[ClaudeEntry] = []
@@ -126,7 +126,7 @@ def claude_entries(files: Iterable[Path]) -> tuple[list[ClaudeEntry], list[str]]
     return entries, never
 
 
-def _read(path: Path) -> Mapping[Any, Any]:
+def read_settings(path: Path) -> Mapping[Any, Any]:
     """The settings file as a mapping that knows its lines; bad JSON names line and column."""
     where = Where(str(path))
     try:

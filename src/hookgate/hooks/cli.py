@@ -28,14 +28,13 @@ from hookgate.hooks.yamlfile import did_you_mean
 
 DEFAULT_CONFIG = Path("hookgate.yaml")
 OfferedTools = Callable[[Path], "tuple[str, ...] | None"]
-#: The application's warnings and notes about the rest of its file (hookgate's: the
-#: permission rules), for `check` to print after the hooks.
-FileFindings = Callable[[Path], "tuple[list[str], list[str]]"]
 EXIT_OK, EXIT_ERROR, EXIT_BLOCKED = 0, 1, 2
 
 #: Reads a file's hooks, validating what else the application's file holds; the flag
 #: says whether `python:` hooks may be imported (`check` imports nothing).
 ConfigLoader = Callable[[Path, bool], HooksConfig]
+#: What the runtime adds to `check` about a config file: lines to print, and warnings.
+AgentReport = Callable[[Path], "tuple[list[str], list[str]]"]
 
 
 def _load_hooks_only(path: Path, import_python: bool) -> HooksConfig:
@@ -47,14 +46,15 @@ def add_parser(
     *,
     load_config: ConfigLoader = _load_hooks_only,
     offered_tools: OfferedTools = lambda _: None,
-    file_findings: FileFindings = lambda _: ([], []),
+    agent_report: AgentReport = lambda _: ([], []),
 ) -> None:
     """Register `hooks` and its commands on the main CLI's subparsers.
 
     `load_config` reads a config file (hookgate's validates a whole agent file);
     `offered_tools` names the tools a config file's agent offers (None: unknown), so
-    that `check` can warn about a matcher that matches none of them; `file_findings`
-    says what else `check` warns about (counted, `--strict` fails on them) and notes.
+    that `check` can warn about a matcher that matches none of them; `agent_report`
+    says what else `check` shows of an agent file (hookgate's: its sandbox on this
+    machine, its permission rules).
     """
     hooks = subparsers.add_parser("hooks", help="check, fire and describe hooks")
     hooks.set_defaults(load_config=load_config)
@@ -67,7 +67,7 @@ def add_parser(
     )
     _add_file_option(check, config_help)
     check.add_argument("--strict", action="store_true", help="fail on warnings too (for CI)")
-    check.set_defaults(handler=run_check, offered_tools=offered_tools, file_findings=file_findings)
+    check.set_defaults(handler=run_check, offered_tools=offered_tools, agent_report=agent_report)
 
     fire = commands.add_parser(
         "fire",
@@ -128,21 +128,16 @@ def run_check(args: argparse.Namespace) -> int:
         print("\nnever fires here (from Claude Code settings):")
         for line in config.never_fires:
             print(f"  - {line}")
-    warnings += _print_file_findings(*args.file_findings(args.config))
+    lines, report_warnings = args.agent_report(args.config)
+    if lines:
+        print()
+        print("\n".join(lines))
+    for warning in report_warnings:
+        warnings += 1
+        print(f"warning: {warning}", file=sys.stderr)
     if warnings:
         print(f"\n{warnings} warning{'s' if warnings != 1 else ''}", file=sys.stderr)
     return EXIT_ERROR if warnings and args.strict else EXIT_OK
-
-
-def _print_file_findings(warnings: list[str], notes: list[str]) -> int:
-    """Print the application's own findings about its file; how many warnings."""
-    if warnings or notes:
-        print("\npermissions")
-    for warning in warnings:
-        print(f"  warning: {warning}", file=sys.stderr)
-    for note in notes:
-        print(f"  note: {note}")
-    return len(warnings)
 
 
 #: Events that fire only in a team's supervisor: the agent offered `create_task`.
@@ -209,6 +204,7 @@ def run_import_claude(args: argparse.Namespace) -> int:
         entry = json.loads(json.dumps(item.entry))  # plain values, in a readable key order
         matcher = {"matcher": entry.pop("matcher")} if "matcher" in entry else {}
         block.setdefault(item.event.aliases[0], []).append({**matcher, **entry})
+    document: dict[str, Any] = {"hooks": block, **_imported_permissions(args.dir, files)}
     print(f"# from {', '.join(map(str, files))}")
     for line in never:
         print(f"# not imported: {line}")
@@ -216,8 +212,23 @@ def run_import_claude(args: argparse.Namespace) -> int:
 
     yaml = YAML()
     yaml.default_flow_style = False
-    yaml.dump({"hooks": block}, sys.stdout)
+    yaml.dump(document, sys.stdout)
     return EXIT_OK
+
+
+def _imported_permissions(project: Path, files: list[Path]) -> dict[str, Any]:
+    """`permissions:` and `workspace:` for the settings `files`' permissions, if any;
+    a rule that cannot be mapped is a config error, as in a session."""
+    from hookgate.hooks.claude_permissions import RULE_LISTS, claude_permissions
+    from hookgate.hooks.claude_settings import read_settings
+
+    found = claude_permissions([(f, read_settings(f)) for f in files], project, Path.home())
+    lists = {name: list(getattr(found, name)) for name in RULE_LISTS if getattr(found, name)}
+    document: dict[str, Any] = {"permissions": lists} if lists else {}
+    if found.directories:
+        dirs = [os.path.relpath(folder, project.resolve()) for folder in found.directories]
+        document["workspace"] = {"dirs": dirs}
+    return document
 
 
 def run_schema(args: argparse.Namespace) -> int:

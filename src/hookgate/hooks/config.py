@@ -78,6 +78,10 @@ class HookSpec(NamedTuple):
     """Where the hook was defined, `file:line`, for messages."""
     persistent: bool = False
     """Started once per session and asked event after event (`hooks.persistent`)."""
+    listed_as: str = ""
+    """The phase name of another format (`PreToolUse`) the entry is listed under while it
+    names no `format:`, so speaks the native one: a Mecatl hook that lacks `format: mecatl`
+    (linting warns)."""
 
     def argv(self) -> tuple[str, ...]:
         """The command line the hook runs as (empty for a Python callable or an http hook)."""
@@ -199,7 +203,12 @@ def parse_hooks(
             raise at.error(f"expected a list of hooks, got {describe(entries)}")
         hooks[spec.name] = tuple(
             parse_hook(
-                entry, spec, at.item(entries, i), base_dir=base_dir, import_python=import_python
+                entry,
+                spec,
+                at.item(entries, i),
+                base_dir=base_dir,
+                import_python=import_python,
+                listed_as=str(raw_name),
             )
             for i, entry in enumerate(entries)
         )
@@ -207,9 +216,15 @@ def parse_hooks(
 
 
 def parse_hook(
-    node: Any, event: EventSpec, where: Where, *, base_dir: Path, import_python: bool = True
+    node: Any,
+    event: EventSpec,
+    where: Where,
+    *,
+    base_dir: Path,
+    import_python: bool = True,
+    listed_as: str = "",
 ) -> HookSpec:
-    """Validate one hook entry of `event`'s list."""
+    """Validate one hook entry of `event`'s list, found under the key `listed_as`."""
     node = expect_mapping(node, where, "a hook")
     if isinstance(node.get("hooks"), list) and not set(node) & set(KINDS):
         raise where.error(
@@ -257,6 +272,7 @@ def parse_hook(
         cwd=_cwd(node, where, base_dir),
         origin=f"{where.file}:{where.line}" if where.line else where.file,
         persistent=_persistent(node, where, kind),
+        listed_as=listed_as if listed_as not in ("", event.name) and "format" not in node else "",
     )
 
 

@@ -159,6 +159,25 @@ class _SyntaxCheck(NamedTuple):
 def _findings(hook: HookSpec, project_dir: Path) -> list[str | _SyntaxCheck]:
     """What linting `hook` finds without running anything, in order, with the syntax
     checks still to run in their places."""
+    return [*_listing_warnings(hook), *_kind_findings(hook, project_dir)]
+
+
+def _listing_warnings(hook: HookSpec) -> list[str]:
+    """A hook listed under another format's phase name (`PreToolUse`) with no `format:`
+    reads hookgate's native events and replies: a Mecatl hook then matches no tool by
+    `Shell`, and its `mutated` reply fails (on `UserPromptSubmit`, every question)."""
+    if not hook.listed_as or hook.model is not None or hook.python is not None:
+        return []
+    mecatl = "format: mecatl for a Mecatl hook, " if hook.event.mecatl_phase else ""
+    return [
+        f"listed under {hook.listed_as!r}, a phase name of another hook system, with no "
+        "'format:', so it reads hookgate's native events and replies, not that system's: "
+        f"add {mecatl}format: claude for a Claude Code hook, or list it under "
+        f"{hook.event.name} to mean the native format"
+    ]
+
+
+def _kind_findings(hook: HookSpec, project_dir: Path) -> list[str | _SyntaxCheck]:
     if hook.http is not None:
         return list(_http_warnings(hook.http))
     if hook.python is not None:

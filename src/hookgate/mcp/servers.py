@@ -24,11 +24,16 @@ async def start_mcp_servers(
     notify: Callable[[str], None],
     *,
     project_dir: Path,
+    confine: Callable[[list[str]], list[str]] | None = None,
 ) -> list[McpTool]:
-    """Start every server in `servers`; their tools, in the order the servers are listed."""
+    """Start every server in `servers`; their tools, in the order the servers are listed.
+
+    `confine`: how a server with `sandbox: true` is run in the session's sandbox.
+    """
     show_sdk_logs_as_notices()
     connections = [
-        McpConnection(config, project_dir=str(project_dir)) for config in servers.values()
+        McpConnection(config, project_dir=str(project_dir), confine=confine)
+        for config in servers.values()
     ]
     for connection in connections:
         resources.push_async_callback(connection.aclose)

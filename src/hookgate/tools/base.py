@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, Protocol
 
 from hookgate.errors import ToolError
 from hookgate.messages import ToolSpec
+from hookgate.sandbox.settings import Mode, SandboxSettings
 from hookgate.toolsettings import ShellLimits, WebLimits
 
 #: Characters of a bad argument's value quoted in an error message.
@@ -45,8 +46,9 @@ class ToolContext(NamedTuple):
 
     `env` is the complete environment of the processes a tool starts (secrets already
     dropped); `shell_timeout` is the most seconds a shell command may run; `output_cap`
-    bounds, in bytes, the output a tool hands back. The rest bounds where the file
-    tools reach (`tools/paths.py`) and what a shell command may use.
+    bounds, in bytes, the output a tool hands back. The rest bounds where the tools
+    reach: `sandbox.Boundaries.of(ctx)` makes it the one table the file tools and the
+    shell's sandbox read.
     """
 
     project_dir: Path
@@ -61,6 +63,10 @@ class ToolContext(NamedTuple):
     """Resolved paths the model's file tools never write: the agent file's trust closure."""
     shell_limits: ShellLimits = ShellLimits()
     web: WebLimits = WebLimits()
+    sandbox: SandboxSettings = SandboxSettings(Mode.OFF)
+    """The OS sandbox of shell commands; the agent file's default is `workspace-write`."""
+    private_tmp: Path | None = None
+    """The session's own temporary directory, writable by its confined commands."""
 
 
 class Tool(Protocol):

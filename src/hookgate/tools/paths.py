@@ -1,21 +1,29 @@
-"""Where the file tools reach: one normalisation of every path, the workspace, the refusals.
+"""Where the file tools reach: one normalisation of every path, and the refusals.
 
 A path is made absolute from the project directory, with `..`, `//` and `./` gone and
 symlinks resolved, before a permission rule judges it and before a tool opens it, so
-both see the same file. The workspace (project directory plus `workspace.dirs`) is
-reached freely; elsewhere asks for consent; `$HOOKGATE_HOME` and protected files never.
+both see the same file. Where it may go is the sandbox's table (`sandbox.Boundaries`),
+the one the shell's sandbox enforces: the workspace (project directory plus
+`workspace.dirs`) is reached freely, elsewhere asks for consent; `$HOOKGATE_HOME` is
+never reached, protected files never written, and with the sandbox on no file is
+written outside its writable dirs.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import glob
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from hookgate.errors import ToolError
+from hookgate.sandbox.boundaries import Boundaries, within
 from hookgate.tools.base import ToolContext
+
+__all__ = ["within"]  # the sandbox's, for the tools that walk a tree
 
 #: The argument holding the path each file tool opens or walks.
 PATH_ARGUMENT = {
@@ -44,31 +52,60 @@ def normalise_path(raw: str, base: Path) -> Path:
     return Path(os.path.realpath(joined))
 
 
-def path_rule_matches(pattern: str, raw: object, project_dir: Path) -> bool:
+def path_rule_matches(
+    pattern: str, raw: object, project_dir: Path, *, denying: bool = False
+) -> bool:
     """Whether a path tool's rule glob `pattern` covers the path `raw` the model gave.
 
-    Both are made absolute from the project directory: a relative pattern means a
-    place in the project, and `notes/../x` is judged as the `x` it opens.
+    Both are made absolute from the project directory, whose own name is never a glob
+    (`proj[1]` is itself): a relative pattern means a place in the project. An allow
+    rule covers the file `raw` reaches (symlinks and `..` resolved), judged against the
+    pattern with its literal leading folders resolved the same way: `notes/*` does not
+    cover `notes/link` pointing elsewhere, and `secrets/*` covers `secrets/key` where
+    `secrets` links to `vault`. A deny rule (`denying`) matches that, or the path as
+    written against the pattern as written (`..` taken lexically), so it refuses every
+    name of a file it names.
     """
     if not isinstance(raw, str):
         return False
     base = project_dir.resolve()
     try:
-        path = normalise_path(raw, base)
+        reached = str(normalise_path(raw, base))
     except ToolError:
         return False
-    absolute = os.path.normpath(os.path.join(base, pattern))
-    return fnmatch.fnmatchcase(str(path), "/" + absolute.lstrip("/"))
+    resolved_rule = _anchored_rule(pattern, base, resolve=True)
+    if not denying:
+        return fnmatch.fnmatchcase(reached, resolved_rule)
+    rules = (resolved_rule, _anchored_rule(pattern, base, resolve=False))
+    paths = (reached, _lexical(raw, base))
+    return any(fnmatch.fnmatchcase(path, rule) for path in paths for rule in rules)
+
+
+#: A path component a glob reads as a pattern, not as itself.
+_GLOB_MAGIC = re.compile(r"[*?\[]")
+
+
+def _anchored_rule(pattern: str, base: Path, *, resolve: bool) -> str:
+    """`pattern` as an absolute glob: its leading literal folders joined to `base`,
+    escaped so no name in them is read as a glob, and with `resolve` symlinks resolved."""
+    parts = os.path.normpath(pattern).split("/")
+    literal = next((i for i, part in enumerate(parts) if _GLOB_MAGIC.search(part)), len(parts))
+    head = "/".join(parts[:literal]) or ("/" if pattern.startswith("/") else ".")
+    anchor = _lexical(head, base)
+    if resolve and "\0" not in head:  # no file has a NUL in its name: nothing to resolve
+        anchor = str(normalise_path(head, base))
+    rest = "/".join(parts[literal:])
+    return glob.escape(anchor) + ("/" + rest if rest and anchor != "/" else rest)
+
+
+def _lexical(raw: str, base: Path) -> str:
+    """`raw` made absolute from `base` with `.`, `..` and `//` taken as written."""
+    return "/" + os.path.normpath(os.path.join(base, raw)).lstrip("/")
 
 
 def workspace_roots(ctx: ToolContext) -> tuple[Path, ...]:
     """The directories the file tools reach without asking: the project, then the extra ones."""
-    return (ctx.project_dir.resolve(), *ctx.workspace_dirs)
-
-
-def within(path: Path, roots: tuple[Path, ...]) -> bool:
-    """Whether `path` is one of `roots` or lies under one (both resolved)."""
-    return any(path.is_relative_to(root) for root in roots)
+    return Boundaries.of(ctx).workspace
 
 
 def leaves_workspace(tool: str, arguments: Mapping[str, Any], ctx: ToolContext) -> bool:
@@ -91,26 +128,33 @@ def open_path(raw: str, ctx: ToolContext, *, writing: bool = False) -> Path:
     """The normalised path a file tool opens; raises `ToolError` where it must not go.
 
     `$HOOKGATE_HOME` (sessions of every project) is never reached, reads included;
-    a protected file (the agent file and what it trusts) is never written.
+    a protected file (the agent file and what it trusts) is never written; with the
+    sandbox on, nothing outside its writable dirs is written, as for the shell.
     """
     path = normalise_path(raw, ctx.project_dir)
-    if refused(path, ctx):
+    bounds = Boundaries.of(ctx)
+    if bounds.hides(path):
         raise ToolError(
             f"[denied: {raw!r} is protected: it is inside hookgate's own data directory "
             f"({ctx.hookgate_home}), which no file tool reaches]"
         )
-    if writing and path in ctx.protected_files:
+    if writing and path in bounds.protected:
         raise ToolError(
             f"[denied: {display_path(path, ctx)} is protected: the agent file or a file it "
             "trusts, which only its owner changes (and then trusts anew)]"
+        )
+    if writing and not bounds.may_write(path):
+        shown = ", ".join(str(d) for d in bounds.writable) or "none"
+        raise ToolError(
+            f"[denied: {display_path(path, ctx)} is outside the sandbox's writable "
+            f"directories ({shown}); sandbox mode {bounds.sandbox.mode.value}]"
         )
     return path
 
 
 def refused(path: Path, ctx: ToolContext) -> bool:
     """Whether `path` lies in `$HOOKGATE_HOME`, which no file tool reaches."""
-    home = ctx.hookgate_home
-    return home is not None and within(path, (home,))
+    return Boundaries.of(ctx).hides(path)
 
 
 def display_path(path: Path, ctx: ToolContext) -> str:

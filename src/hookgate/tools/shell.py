@@ -2,8 +2,11 @@
 
 The command runs through `run_process` in a process group of its own, under `reaper.py`:
 when it ends, times out or is cancelled, everything it started is killed, background
-children and `setsid` daemons too; `ShellLimits` apply to all of it. A non-zero exit
-or a timeout is an `is_error` result that still carries the output.
+children and `setsid` daemons too; `ShellLimits` apply to all of it. With the sandbox
+on (the agent file's default), all of that runs inside it (`sandbox/bwrap.py`): the
+kernel holds every process of the command to the session's boundaries, whatever the
+command line says. A non-zero exit or a timeout is an `is_error` result that still
+carries the output.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from typing import Any
 from hookgate.errors import ToolError
 from hookgate.hooks.process import ProcessResult, SpawnError, resolve_program, run_process
 from hookgate.messages import ToolSpec
+from hookgate.sandbox import Boundaries
+from hookgate.sandbox.boundaries import ensure_private
 from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult
 from hookgate.toolsettings import ShellLimits
 
@@ -60,12 +65,9 @@ class ShellTool(BuiltinTool):
         timeout = min(timeout, ctx.shell_timeout)
         try:
             shell = resolve_program(SHELL, ctx.env)  # here: the reaper's error would be vaguer
+            argv, env = sandboxed(reaped_command([shell, "-c", command], ctx.shell_limits), ctx)
             result = await run_process(
-                reaped_command([shell, "-c", command], ctx.shell_limits),
-                env=ctx.env,
-                cwd=str(ctx.project_dir),
-                timeout=timeout,
-                output_cap=ctx.output_cap,
+                argv, env=env, cwd=str(ctx.project_dir), timeout=timeout, output_cap=ctx.output_cap
             )
         except SpawnError as exc:
             raise ToolError(f"cannot run the command: {exc}") from exc
@@ -80,6 +82,25 @@ def reaped_command(argv: list[str], limits: ShellLimits) -> list[str]:
     values = (limits.processes, limits.cpu_seconds, limits.file_size)
     shown = ["-" if value is None else str(value) for value in values]
     return [sys.executable, "-I", "-S", REAPER, *shown, "--", *argv]
+
+
+def sandboxed(argv: list[str], ctx: ToolContext) -> tuple[list[str], Mapping[str, str]]:
+    """`argv` and its environment as the session's sandbox runs them (as they are when off).
+
+    Raises `ToolError` where the sandbox cannot be set up: the command never runs loose.
+    """
+    if not ctx.sandbox.on:
+        return argv, ctx.env
+    from hookgate.sandbox.bwrap import SandboxUnavailable, confine
+
+    env = dict(ctx.env)
+    try:
+        if ctx.private_tmp is not None:
+            ensure_private(ctx.private_tmp)
+            env["TMPDIR"] = str(ctx.private_tmp)
+        return confine(argv, Boundaries.of(ctx)), env
+    except (SandboxUnavailable, OSError) as exc:
+        raise ToolError(f"[not run: the sandbox cannot be set up: {exc}]") from exc
 
 
 def format_output(result: ProcessResult, *, cap: int, timeout: float) -> str:

@@ -140,19 +140,74 @@ async def checked_target(url: str, limits: WebLimits) -> Target:
         for address in addresses:
             if not is_public(address):
                 raise ToolError(
-                    f"web_fetch: {host} resolves to {address}, which is not a public address; "
-                    "set web_fetch: {allow_private: true} in the agent file to allow it"
+                    f"web_fetch: {host} resolves to {address}{_carrying(address)}, which is not "
+                    "a public address; set web_fetch: {allow_private: true} in the agent file "
+                    "to allow it"
                 )
     return Target(url, host, addresses[0])
 
 
 def is_public(address: str) -> bool:
     """Whether `address` is a globally routable unicast address (no loopback, private,
-    link-local, shared, reserved or multicast one; a v4-mapped v6 address as its v4)."""
+    link-local, shared, reserved or multicast one), with every IPv4 address an IPv6 one
+    embeds (`embedded_ipv4`) public too: `64:ff9b::a9fe:a9fe` reaches 169.254.169.254."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip in _NAT64_LOCAL:
+            return False  # the operator picks where the IPv4 address sits: none to read
+        embedded = embedded_ipv4(ip)
+        if _routed_as_ipv4(ip):  # the IPv4 address is the destination
+            return all(_public(v4) for v4 in embedded)
+        if not all(_public(v4) for v4 in embedded):
+            return False
+    return _public(ip)
+
+
+def _carrying(address: str) -> str:
+    """` (carrying 10.0.0.1)` for an IPv6 address that embeds IPv4 ones, else nothing."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    embedded = embedded_ipv4(ip) if isinstance(ip, ipaddress.IPv6Address) else ()
+    return f" (carrying {', '.join(map(str, embedded))})" if embedded else ""
+
+
+def _public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     return ip.is_global and not ip.is_multicast
+
+
+#: IPv6 forms whose traffic goes to the IPv4 address in their low 32 bits: IPv4-mapped
+#: (`::ffff:0:0/96`), SIIT's IPv4-translated (`::ffff:0:0:0/96`, RFC 2765), the deprecated
+#: IPv4-compatible (`::/96`, `::1` as 0.0.0.1 included) and NAT64's well-known prefix
+#: (`64:ff9b::/96`, RFC 6052). The standard library calls several of them global.
+_IPV4_FORMS = tuple(
+    ipaddress.IPv6Network(prefix)
+    for prefix in ("::ffff:0:0/96", "::ffff:0:0:0/96", "::/96", "64:ff9b::/96")
+)
+#: NAT64's local-use prefix (RFC 8215): never a public destination.
+_NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")
+#: ISATAP interface identifiers (RFC 5214): `0:5efe` or `200:5efe`, then an IPv4 address.
+_ISATAP_MARKS = (0x00005EFE, 0x02005EFE)
+
+
+def _routed_as_ipv4(ip: ipaddress.IPv6Address) -> bool:
+    return any(ip in network for network in _IPV4_FORMS)
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> tuple[ipaddress.IPv4Address, ...]:
+    """Every IPv4 address `ip` carries that its traffic may be sent to: the low 32 bits
+    of an `_IPV4_FORMS` address, 6to4's (`2002::/16`), Teredo's server and its client
+    (de-obfuscated; `2001::/32`), an ISATAP interface identifier's (any prefix)."""
+    value = int(ip)
+    low = ipaddress.IPv4Address(value & 0xFFFFFFFF)
+    found: list[ipaddress.IPv4Address] = []
+    if _routed_as_ipv4(ip):
+        found.append(low)
+    if ip.sixtofour is not None:
+        found.append(ip.sixtofour)
+    if ip.teredo is not None:
+        found.extend(ip.teredo)
+    if (value >> 32) & 0xFFFFFFFF in _ISATAP_MARKS:
+        found.append(low)
+    return tuple(found)
 
 
 async def _read(url: str, response: httpx2.Response, cap: int) -> Page:

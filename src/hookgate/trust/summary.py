@@ -84,6 +84,8 @@ def _hook_command(hook: HookSpec) -> str:
 
 def _model(config: AgentConfig) -> str:
     spec = config.model
+    if spec is None:
+        return "none: hooks alone, run inside another agent by `hookgate hook`"
     if isinstance(spec, str) and spec.startswith(SCRIPTED_PREFIX):
         return f"a scripted model (offline) playing {spec.removeprefix(SCRIPTED_PREFIX).strip()}"
     settings = {"name": spec} if isinstance(spec, str) else dict(spec)

@@ -27,6 +27,9 @@ CLAUDE_TOOL_NAMES: Mapping[str, str] = {
 }
 #: Claude Code's older names, as matchers may still spell them.
 _ALIASES = {"Task": "Agent"}
+_HOOKGATE_NAMES = {claude: ours for ours, claude in CLAUDE_TOOL_NAMES.items()} | {
+    "Task": "ask_agent"
+}
 
 #: Per tool: (hookgate argument, Claude argument, conversion), in Claude's order.
 _ARGUMENTS: Mapping[str, tuple[tuple[str, str, str], ...]] = {
@@ -62,6 +65,24 @@ _PLAIN_MATCHER = re.compile(r"[A-Za-z0-9_\- ,|]*\Z")
 def claude_tool_name(name: str) -> str:
     """The name Claude Code gives hookgate's tool `name` (an MCP name is unchanged)."""
     return CLAUDE_TOOL_NAMES.get(name, name)
+
+
+def hookgate_tool_name(claude_name: str) -> str:
+    """hookgate's name of Claude Code's tool `claude_name` (`Bash` is `shell`); a tool
+    hookgate has no counterpart of (an MCP tool, `WebSearch`) keeps its name."""
+    return _HOOKGATE_NAMES.get(claude_name, claude_name)
+
+
+def input_as_arguments(tool: str, tool_input: Mapping[str, Any], cwd: str) -> dict[str, Any]:
+    """hookgate's arguments of a call Claude Code reports (`tool_input`), for hooks to
+    judge: what maps is renamed and converted, anything else is kept as given."""
+    arguments: dict[str, Any] = {}
+    for key, value in tool_input.items():
+        try:
+            arguments.update(arguments_from_claude(tool, {key: value}, {}, cwd))
+        except BadReply:
+            arguments[key] = value
+    return arguments
 
 
 def compile_claude_matcher(text: str) -> re.Pattern[str] | None:

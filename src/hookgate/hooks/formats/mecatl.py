@@ -1,4 +1,5 @@
-"""The Mecatl hook contract, exactly: `{"Phase","Tool","Input","SessionID"}` on stdin.
+"""The Mecatl hook contract, exactly: `{"Phase","Tool","Input","SessionID"}` on stdin,
+with Mecatl's tool names (`Shell`), which matchers are tested against too.
 
 Exit 0 allows; its stdout is a plain message, or a JSON object read as the envelope
 `{"mutated", "message"}`, whose `mutated` must have the shape of `Input` or the hook
@@ -23,6 +24,7 @@ from hookgate.hooks.formats.base import (
     check_exit,
     read_json_object,
 )
+from hookgate.hooks.formats.claude_tools import CLAUDE_TOOL_NAMES
 from hookgate.hooks.process import ProcessResult
 
 #: The canonical field each mutable phase's `Input` stands for.
@@ -34,6 +36,14 @@ _MUTATION_TARGET = {
 _COMMON = (
     "event", "session_id", "cwd", "asked", "tool", "transcript_path", "permission_mode",
 )  # fmt: skip
+#: Mecatl's names of hookgate's tools, as its hooks read them in `Tool` and match them:
+#: the contract's `Shell`, `WebFetch` and `WebSearch`; otherwise Claude Code's names,
+#: which Mecatl shares (`Read`, `Edit`, …). Another tool (`mcp__server__tool`) keeps its own.
+MECATL_TOOL_NAMES: Mapping[str, str] = {
+    **CLAUDE_TOOL_NAMES,
+    "shell": "Shell",
+    "web_search": "WebSearch",
+}
 #: Phases the seed says cannot block: an exit 2 there is a message, whatever hookgate's
 #: own formats let a block do on the same event.
 ANNOTATE_ONLY = ("TeammateIdle", "TaskCreated", "TaskCompleted")
@@ -46,10 +56,13 @@ class MecatlFormat(FormatDefaults):
     def supports(self, event: EventSpec) -> bool:
         return event.mecatl_phase is not None
 
+    def match_name(self, name: str) -> str:
+        return mecatl_tool_name(name)
+
     def encode(self, event: EventSpec, payload: Mapping[str, Any]) -> bytes:
         document = {
             "Phase": event.mecatl_phase,
-            "Tool": payload.get("tool", ""),
+            "Tool": mecatl_tool_name(str(payload.get("tool", ""))),
             "Input": phase_input(event, payload),
             "SessionID": payload.get("session_id", ""),
         }
@@ -73,6 +86,11 @@ class MecatlFormat(FormatDefaults):
         if "mutated" not in envelope:
             return HookReply(message=message)
         return HookReply(changes=_mutation(event, payload, envelope["mutated"]), message=message)
+
+
+def mecatl_tool_name(name: str) -> str:
+    """The name Mecatl gives hookgate's tool `name` (`Shell` for `shell`)."""
+    return MECATL_TOOL_NAMES.get(name, name)
 
 
 def phase_input(event: EventSpec, payload: Mapping[str, Any]) -> Any:

@@ -115,11 +115,24 @@ def reply_from_json(
     )
 
 
+#: Reply fields only another format reads: (whose, the `format:` that reads them).
+_OTHER_FORMATS = {
+    "mutated": ("Mecatl", "mecatl"),
+    "hookSpecificOutput": ("Claude Code", "claude"),
+    "decision": ("Claude Code", "claude"),
+}
+
+
 def _refusal(event: EventSpec, key: str, allowed: tuple[str, ...]) -> str:
     if key == "agent":
         return "a hook cannot change which agent is asked"
     if key in event.payload or key in _VALIDATORS or key == "context":
         return f"{event.name} cannot change {key!r}; a reply may set: {', '.join(allowed)}"
+    if (other := _OTHER_FORMATS.get(key)) is not None:
+        return (
+            f"unknown reply field {key!r}: that is {other[0]}'s reply, which the native format "
+            f"does not read; give this hook format: {other[1]}"
+        )
     guess = did_you_mean(key, allowed)
     return (
         f"unknown reply field {key!r}; {guess + ' ' if guess else ''}"

@@ -1,0 +1,161 @@
+"""Each session of another agent kept as a hookgate session, one event at a time.
+
+Every hook process of an agent session appends to the same session file, named with
+the agent's name and session id (`20261201-130700-claude-<id>`), so `hookgate
+sessions` lists it as such, and found through a one-line index entry per agent session
+(`$HOOKGATE_HOME/agent-sessions/claude-<id>`). The conversation is kept as hookgate keeps its
+own (the question, each call, each result, the answer), with the same secrecy: a
+blocked question is kept as its marker only, the file is private. Each event adds an
+`agent_hook` record of what the hooks decided. A file that cannot be written is a
+notice for the user; the decision stands. `pid` says which process decided (the resident
+hookgate answers many events).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hookgate.agents.protocol import AgentEvent
+from hookgate.errors import SessionError
+from hookgate.hooks import Outcome
+from hookgate.hooks.wording import BLOCKED_MARKER, DENIED_CALL, STOPPED_CALL
+from hookgate.messages import Message, ToolCall
+from hookgate.session import Session, SessionStore
+
+#: The record each event adds, besides the messages.
+AGENT_HOOK = "agent_hook"
+#: Where each agent session's hookgate session id is kept, under `$HOOKGATE_HOME`.
+INDEX_DIR = "agent-sessions"
+_ID = re.compile(r"[0-9A-Za-z_-]+\Z")
+#: Characters of an agent's session id kept in hookgate's (a UUID is 36).
+MAX_ID = 80
+_NOT_ID = re.compile(r"[^0-9A-Za-z_-]")
+
+
+def audit_session_id(agent: str, session_id: str, now: datetime.datetime | None = None) -> str:
+    """The hookgate session id of an agent session first seen `now`."""
+    stamp = (now or datetime.datetime.now(datetime.UTC)).strftime("%Y%m%d-%H%M%S")
+    return f"{stamp}-{agent}-{_id_part(session_id)}"
+
+
+def open_audit(store: SessionStore, event: AgentEvent, agent_file: str) -> Session:
+    """The hookgate session of `event`'s agent session: found by its index entry (one
+    small file per agent session, so no event lists the sessions), else started."""
+    index = store.home / INDEX_DIR / f"{event.agent}-{_id_part(event.session_id)}"
+    session_id = _indexed(index, audit_session_id(event.agent, event.session_id))
+    # Made by whichever process wrote the index entry; opened where it exists already.
+    return store.create(agent_file=agent_file, cwd=event.cwd, session_id=session_id)
+
+
+def _indexed(index: Path, new_id: str) -> str:
+    """The session id `index` names; `new_id`, recorded there, where none is yet. The
+    entry appears whole (linked from a file written first): a reader never sees it empty."""
+    written = index.with_name(f".{index.name}.{os.getpid()}")
+    try:
+        index.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(written, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(new_id + "\n")
+        os.link(written, index)
+    except FileExistsError:
+        return _named_in(index) or new_id
+    except OSError as exc:
+        raise SessionError(f"cannot write the audit index {index}: {exc.strerror}") from exc
+    finally:
+        written.unlink(missing_ok=True)
+    return new_id
+
+
+def _named_in(index: Path) -> str | None:
+    try:
+        named = index.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SessionError(f"cannot read the audit index {index}: {exc}") from exc
+    return named if _ID.match(named) else None
+
+
+def record(
+    session: Session,
+    event: AgentEvent,
+    outcome: Outcome | None,
+    refused: str | None = None,
+    unchecked: str | None = None,
+) -> None:
+    """Append `event`'s messages and what the hooks decided. Without an `outcome`
+    hookgate could not decide: it blocked for the reason `refused`, or let the event
+    through unchecked for the reason `unchecked`. Raises `SessionError`."""
+    for message in _messages(event, outcome, refused):
+        session.append_message(message)
+    session.append_event(AGENT_HOOK, _decision(event, outcome, refused, unchecked))
+
+
+def last_question(session: Session) -> str:
+    """The session's latest question, for the end-of-turn event (agents do not send it)."""
+    try:
+        questions = [m.content for m in session.messages() if m.role == "user"]
+    except SessionError:
+        return ""
+    return questions[-1] if questions else ""
+
+
+def _messages(event: AgentEvent, outcome: Outcome | None, refused: str | None) -> list[Message]:
+    payload = outcome.payload if outcome is not None else event.payload
+    blocked = refused or (outcome.reason or "blocked" if outcome and outcome.blocked else None)
+    if event.event == "preGeneration":
+        text = BLOCKED_MARKER.format(reason=blocked) if blocked else str(payload.get("prompt", ""))
+        return [Message("user", text)]
+    if event.event == "preToolCall":
+        call = ToolCall(str(payload.get("call_id", "")), str(payload.get("tool", "")),
+                        dict(payload.get("arguments") or {}))  # fmt: skip
+        messages = [Message("assistant", "", (call,))]
+        if outcome is not None and outcome.stop_reason is not None:
+            messages.append(_result(call.id, STOPPED_CALL.format(reason=outcome.stop_reason)))
+        elif blocked:
+            messages.append(_result(call.id, DENIED_CALL.format(reason=blocked)))
+        return messages
+    if event.event == "postToolCall":
+        result = payload.get("result") or {}
+        content = result.get("content", "") if isinstance(result, Mapping) else result
+        return [_result(str(payload.get("call_id", "")), str(content))]
+    if event.event == "postGeneration" and payload.get("answer"):
+        return [Message("assistant", str(payload["answer"]))]
+    return []
+
+
+def _result(call_id: str, content: str) -> Message:
+    return Message("tool", content, tool_call_id=call_id)
+
+
+def _decision(
+    event: AgentEvent, outcome: Outcome | None, refused: str | None, unchecked: str | None
+) -> dict[str, Any]:
+    data: dict[str, Any] = {"agent": event.agent, "agent_session": event.session_id,
+                            "event": event.native, "hookgate_event": event.event,
+                            "pid": os.getpid()}  # fmt: skip
+    if "tool" in event.payload:
+        data["tool"] = event.payload["tool"]
+    if outcome is None:
+        if refused is not None:
+            return {**data, "decision": "refused", "reason": refused}
+        return {**data, "decision": "unchecked", "reason": unchecked}
+    decision = "blocked" if outcome.blocked else "stopped" if outcome.stop_reason else "allowed"
+    return {
+        **data,
+        "decision": decision,
+        "reason": outcome.reason or outcome.stop_reason,
+        "blocked_by": outcome.blocked_by,
+        "changed": list(outcome.changed),
+        "permission": outcome.permission,
+        "continue_with": outcome.continue_with,
+        "hooks_run": outcome.hooks_run,
+        "notices": list(outcome.notices),
+    }
+
+
+def _id_part(session_id: str) -> str:
+    return _NOT_ID.sub("_", session_id)[:MAX_ID] or "unnamed"

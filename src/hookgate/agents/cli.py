@@ -1,0 +1,101 @@
+"""`hookgate hook AGENT` and `hookgate install AGENT`: hookgate as another agent's hooks.
+
+`hook` is what the agent runs on each event (its JSON on stdin, the agent's own reply
+on stdout); `install` writes the agent's hook settings so that it does. Each command
+imports its agent's module only when run: `hook` starts once per event.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hookgate.agents import AGENT_MODULES, AGENT_NAMES
+
+if TYPE_CHECKING:
+    from hookgate.agents.protocol import AgentProtocol, HookSettings
+
+
+def add_parsers(commands: Any) -> None:
+    """Add `hook` and `install` to the main CLI's subparsers."""
+    hook = commands.add_parser("hook", help="answer one hook event of another agent (stdin)")
+    hook.add_argument("agent_name", choices=AGENT_NAMES, metavar="AGENT",
+                      help="the agent that runs it: " + ", ".join(AGENT_NAMES))  # fmt: skip
+    hook.add_argument("--agent", dest="hook_agent_file", type=Path, metavar="FILE",
+                      help="the agent file (default: hookgate.yaml in the agent's project)")  # fmt: skip
+    hook.set_defaults(handler=run_hook)
+    install = commands.add_parser("install", help="make another agent run hookgate's hooks")
+    install.add_argument("agent_name", choices=AGENT_NAMES, metavar="AGENT",
+                         help="the agent to set up: " + ", ".join(AGENT_NAMES))  # fmt: skip
+    where = install.add_mutually_exclusive_group()
+    where.add_argument("--project", dest="scope", action="store_const", const="project",
+                       default="project", help="this project's settings (default)")  # fmt: skip
+    where.add_argument("--user", dest="scope", action="store_const", const="user",
+                       help="the user's settings, for every project")  # fmt: skip
+    install.add_argument("--agent", dest="hook_agent_file", type=Path, metavar="FILE",
+                         help="the agent file every event is judged by "
+                              "(default: hookgate.yaml in the agent's project)")  # fmt: skip
+    install.add_argument("--resident", action="store_true",
+                         help="hand each event to a resident hookgate (started on first use, "
+                              "ended when idle): a thin command instead of hookgate's start")  # fmt: skip
+    install.add_argument("--uninstall", action="store_true", help="remove hookgate's entries")
+    install.add_argument("-y", "--yes", action="store_true", help="write without asking")
+    install.set_defaults(handler=run_install)
+
+
+def protocol_of(name: str) -> AgentProtocol:
+    """The hook protocol of the agent `name`, its module (alone) imported now."""
+    protocol: AgentProtocol = _module(name).PROTOCOL()
+    return protocol
+
+
+def settings_of(name: str) -> HookSettings:
+    """Where the agent `name` reads its hook settings, and the entries to write there."""
+    settings: HookSettings = _module(name).settings()
+    return settings
+
+
+def _module(name: str) -> Any:
+    # __import__, not importlib.import_module: an import `-X importtime` (and so
+    # tests/agent_clis/test_hook_startup.py) sees.
+    return __import__(AGENT_MODULES[name], fromlist=["PROTOCOL"])
+
+
+def run_hook(args: argparse.Namespace) -> int:
+    from hookgate.agents.hookrun import run_agent_hook
+
+    reply = run_agent_hook(
+        protocol_of(args.agent_name), sys.stdin.read(), agent_file=args.hook_agent_file
+    )
+    sys.stdout.write(reply.stdout)
+    sys.stderr.write(reply.stderr)
+    return reply.exit_code
+
+
+def run_install(args: argparse.Namespace) -> int:
+    from hookgate.agents.install import apply_change, hook_command, hookgate_program, plan_install
+
+    settings = settings_of(args.agent_name)
+    base = Path.home() if args.scope == "user" else Path.cwd()
+    path = base / (settings.user_file if args.scope == "user" else settings.project_file)
+    # An absolute user_file (Codex's $CODEX_HOME/hooks.json) stands as it is.
+    command = hook_command(
+        settings.agent, args.hook_agent_file, hookgate_program(), resident=args.resident
+    )
+    change = plan_install(settings, path, command, uninstall=args.uninstall)
+    confirm = not args.yes and sys.stdin.isatty() and sys.stderr.isatty()
+    if not change.changed:
+        state = "not installed" if args.uninstall else "already installed"
+        print(f"hookgate: {path}: {state}; nothing written", file=sys.stderr)
+        return 0
+    if not apply_change(change, confirm=confirm):
+        print(f"hookgate: {path}: nothing written", file=sys.stderr)
+        return 1
+    done = "removed hookgate from" if args.uninstall else "hookgate runs on every event of"
+    print(f"hookgate: {done} {path}", file=sys.stderr)
+    if not args.uninstall:
+        print(f"  {settings.approve}", file=sys.stderr)
+        print("  hookgate runs only a trusted agent file: hookgate trust FILE", file=sys.stderr)
+    return 0

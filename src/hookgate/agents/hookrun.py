@@ -1,0 +1,162 @@
+"""`hookgate hook AGENT`: one event of another agent, through the agent file's hooks.
+
+Reads the agent's event JSON, maps it (`AgentProtocol.parse`), checks the agent file's
+trust, runs the matching hooks with hookgate's engine and answers in the agent's own
+protocol, the file's `permissions: deny` rules judging each call after them. When
+hookgate cannot decide (the file is untrusted, changed, broken, or
+hookgate itself fails) the event is refused, with the reason, if a hook of it that
+would have run says `onError: fail` (or the file cannot be read to know); otherwise the
+user gets a notice and the agent goes on. Each event lands in the audit trail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hookgate.agents.protocol import AgentEvent, AgentProtocol, Reply
+from hookgate.hooks import ConfigError, HookEngine, HookgateError, HooksConfig, OnError, Outcome
+from hookgate.hooks.formats import FORMATS
+
+if TYPE_CHECKING:
+    from hookgate.agentfile import AgentConfig
+
+DEFAULT_AGENT_FILE = "hookgate.yaml"
+
+
+def run_agent_hook(
+    protocol: AgentProtocol,
+    text: str,
+    *,
+    agent_file: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Reply:
+    """The reply to the agent event `text` (its stdin). `agent_file` defaults to
+    `hookgate.yaml` in the agent's project directory. Never raises for a bad event or
+    file: the agent always gets an answer it reads."""
+    environ = os.environ if environ is None else environ
+    try:
+        given = json.loads(text)
+        event = protocol.parse(given, environ) if isinstance(given, dict) else None
+    except (ValueError, TypeError, KeyError) as exc:
+        return Reply(
+            stderr=f"hookgate: cannot read the {protocol.name} event: {exc}\n", exit_code=1
+        )
+    if event is None:
+        return Reply()
+    path = agent_file or Path(event.project_dir) / DEFAULT_AGENT_FILE
+    if agent_file is None and not path.exists():
+        return Reply()  # no hookgate.yaml in this project: no policy to apply
+    try:
+        from hookgate.trust.check import load_trusted
+
+        config, trusted = load_trusted(path)
+    except HookgateError as exc:
+        return _undecided(protocol, event, path, str(exc))
+    engine = HookEngine(
+        config.hooks, session_id=event.session_id, project_dir=event.project_dir,
+        pinned=trusted.pins(), transcript_path=event.transcript_path, environ=environ,
+        permission_mode=event.permission_mode,
+    )  # fmt: skip
+    try:
+        if event.event == "postGeneration" and not event.payload.get("prompt"):
+            event = _with_question(event, str(config.path))
+        outcome = engine.run_sync(event.event, event.payload)
+        if event.event == "preToolCall" and config.permissions.deny:
+            outcome = _judged_by_deny_rules(config, event, outcome)
+    except Exception as exc:  # hookgate's own failure, not a hook's: it cannot decide
+        return _undecided(protocol, event, path, f"hookgate failed: {exc!r}", config.hooks)
+    finally:
+        engine.close()
+    _audit(event, str(config.path), outcome)
+    return protocol.reply(event, outcome)
+
+
+def _judged_by_deny_rules(config: AgentConfig, event: AgentEvent, outcome: Outcome) -> Outcome:
+    """`outcome`, or a denial where a `permissions: deny` rule names the call, judged on
+    the model's own arguments after the hooks, as hookgate's own sessions judge it. Allow
+    rules are left to the agent's own permissions."""
+    if outcome.blocked or outcome.stop_reason is not None:
+        return outcome
+    from hookgate.policy import Policy, Verdict
+
+    policy = Policy(deny=config.permissions.deny, project_dir=Path(event.project_dir))
+    tool, arguments = str(event.payload["tool"]), event.payload["arguments"]
+    decision = policy.judge(tool, arguments, needs_consent=False)
+    if decision.verdict is not Verdict.DENY:
+        return outcome
+    reason = f"the permission rule {decision.rule!r} of {config.path} denies it"
+    return outcome._replace(blocked=True, reason=reason, blocked_by="permission rule")
+
+
+def _undecided(
+    protocol: AgentProtocol,
+    event: AgentEvent,
+    path: Path,
+    why: str,
+    hooks: HooksConfig | None = None,
+) -> Reply:
+    """Refuse where a guard of `event` must not fail open, else a notice."""
+    if hooks is None:
+        hooks = _hooks_unchecked(path)
+    if hooks is None or _guarded(hooks, event):
+        reason = f"hookgate cannot decide, and a hook of {event.event} must not fail open: {why}"
+        _audit(event, str(path), None, refused=reason)
+        return protocol.refuse(event, reason)
+    _audit(event, str(path), None, unchecked=why)
+    return protocol.notice(event, f"hookgate: no hooks ran on {event.native}: {why}")
+
+
+def _hooks_unchecked(path: Path) -> HooksConfig | None:
+    """The file's hooks, parsed without trusting, running or importing anything; None
+    where it cannot be read (then any of its hooks might be a guard)."""
+    from hookgate.agentfile import load_agent_file
+
+    try:
+        return load_agent_file(path, import_hooks=False).hooks
+    except (ConfigError, OSError):
+        return None
+
+
+def _guarded(hooks: HooksConfig, event: AgentEvent) -> bool:
+    """Whether a hook that would run on `event` fails closed."""
+    target = event.payload.get("tool")
+    for hook in hooks.for_event(event.event):
+        name = None if target is None else FORMATS[hook.format].match_name(str(target))
+        if hook.on_error is OnError.FAIL and hook.matches(name):
+            return True
+    return False
+
+
+def _with_question(event: AgentEvent, agent_file: str) -> AgentEvent:
+    """The end-of-turn event with the turn's question, which agents do not send."""
+    from hookgate.agents.audit import last_question, open_audit
+    from hookgate.session import SessionStore
+
+    try:
+        question = last_question(open_audit(SessionStore(), event, agent_file))
+    except HookgateError:
+        question = ""
+    return event._replace(payload={**event.payload, "prompt": question})
+
+
+def _audit(
+    event: AgentEvent,
+    agent_file: str,
+    outcome: Outcome | None,
+    *,
+    refused: str | None = None,
+    unchecked: str | None = None,
+) -> None:
+    from hookgate.agents.audit import open_audit, record
+    from hookgate.session import SessionStore
+
+    try:
+        session = open_audit(SessionStore(), event, agent_file)
+        record(session, event, outcome, refused=refused, unchecked=unchecked)
+    except HookgateError as exc:
+        print(f"hookgate: the audit trail missed {event.native}: {exc}", file=sys.stderr)

@@ -1,0 +1,278 @@
+"""`sandbox:` as a user meets it: each mode through a real `hookgate -p`, the file tools
+under the same table, a child agent held within its asker, and a machine without it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from runtime.project import Project
+
+#: Seconds a command may take to start under a loaded machine.
+START_WAIT_S = 30.0
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    directory = tmp_path / "project"
+    directory.mkdir()
+    return Project(directory, tmp_path / "home")
+
+
+def calls(*calls: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """A model script that makes `calls` one reply each, then answers `done`."""
+    replies: list[dict[str, Any]] = [
+        {"tool_calls": [{"name": name, "arguments": arguments}]} for name, arguments in calls
+    ]
+    return [*replies, {"text": "done"}]
+
+
+def play(project: Project, replies: list[dict[str, Any]], **settings: Any) -> list[str]:
+    """Run the agent once with `settings` under yolo; the tool results, in order."""
+    project.write_agent(project.script(*replies), yolo=True, **settings)
+    done = project.hookgate("-p", "go")
+    assert done.returncode == 0, done.stderr
+    return tool_results(project)
+
+
+def tool_results(project: Project) -> list[str]:
+    """What every tool call of every session (asked agents' too) returned."""
+    return [
+        str(record["message"]["content"])
+        for path in project.session_files()
+        for record in project.records(path)
+        if record.get("type") == "message" and record["message"]["role"] == "tool"
+    ]
+
+
+def shell(command: str) -> tuple[str, dict[str, Any]]:
+    return ("shell", {"command": command})
+
+
+def test_read_only_writes_nothing_but_the_private_tmp(project: Project) -> None:
+    script = 'echo x > here.txt; echo y > "$TMPDIR/t" && cat "$TMPDIR/t"'
+
+    (result,) = play(project, calls(shell(script)), sandbox={"mode": "read-only"})
+
+    assert not (project.dir / "here.txt").exists()
+    assert "Read-only file system" in result
+    assert result.splitlines()[0] == "y"
+
+
+def test_writable_dirs_are_writable_beyond_the_workspace(project: Project, tmp_path: Path) -> None:
+    extra, elsewhere = tmp_path / "cache", tmp_path / "elsewhere"
+    extra.mkdir()
+    elsewhere.mkdir()
+
+    play(
+        project,
+        calls(shell(f"echo a > {extra}/a; echo b > {elsewhere}/b")),
+        sandbox={"writable": [str(extra)]},
+    )
+
+    assert (extra / "a").read_text() == "a\n"
+    assert not (elsewhere / "b").exists()
+
+
+def test_the_private_tmp_is_the_sessions_own_and_goes_with_it(project: Project) -> None:
+    (result,) = play(project, calls(shell('echo "$TMPDIR"; touch "$TMPDIR/mine"')))
+
+    tmp = Path(result.splitlines()[0])
+    assert tmp.name.startswith("hookgate-")
+    assert not tmp.exists()
+
+
+def test_a_background_process_dies_with_its_command(project: Project, tmp_path: Path) -> None:
+    """The command is PID 1 of its namespace: what it leaves running dies with it."""
+    mark = f"sandbox-sleeper-{os.getpid()}"
+    play(project, calls(shell(f"(exec -a {mark} sleep 300) & setsid sleep 301 & echo started")))
+
+    cmdlines = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            cmdlines.append(cmdline.read_bytes())
+        except OSError:
+            continue
+    assert not [c for c in cmdlines if mark.encode() in c or b"sleep\x00301" in c]
+
+
+@pytest.mark.parametrize("mode", ["workspace-write", "read-only"])
+def test_file_tools_write_only_where_the_sandbox_lets_commands_write(
+    project: Project, tmp_path: Path, mode: str
+) -> None:
+    outside = tmp_path / "outside.txt"
+    results = play(
+        project,
+        calls(
+            ("write_file", {"path": str(outside), "content": "x"}),
+            ("write_file", {"path": "inside.txt", "content": "y"}),
+        ),
+        sandbox={"mode": mode},
+    )
+
+    assert not outside.exists()
+    assert "is outside the sandbox's writable directories" in results[0]
+    assert (project.dir / "inside.txt").exists() is (mode == "workspace-write")
+
+
+def test_unconfined_file_tools_write_outside_the_workspace_with_consent(
+    project: Project, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.txt"
+
+    play(
+        project,
+        calls(("write_file", {"path": str(outside), "content": "x"})),
+        sandbox={"mode": "off"},
+    )
+
+    assert outside.read_text() == "x"
+
+
+def test_an_asked_agent_never_runs_looser_than_its_asker(project: Project, tmp_path: Path) -> None:
+    """The helper's own file says `mode: off`; its asker's sandbox still holds it."""
+    outside = tmp_path / "outside.txt"
+    helper = project.dir / "helper"
+    helper.mkdir()
+    (helper / "script.yaml").write_text(json.dumps(calls(shell(f"echo x > {outside}"))))
+    (helper / "hookgate.yaml").write_text(
+        json.dumps({"model": "scripted:script.yaml", "yolo": True, "sandbox": {"mode": "off"}})
+    )
+    ask = ("ask_agent", {"agent": "helper", "question": "write it"})
+
+    results = play(project, calls(ask), agents={"helper": {"file": "helper/hookgate.yaml"}})
+
+    assert not outside.exists()
+    assert any("Read-only file system" in result for result in results)
+
+
+def without_bubblewrap(project: Project, tmp_path: Path) -> dict[str, str]:
+    """hookgate's environment with a PATH that has bash but no bwrap."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for program in ("bash", "true"):
+        found = shutil.which(program)
+        assert found is not None
+        (bin_dir / program).symlink_to(found)
+    return project.env(PATH=str(bin_dir))
+
+
+def test_without_bubblewrap_a_session_that_confines_commands_refuses_to_start(
+    project: Project, tmp_path: Path
+) -> None:
+    project.write_agent(project.script(*calls(shell("touch ran"))), yolo=True)
+
+    done = project.hookgate("-p", "go", env=without_bubblewrap(project, tmp_path))
+
+    assert done.returncode == 1
+    assert "the sandbox (sandbox: mode workspace-write) cannot be set up" in done.stderr
+    assert "bubblewrap is not installed" in done.stderr
+    assert "`sandbox: {mode: off}`" in done.stderr
+    assert not (project.dir / "ran").exists()
+    assert not project.session_files()
+
+
+def test_without_bubblewrap_mode_off_runs_and_says_it_runs_unconfined(
+    project: Project, tmp_path: Path
+) -> None:
+    replies = calls(shell("echo > ran"))  # a builtin: this PATH has bash and true alone
+    project.write_agent(project.script(*replies), yolo=True, sandbox={"mode": "off"})
+
+    done = project.hookgate("-p", "go", env=without_bubblewrap(project, tmp_path))
+
+    assert done.returncode == 0, done.stderr
+    assert (project.dir / "ran").exists()
+    assert "warning: sandbox mode is off and yolo is true" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("sandbox", "said"),
+    [
+        ({"mode": "workspace_write"}, ":3: sandbox.mode: expected one of read-only, "
+         "workspace-write, off, got a string 'workspace_write'\n  hint: did you mean "
+         "'workspace-write'?"),
+        ({"network": "yes"}, ":3: sandbox.network: expected true or false, got a string 'yes'"),
+        ({"writable": ["nowhere"]}, ":3: sandbox.writable[0]: 'nowhere' is not a directory"),
+        ({"mod": "off"}, ":3: sandbox.mod: unknown key"),
+    ],
+)  # fmt: skip
+def test_a_sandbox_mistake_names_file_line_key_and_value(
+    project: Project, sandbox: dict[str, Any], said: str
+) -> None:
+    project.agent_file.write_text(
+        "model: scripted:x.yaml\nsandbox:\n"
+        + "".join(f"  {key}: {json.dumps(value)}\n" for key, value in sandbox.items())
+    )
+
+    done = project.hookgate("-p", "go")
+
+    assert done.returncode == 1
+    assert f"{project.agent_file}{said}" in done.stderr, done.stderr
+
+
+def test_hooks_check_says_what_this_machine_enforces(project: Project) -> None:
+    project.write_agent("scripted:x.yaml", sandbox={"network": True})
+
+    done = project.hookgate("hooks", "check", "--strict", trusted=False)
+
+    assert done.returncode == 0, done.stderr
+    assert "sandbox: workspace-write, network on" in done.stdout
+    assert "this machine enforces it (bubblewrap:" in done.stdout
+    assert "$HOOKGATE_HOME hidden" in done.stdout
+
+
+def test_hooks_check_strict_fails_where_the_sandbox_cannot_be_set_up(
+    project: Project, tmp_path: Path
+) -> None:
+    project.write_agent("scripted:x.yaml")
+    env = without_bubblewrap(project, tmp_path)
+
+    done = project.hookgate("hooks", "check", "--strict", env=env, trusted=False)
+
+    assert done.returncode == 1
+    assert "warning: this machine cannot confine commands: bubblewrap is not installed" in (
+        done.stderr
+    )
+    assert "sandbox: {mode: off}" in done.stderr
+
+
+def processes_named(mark: str) -> list[int]:
+    """The pids, as this process sees them, whose command line starts with `mark`."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if cmdline.read_bytes().startswith(mark.encode() + b"\0"):
+                found.append(int(cmdline.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_sandboxed_command_dies_with_a_hookgate_killed_outright(
+    project: Project, outlived: Callable[[int], None]
+) -> None:
+    mark = f"sandboxed-sleeper-{os.getpid()}"
+    started = project.dir / "started"
+    command = f"echo > {started}; exec -a {mark} sleep 300"
+    project.write_agent(project.script(*calls(shell(command))), yolo=True)
+    process = project.start_hookgate("-p", "Run the long command")
+    try:
+        deadline = time.monotonic() + START_WAIT_S
+        while not (started.exists() and processes_named(mark)):
+            assert time.monotonic() < deadline, "the command never started"
+            assert process.poll() is None, process.communicate()
+            time.sleep(0.02)
+    finally:
+        process.kill()
+        process.communicate()
+
+    for pid in processes_named(mark):
+        outlived(pid)
+    assert not processes_named(mark)
