@@ -39,7 +39,8 @@ def rule_warnings(config: AgentConfig) -> list[str]:
     passed_on = (*BUILTIN_TOOL_NAMES, "ask_agent", *TEAM_TOOL_NAMES)
     asks = bool(config.agents) or config.team is not None
     warnings = []
-    for kind, rules in (("allow", config.permissions.allow), ("deny", config.permissions.deny)):
+    for kind in ("allow", "deny", "ask"):
+        rules = getattr(config.permissions, kind)
         for index, text in enumerate(rules):
             rule = Rule.parse(text)
             if rule is None or _applies(rule, offered):
