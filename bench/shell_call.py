@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import statistics
 import tempfile
 import time
@@ -45,46 +46,62 @@ def confined(off: ToolContext, scratch: Path) -> ToolContext:
     )  # fmt: skip
 
 
-async def measure(rounds: int, scratch: Path) -> tuple[list[float], list[float], list[float]]:
+Samples = dict[str, list[tuple[float, float]]]
+
+
+def children_cpu() -> float:
+    """CPU seconds of every reaped descendant so far (each waited-for child counts its own)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def measure(rounds: int, scratch: Path) -> Samples:
+    """Per call: (wall, children's CPU) for the baseline, the sandbox off and on, in turn."""
     off = ToolContext(project_dir=Path.cwd(), env=dict(os.environ))
     on = confined(off, scratch)
     tool = ShellTool()
-    bare: list[float] = []
-    reaped: list[float] = []
-    sandboxed: list[float] = []
-    for index in range(WARMUP + rounds):
-        started = time.perf_counter()
+
+    async def bare() -> None:
         await run_process(["bash", "-c", "true"], env=off.env, timeout=10)
-        middle = time.perf_counter()
-        result = await tool.run({"command": "true"}, off)
+
+    async def shell(ctx: ToolContext) -> None:
+        result = await tool.run({"command": "true"}, ctx)
         assert not result.is_error, result.content
-        third = time.perf_counter()
-        result = await tool.run({"command": "true"}, on)
-        assert not result.is_error, result.content
-        if index >= WARMUP:
-            bare.append(middle - started)
-            reaped.append(third - middle)
-            sandboxed.append(time.perf_counter() - third)
-    return bare, reaped, sandboxed
+
+    runs = {"bare": bare, "off": lambda: shell(off), "on": lambda: shell(on)}
+    samples: Samples = {name: [] for name in runs}
+    for index in range(WARMUP + rounds):
+        for name, run in runs.items():
+            wall, cpu = time.perf_counter(), children_cpu()
+            await run()
+            if index >= WARMUP:
+                samples[name].append((time.perf_counter() - wall, children_cpu() - cpu))
+    return samples
 
 
 def main(rounds: int) -> None:
     adopt_orphans()
     with tempfile.TemporaryDirectory() as scratch:
-        bare, reaped, sandboxed = asyncio.run(measure(rounds, Path(scratch)))
-    base = statistics.median(bare) * 1e3
-    tool = statistics.median(reaped) * 1e3
-    boxed = statistics.median(sandboxed) * 1e3
-    added = statistics.median(b - r for b, r in zip(sandboxed, reaped, strict=True)) * 1e3
+        samples = asyncio.run(measure(rounds, Path(scratch)))
+
+    def median(name: str, part: int) -> float:
+        return statistics.median(sample[part] for sample in samples[name]) * 1e3
+
+    def added(part: int) -> float:
+        pairs = zip(samples["on"], samples["off"], strict=True)
+        return statistics.median(on[part] - off[part] for on, off in pairs) * 1e3
+
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
-    print(f"| what (median of {rounds}) | ms | vs bare |")
+    print(f"| what (median of {rounds}) | wall ms | children's CPU ms |")
     print("| --- | ---: | ---: |")
-    print(f"| `run_process` of `bash -c true` (baseline) | {base:.2f} | 1.00× |")
-    print(f"| `ShellTool` on `true`, sandbox off: reaper, limits, bash | {tool:.2f} | "
-          f"{tool / base:.2f}× |")  # fmt: skip
-    print(f"| `ShellTool` on `true`, default sandbox: bubblewrap too | {boxed:.2f} | "
-          f"{boxed / base:.2f}× |")  # fmt: skip
-    print(f"| the sandbox's added cost, call by call (median) | {added:.2f} | |")
+    rows = {
+        "bare": "`run_process` of `bash -c true` (baseline)",
+        "off": "`ShellTool` on `true`, sandbox off: reaper, limits, bash",
+        "on": "`ShellTool` on `true`, default sandbox: bubblewrap too",
+    }
+    for name, label in rows.items():
+        print(f"| {label} | {median(name, 0):.2f} | {median(name, 1):.2f} |")
+    print(f"| the sandbox's added cost, call by call | {added(0):.2f} | {added(1):.2f} |")
 
 
 if __name__ == "__main__":

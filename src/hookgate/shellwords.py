@@ -19,8 +19,9 @@ import re
 import threading
 from typing import TYPE_CHECKING, NamedTuple, cast
 
-from hookgate.shellcode import (
+from hookgate.shellcode import (  # it and shellrunners import nothing else of hookgate
     MAX_WRAPPED_FORMS,
+    WRAPPERS,
     Runs,
     Stdin,
     assignment_runs,
@@ -30,7 +31,10 @@ from hookgate.shellcode import (
 if TYPE_CHECKING:  # loaded at the first line parsed: a session that judges no shell
     from tree_sitter import Node, Parser  # call (and every `hooks` command) skips it
 
-__all__ = ["MAX_LINE", "MAX_WRAPPED_FORMS", "CommandLine", "ShellCommand", "parse_command_line"]
+__all__ = [
+    "MAX_LINE", "MAX_WRAPPED_FORMS", "WRAPPERS", "CommandLine", "ShellCommand",
+    "parse_command_line",
+]  # fmt: skip
 
 _PARSERS = threading.local()  # a tree-sitter parser is not safe to share between threads
 

@@ -183,7 +183,7 @@ async def test_api_key_comes_from_the_named_variable_or_a_placeholder(
             '{"error": {"message": "model does not support tools", "type": "invalid"}}',
             "answered HTTP 400: model does not support tools",
         ),
-        (401, '{"error": {"message": "bad key"}}', "HTTP 401: bad key (check the API key in"),
+        (401, '{"error": {"message": "bad key"}}', "HTTP 401: bad key (no API key is sent"),
         (404, "404 page not found", "HTTP 404: 404 page not found (check base_url"),
         (503, "", "answered HTTP 503: (empty body)"),
     ],

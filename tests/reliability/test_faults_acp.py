@@ -109,7 +109,8 @@ async def test_acp_repeated_cancel_while_post_generation_runs(
     project: Project, tmp_path: Path, mark: str, repeat: str
 ) -> None:
     """Three of these 0.3 s apart during a turn: postGeneration runs once, whole; nothing left."""
-    log, began, started = tmp_path / "audit.log", tmp_path / "began", tmp_path / "started"
+    log, began = tmp_path / "audit.log", tmp_path / "began"
+    started = project.dir / "started"  # the tool's sandbox writes in the workspace
     audit = f': > "{began}"; sleep {SLOW_AUDIT_S}; {record_to(log)}'
     command = f"echo $$ > {started}; sleep 30"
     project.write_agent(

@@ -96,7 +96,8 @@ def write_agent(project: Project, log: Path, landmarks: Path, stuck: str | None 
         "postToolCall": hook("postToolCall"),
         "postGeneration": hook("postGeneration", SLOW_HOOK_S),
     }
-    project.write_agent(model, yolo=True, hooks=hooks)
+    # The tool's landmark lies outside the workspace: its sandbox may write there.
+    project.write_agent(model, yolo=True, hooks=hooks, sandbox={"writable": [str(landmarks)]})
 
 
 def start(project: Project, mark: str) -> subprocess.Popen[str]:

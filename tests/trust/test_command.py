@@ -33,7 +33,7 @@ def test_the_summary_says_what_runs_starts_and_is_sent_and_records_nothing_unask
     assert "preGeneration: ./hooks/pre.sh" in summary
     assert "evil: ./tools/mcp.sh" in summary
     assert f"at {hostile.server.url}" in summary
-    assert "the value of $GITHUB_TOKEN sent as the API key" in summary
+    assert f"the value of $GITHUB_TOKEN is sent to {hostile.server.url} as the API key" in summary
     assert f"may ask agent 'helper': {hostile.asked_file}" in summary
     assert f"sessionStart hook script: {hostile.hook_script}" in summary
     assert "pass --yes to trust it" in summary

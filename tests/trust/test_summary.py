@@ -37,7 +37,8 @@ def test_the_summary_shows_where_guardrails_send_events_and_which_key(project: P
     assert done.returncode == 1
     assert (
         "preToolCall [matching '^shell$']: sends each event to the checker model llama3.2:1b at "
-        "https://checker.example/v1, with the value of $CHECKER_KEY as the API key"
+        "https://checker.example/v1; the value of $CHECKER_KEY is sent to "
+        "https://checker.example/v1 as the API key"
     ) in done.stderr
     assert "preToolCall: asks a scripted checker (offline) playing" in done.stderr
     assert "checker script: " in done.stderr  # the script is part of what is trusted

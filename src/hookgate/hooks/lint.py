@@ -112,13 +112,13 @@ async def lint_config(config: HooksConfig, project_dir: Path) -> list[str]:
 
 def lint_hook(hook: HookSpec, project_dir: Path) -> list[str]:
     """Warnings about `hook`: missing or non-executable program, shell syntax errors,
-    an event sent unencrypted off this machine."""
+    an event sent unencrypted off this machine, what trust cannot pin."""
     warnings = []
     for finding in _findings(hook, project_dir):
         warning = finding.run_sync() if isinstance(finding, _SyntaxCheck) else finding
         if warning is not None:
             warnings.append(warning)
-    return warnings
+    return [*warnings, *_unpinned(hook, project_dir)]
 
 
 class _SyntaxCheck(NamedTuple):
@@ -198,7 +198,7 @@ def _kind_findings(hook: HookSpec, project_dir: Path) -> list[str | _SyntaxCheck
                 lambda problem: f"{hook.shell} cannot parse the command: {problem}",
             )
         )  # fmt: skip
-    program = _program_of(hook)
+    program = _program_of(hook, cwd, project_dir)
     if program is not None and program not in _BUILTINS:
         findings.extend(_check_program(program, env, cwd))
     return findings
@@ -246,9 +246,14 @@ def _find_module(reference: str, base_dir: Path) -> list[str]:
     return [] if found else [f"{reference}: no module {top!r} next to the file or on sys.path"]
 
 
-def _program_of(hook: HookSpec) -> str | None:
+def _program_of(hook: HookSpec, cwd: Path, base_dir: Path) -> str | None:
+    """The program word, `$CLAUDE_PROJECT_DIR` and `$PWD` read as the runner sets them."""
     words = command_words(hook)
-    return words[0] if words else None
+    if not words or hook.args is not None or "$" not in words[0]:
+        return words[0] if words else None
+    from hookgate.hooks.cmdwords import expand_known  # a session's start rarely needs it
+
+    return expand_known(words[0], cwd, base_dir)
 
 
 def _check_program(program: str, env: dict[str, str], cwd: Path) -> Iterator[str | _SyntaxCheck]:
@@ -297,3 +302,15 @@ def _system_shell(named: str) -> str | None:
     """The system's own shell of the name `named` ends in, where installed; else None."""
     path = _SHELLS.get(Path(named).name)
     return path if path is not None and os.access(path, os.X_OK) else None
+
+
+def _unpinned(hook: HookSpec, base_dir: Path) -> list[str]:
+    """What the hook runs that trust cannot pin (a word built at run time), one warning
+    each: `hooks check --strict` fails on a hook whose files a change could swap unseen.
+    Not a session's notice: resolving reads the line with the bash parser."""
+    from hookgate.hooks.whatruns import what_hook_runs
+
+    return [
+        f"not pinned: {word} (read at run time: trust cannot tell which file it runs)"
+        for word in what_hook_runs(hook, base_dir).unread
+    ]

@@ -134,7 +134,7 @@ class ModelChecks:
         if client is None:
             client = self._clients[(loop, checker)] = openai.AsyncOpenAI(
                 base_url=checker.base_url,
-                api_key=self._environ.get(checker.api_key_env) or "none",
+                api_key=self._environ.get(checker.key_variable() or "") or "none",
                 max_retries=0,  # the hook's timeout bounds the whole verdict: no retries
                 timeout=timeout,
                 # Our own client, as http hooks have: no proxies or .netrc credentials

@@ -17,7 +17,6 @@ from hookgate.hooks.yamlfile import Where, check_keys, describe
 CHECKER_KEYS = ("name", "base_url", "api_key_env")
 SCRIPTED_PREFIX = "scripted:"
 DEFAULT_BASE_URL = "http://localhost:11434/v1"  # Ollama's OpenAI-compatible endpoint
-DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 #: Characters of the event a checker reads by default; past them the input is cut.
 DEFAULT_INPUT_BUDGET = 16_000
 _EXAMPLE = (
@@ -31,8 +30,16 @@ class Checker:
 
     name: str = ""
     base_url: str = DEFAULT_BASE_URL
-    api_key_env: str = DEFAULT_API_KEY_ENV
+    api_key_env: str | None = None
+    """The variable sent as the API key; None: `$OPENAI_API_KEY` to OpenAI's API only
+    (`hookgate.hooks.apikey`), no key elsewhere."""
     script: Path | None = None
+
+    def key_variable(self) -> str | None:
+        """The variable whose value is sent as the key; None: no key is sent."""
+        from hookgate.hooks.apikey import key_variable
+
+        return key_variable(self.base_url, self.api_key_env)
 
     def describe(self) -> str:
         return f"scripted:{self.script}" if self.script else f"{self.name} at {self.base_url}"
@@ -72,7 +79,7 @@ def parse_checker(node: Any, at: Where, base_dir: Path) -> Checker:
     return Checker(
         name=node["name"],
         base_url=node.get("base_url", DEFAULT_BASE_URL),
-        api_key_env=node.get("api_key_env", DEFAULT_API_KEY_ENV),
+        api_key_env=node.get("api_key_env"),
     )
 
 

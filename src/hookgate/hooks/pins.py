@@ -1,14 +1,13 @@
-"""Pinned files: a process hook runs only while the script files it names are unchanged.
+"""Pinned files: a hook runs only while every file it runs is the one trusted.
 
-`hook_files` says which files a hook runs (its program when given as a path, and the
-relative words of its command line that name scripts); `FilePins` holds their sha256
-digests as trusted at session start and checks them before each spawn: a `stat` on
-the hot path, a re-hash only when the stat changed. A mismatch is an `UnpinnedFile`.
+`whatruns.what_hook_runs` says which files a hook runs; `FilePins` holds their sha256
+digests as trusted at session start and checks them before each run: a `stat` on the
+hot path, a re-hash only when the stat changed. A mismatch is an `UnpinnedFile`.
+`SessionPins` is what the engine asks before each hook: which file, if any, changed.
 """
 
 from __future__ import annotations
 
-import itertools
 import os
 import shlex
 from collections.abc import Mapping
@@ -20,16 +19,6 @@ from hookgate.hooks.yamlfile import open_regular
 
 #: Bytes read at a time while hashing a file.
 _CHUNK = 1024 * 1024
-#: Where the system's own programs live: a package manager, not a repository, writes
-#: there, so they are not pinned (an upgrade would untrust every project).
-_SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/etc/")
-#: Endings of files an interpreter runs or a tool reads as a program (`jq -f x.jq`).
-_SCRIPT_SUFFIXES = frozenset(
-    {".py", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php",
-     ".lua", ".jq", ".awk", ".sed", ".ps1"}
-)  # fmt: skip
-#: A word after one of these is where output goes (or input comes from), not a program.
-_REDIRECTIONS = (">", "<", ">|")
 
 _StatKey = tuple[int, int, int, int, int]
 
@@ -60,7 +49,8 @@ def file_digest(path: str | os.PathLike[str]) -> str | None:
 
 
 def command_words(hook: HookSpec) -> list[str]:
-    """The words of the hook's command line, `VAR=value` prefixes dropped."""
+    """The words of the hook's command line, `VAR=value` prefixes dropped (shlex's
+    reading, which needs no parser: `hooks check` names the program with it)."""
     if hook.args is not None:
         return list(hook.args)
     try:
@@ -70,44 +60,6 @@ def command_words(hook: HookSpec) -> list[str]:
     while words and "=" in words[0] and not words[0].startswith(("=", "/", ".")):
         words.pop(0)
     return words
-
-
-def files_named(words: list[str], cwd: Path) -> list[Path]:
-    """The program when given as a path (present or not), and the relative words naming
-    scripts: existing files that are executable or end like a script (`python3 x.py`).
-
-    A log a hook appends to (`>> audit.log`, `tee -a audit.log`) is no script: pinning
-    it would untrust the file at its first run.
-    """
-    if not words:
-        return []
-    files: list[Path] = []
-    if os.sep in words[0] and not _system_file(cwd / words[0]):
-        files.append(Path(os.path.normpath(cwd / words[0])))
-    for before, word in itertools.pairwise(words):
-        if before.endswith(_REDIRECTIONS) or word.startswith(("-", os.sep)) or "\x00" in word:
-            continue
-        candidate = Path(os.path.normpath(cwd / word))
-        if _is_script(candidate):
-            files.append(candidate)
-    return files
-
-
-def _is_script(path: Path) -> bool:
-    if not path.is_file():
-        return False
-    return path.suffix in _SCRIPT_SUFFIXES or os.access(path, os.X_OK)
-
-
-def _system_file(path: Path) -> bool:
-    return os.path.realpath(path).startswith(_SYSTEM_DIRS)
-
-
-def hook_files(hook: HookSpec, default_cwd: Path) -> list[Path]:
-    """The files a process hook runs, resolved where it runs (its `cwd`, else `default_cwd`)."""
-    if hook.function is not None or hook.python is not None or hook.model is not None:
-        return []
-    return files_named(command_words(hook), Path(hook.cwd) if hook.cwd else default_cwd)
 
 
 class FilePins:
@@ -138,3 +90,32 @@ class FilePins:
             )
         if stat_key is not None:
             self._verified[key] = stat_key
+
+
+class SessionPins:
+    """The pins of one session's hooks: `changed(hook)` before each run of a hook.
+
+    What each hook runs is resolved at its first run (`what_hook_runs`, from
+    `base_dir`, as trust resolved it), then kept: a start-up pays nothing for hooks
+    that never run.
+    """
+
+    def __init__(self, digests: Mapping[str, str | None], base_dir: Path) -> None:
+        self._pins = FilePins(digests)
+        self._base_dir = base_dir
+        self._files: dict[int, tuple[Path, ...]] = {}
+
+    def changed(self, hook: HookSpec) -> str | None:
+        """None while every file `hook` runs has its trusted digest; else what is wrong,
+        naming the file and never showing its content."""
+        files = self._files.get(id(hook))
+        if files is None:
+            from hookgate.hooks.whatruns import what_hook_runs
+
+            files = self._files[id(hook)] = what_hook_runs(hook, self._base_dir).files
+        try:
+            for path in files:
+                self._pins.check(path)
+        except UnpinnedFile as exc:
+            return str(exc)
+        return None

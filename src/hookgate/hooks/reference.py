@@ -50,7 +50,8 @@ def defaults_table() -> str:
                       "the event"),
         ("`format`", "`native`"),
         ("`shell`", f"`{DEFAULT_SHELL}` (for `command`; `args` runs without a shell)"),
-        ("`cwd`", "the project directory (where hookgate runs); relative paths from the config file"),
+        ("`cwd`", "the config file's directory, where the hook's relative paths start (trust "
+                  "reads them from there too); `cwd:` relative to it"),
         ("`matcher`", "none: the hook runs for every tool or agent"),
         ("`env`", "hookgate's environment, plus the `HOOKGATE_*` variables"),
         ("`name`", "the command (or an http hook's URL), shortened"),

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from hookgate.hooks.chain import Chain
 from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.errors import ConfigError
-from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn
+from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, OnError
 from hookgate.hooks.formats import FORMATS, HookReply, ReplyFormat
 from hookgate.hooks.outcome import HookFailure, Outcome
 from hookgate.hooks.process import (
@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # each kind's module is imported by the first hook of that ki
     from hookgate.hooks.http import HttpPool, HttpRequest
     from hookgate.hooks.modelcheck import ModelChecks
     from hookgate.hooks.persistent import PersistentHooks
-    from hookgate.hooks.pins import FilePins
+    from hookgate.hooks.pins import SessionPins
 
 
 class HookEngine:
@@ -51,11 +51,12 @@ class HookEngine:
     (`transcript_path` in the claude format, too). `permission_mode` (how tool calls
     are consented to: `default`, `dontAsk`, `bypassPermissions`) and `asked_agent`
     (the name this agent was asked under) reach hooks in the payload too. With
-    `pinned` (absolute path → sha256 hex, as trusted at session start), a process hook
-    runs only while each file it names has its pinned digest; any other is a failure
-    of that hook (`pins`). http
-    hooks share pooled connections that `await engine.aclose()` (or `engine.close()`
-    after `run_sync` alone) closes.
+    `pinned` (absolute path → sha256 hex, as trusted at session start), a hook runs
+    only while every file it runs (`whatruns`) has its pinned digest; one that
+    changed blocks the event, whatever the hook's `onError`. A hook runs in its `cwd`,
+    else in the directory of the file that declares it (`config.source`), where its
+    relative paths start, as trust read them. http hooks share pooled connections that
+    `await engine.aclose()` (or `engine.close()` after `run_sync` alone) closes.
     """
 
     def __init__(
@@ -78,6 +79,13 @@ class HookEngine:
         self.asked_depth = asked_depth
         self.permission_mode = permission_mode
         self.asked_agent = asked_agent
+        #: Where the hooks' relative paths start: the directory of their config file
+        #: (the project directory for hooks made in code).
+        self.base_dir = (
+            os.path.dirname(os.path.abspath(config.source))
+            if config is not None and os.path.isfile(config.source)
+            else self.project_dir
+        )
         hooks = {event: list(specs) for event, specs in (config.hooks if config else {}).items()}
         for spec in extra:
             hooks.setdefault(spec.event.name, []).append(spec)
@@ -92,13 +100,11 @@ class HookEngine:
         #: The process hooks that once wrote a pipe's worth to stdout: asked for a larger
         #: pipe from then on (`_learn`).
         self._chatty: set[int] = set()
-        self._pins: FilePins | None = None
-        self._files: dict[int, list[Path]] = {}
+        self._pins: SessionPins | None = None
         if pinned is not None:
-            from hookgate.hooks.pins import FilePins, hook_files
+            from hookgate.hooks.pins import SessionPins
 
-            self._pins = FilePins(pinned)
-            self._files = {id(spec): hook_files(spec, Path(self.project_dir)) for spec in self}
+            self._pins = SessionPins(pinned, Path(self.base_dir))
 
     # The http pool, the checkers and the persistent hooks are made (and their modules
     # imported) by the first hook that needs them: a start-up pays for the kinds it runs.
@@ -174,6 +180,8 @@ class HookEngine:
             return Outcome(event=name, payload=payload)
         chain = Chain(EVENTS[name], dict(payload))
         for hook in hooks:
+            if self._tampered(hook, chain):
+                break
             try:
                 reply = await self._ask(hook, chain)
             except Exception as exc:
@@ -197,6 +205,8 @@ class HookEngine:
             return Outcome(event=name, payload=payload)
         chain = Chain(EVENTS[name], dict(payload))
         for hook in hooks:
+            if self._tampered(hook, chain):
+                break
             try:
                 reply = self._ask_sync(hook, chain)
             except Exception as exc:
@@ -253,13 +263,11 @@ class HookEngine:
                 self._http.async_client(), self._http_request(hook, fmt, chain, envelope)
             )
         elif hook.persistent:
-            self._check_pins(hook)
             result = await self._persistent.ask(
                 hook, fmt.encode(chain.spec, envelope), env=self._env[id(hook)],
-                cwd=hook.cwd or self.project_dir,
+                cwd=hook.cwd or self.base_dir,
             )  # fmt: skip
         else:
-            self._check_pins(hook)
             # A hook that ran within `QUICK` last time is waited for with the loop held,
             # which costs less than the loop's own wake-up (`HOLD_WAIT` at most).
             quick = id(hook) in self._quick
@@ -291,23 +299,27 @@ class HookEngine:
         if hook.http is not None:
             result = self._http.post_sync(self._http_request(hook, fmt, chain, envelope))
         elif hook.persistent:
-            self._check_pins(hook)
             result = self._persistent.ask_sync(
                 hook, fmt.encode(chain.spec, envelope), env=self._env[id(hook)],
-                cwd=hook.cwd or self.project_dir,
+                cwd=hook.cwd or self.base_dir,
             )  # fmt: skip
         else:
-            self._check_pins(hook)
             result = run_process_sync(
                 hook.argv(), **self._process_options(hook, fmt, chain, envelope)
             )
             self._learn(hook, result)
         return process_reply(fmt, chain.spec, envelope, result)
 
-    def _check_pins(self, hook: HookSpec) -> None:
-        if self._pins is not None:
-            for path in self._files[id(hook)]:
-                self._pins.check(path)
+    def _tampered(self, hook: HookSpec, chain: Chain) -> bool:
+        """Whether a file `hook` runs changed since trust: then it does not run, and the
+        event is blocked as under `onError: fail`, whatever its own `onError` says (a
+        guard the model rewrote must not let the call through with a notice)."""
+        if self._pins is None or (changed := self._pins.changed(hook)) is None:
+            return False
+        chain.hooks_run += 1
+        chain.notices.append(f"hook {hook.name!r} ({chain.spec.name}) blocks: {changed}")
+        chain.fail(hook._replace(on_error=OnError.FAIL), changed)
+        return True
 
     def _process_options(
         self, hook: HookSpec, fmt: ReplyFormat, chain: Chain, envelope: dict[str, Any]
@@ -316,7 +328,7 @@ class HookEngine:
         return {
             "stdin": lambda: fmt.encode(chain.spec, envelope),  # encoded while it starts
             "env": self._guarded_env(hook),
-            "cwd": hook.cwd or self.project_dir,
+            "cwd": hook.cwd or self.base_dir,
             "timeout": hook.timeout,
             "pipe_size": PIPE_SIZE if id(hook) in self._chatty else None,
         }
@@ -370,7 +382,8 @@ class HookEngine:
         return envelope
 
     def _hook_env(self, hook: HookSpec, base: Mapping[str, str]) -> dict[str, str]:
-        env = {**base, **FORMATS[hook.format].environment(self.project_dir), **hook.env}
+        # `$CLAUDE_PROJECT_DIR` is where the settings' `.claude/` lives, as trust read it.
+        env = {**base, **FORMATS[hook.format].environment(self.base_dir), **hook.env}
         env.update(
             HOOKGATE_EVENT=hook.event.name,
             HOOKGATE_HOOK_NAME=hook.name,

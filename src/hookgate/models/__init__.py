@@ -61,8 +61,9 @@ def make_model(
 
     `"scripted:PATH"` loads a `ScriptedModel` from PATH (relative to `base_dir`). Any
     other string is a model name on the server at `$OPENAI_BASE_URL` (default: local
-    Ollama). A mapping sets `name` (required), `base_url`, `api_key_env` (default
-    `OPENAI_API_KEY`), `timeout` (seconds of server silence allowed), `timeout_total`
+    Ollama). A mapping sets `name` (required), `base_url`, `api_key_env` (the variable
+    sent as the API key; without it none is sent, but `$OPENAI_API_KEY` to OpenAI's
+    own API), `timeout` (seconds of server silence allowed), `timeout_total`
     (seconds one model call may take in all), `temperature`, `tool_choice` and `extra`
     (more request fields, sent as given).
     Mistakes raise `ConfigError`; `where` (e.g. "agent.yaml:3: model") prefixes their
@@ -95,7 +96,6 @@ def _chat_config(
     settings: Mapping[str, Any], where: str, env: Mapping[str, str]
 ) -> OpenAIChatConfig:
     from hookgate.models.openai_chat import (
-        DEFAULT_API_KEY_ENV,
         DEFAULT_TIMEOUT_S,
         DEFAULT_TIMEOUT_TOTAL_S,
         OpenAIChatConfig,
@@ -115,7 +115,7 @@ def _chat_config(
     return OpenAIChatConfig(
         name=settings["name"].strip(),
         base_url=given["base_url"].strip(),
-        api_key_env=settings.get("api_key_env", DEFAULT_API_KEY_ENV).strip(),
+        api_key_env=settings["api_key_env"].strip() if "api_key_env" in settings else None,
         timeout=float(settings.get("timeout", DEFAULT_TIMEOUT_S)),
         timeout_total=float(settings.get("timeout_total", DEFAULT_TIMEOUT_TOTAL_S)),
         temperature=None if temperature is None else float(temperature),

@@ -26,12 +26,12 @@ from openai.types.chat import (
 )
 
 from hookgate.errors import ModelError
+from hookgate.hooks.apikey import key_variable
 from hookgate.hooks.cappedhttp import BodyTooLong, cap_bodies
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models.base import TextSink
 from hookgate.models.chat_stream import ReplyAssembler, StreamFault, cut, sse_payloads
 
-DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 # Local servers (Ollama, vLLM, llama.cpp) ignore the key, but the SDK insists on one.
 PLACEHOLDER_API_KEY = "not-needed"
 # Seconds the server may stay silent (connecting, before the first token, between
@@ -59,7 +59,9 @@ class OpenAIChatConfig:
 
     name: str
     base_url: str
-    api_key_env: str = DEFAULT_API_KEY_ENV
+    api_key_env: str | None = None
+    """The variable sent as the API key; None: `$OPENAI_API_KEY` to OpenAI's API only,
+    no key elsewhere (`hookgate.hooks.apikey`)."""
     timeout: float = DEFAULT_TIMEOUT_S
     timeout_total: float = DEFAULT_TIMEOUT_TOTAL_S
     temperature: float | None = None
@@ -79,15 +81,17 @@ class OpenAIChatModel:
     """A `ModelClient` over the official `openai` SDK's streaming chat completions."""
 
     def __init__(self, config: OpenAIChatConfig, environ: Mapping[str, str] | None = None) -> None:
-        """Build the client; the API key is read from `environ[config.api_key_env]`.
+        """Build the client; the API key is read from the variable `key_variable` names
+        for the server (`api_key_env`, else `$OPENAI_API_KEY` for OpenAI's API alone).
 
-        `environ` defaults to `os.environ`. An unset or empty variable gives a
+        `environ` defaults to `os.environ`. No variable, or an unset or empty one, gives a
         placeholder key, which keyless local servers accept.
         """
         env = os.environ if environ is None else environ
         self.config = config
+        self.key_variable = key_variable(config.base_url, config.api_key_env)
         self._client = openai.AsyncOpenAI(
-            api_key=env.get(config.api_key_env) or PLACEHOLDER_API_KEY,
+            api_key=env.get(self.key_variable or "") or PLACEHOLDER_API_KEY,
             base_url=config.base_url,
             timeout=config.timeout,
             max_retries=MAX_RETRIES,
@@ -198,7 +202,9 @@ class OpenAIChatModel:
 
     def _status_hint(self, status: int) -> str:
         if status in (401, 403):
-            return f" (check the API key in ${self.config.api_key_env})"
+            if self.key_variable is None:
+                return " (no API key is sent: name its variable with api_key_env)"
+            return f" (check the API key in ${self.key_variable})"
         if status == 404:
             return f" (check base_url, which usually ends in /v1, and model {self.config.name!r})"
         return ""

@@ -1,12 +1,12 @@
 """The trust closure of an agent file: its own bytes and every file it makes hookgate
 run or read as configuration, found without running or importing any of them.
 
-Hook scripts (the program when given as a path, and the relative words of its
-command line naming scripts), a `python:` hook's module when it lies next to the file
-(and where it would lie, when it does not), MCP server programs given as paths, the
-Claude Code settings files `claude_settings:` names (and their hooks' scripts), and
-asked agents' and team members' files with their own closures. Relative paths start at the agent
-file's directory (a hook's or server's `cwd` when it sets one).
+Whatever each hook and MCP server runs (`hookgate.hooks.whatruns`: scripts, a
+`shell:` program, files `env:` names, a `python:` hook's package, a checker's
+script), the Claude Code settings files `claude_settings:` names (and their hooks'),
+and asked agents' and team members' files with their own closures. Relative paths
+start at the agent file's directory (a hook's or server's `cwd` when it sets one),
+where the runner starts them too.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hookgate.agentfile import AgentConfig, load_agent_file
-from hookgate.hooks import ConfigError
-from hookgate.hooks.pins import files_named, hook_files
+from hookgate.hooks import ConfigError, HookSpec
+from hookgate.hooks.whatruns import what_hook_runs, what_server_runs
 from hookgate.hooks.yamlfile import read_text
 
 AGENT_FILE = "agent file"
@@ -63,28 +63,32 @@ def closure_of(agent_file: Path) -> Closure:
 
 
 def _files_of(config: AgentConfig) -> dict[Path, str]:
-    """The files one agent file names, its asked agents' files aside."""
+    """The files one agent file names, its asked agents' files aside: what each hook and
+    MCP server runs (`whatruns`), and the Claude Code settings files."""
     files: dict[Path, str] = {}
     for hook in config.hooks:
-        for path in hook_files(hook, config.base_dir):
-            files.setdefault(path, f"{hook.event.name} hook script")
-        if hook.python is not None:
-            from hookgate.hooks.pyimport import local_module_files, split_reference
-
-            module_name, _ = split_reference(hook.python)
-            for path in local_module_files(module_name, config.base_dir):
-                files.setdefault(path, "python hook module")
-        if hook.model is not None and hook.model.checker.script is not None:
-            files.setdefault(hook.model.checker.script, "checker script")
+        for path in what_hook_runs(hook, config.base_dir).files:
+            files.setdefault(path, _role(hook))
     for server in config.mcp_servers.values():
         from hookgate.mcp.config import StdioServer  # a file with MCP servers alone
 
         if isinstance(server, StdioServer):
-            words = [server.command, *server.args]
-            for path in files_named(words, server.cwd or config.base_dir):
+            runs = what_server_runs(
+                [server.command, *server.args], server.env, server.cwd or config.base_dir,
+                config.base_dir,
+            )  # fmt: skip
+            for path in runs.files:
                 files.setdefault(path, f"MCP server {server.name!r} program")
     files.update(_settings_files(config))
     return files
+
+
+def _role(hook: HookSpec) -> str:
+    if hook.python is not None:
+        return "python hook module"
+    if hook.model is not None:
+        return "checker script"
+    return f"{hook.event.name} hook script"
 
 
 def _settings_files(config: AgentConfig) -> dict[Path, str]:

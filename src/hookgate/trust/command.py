@@ -38,12 +38,14 @@ def run_trust(args: argparse.Namespace) -> int:
     # Here, not at the top: every `hookgate` command builds this parser.
     from hookgate.trust.check import is_trusted
     from hookgate.trust.store import TrustStore
+    from hookgate.trust.summary import shown
 
     store = TrustStore()
     if args.list:
         for agent, entry in sorted(store.entries().items()):
             state = "trusted" if is_trusted(Path(agent), store=store) else "changed since trusted"
-            print(f"{agent}\t{entry.trusted_at}\t{state}")
+            # A name is the repository's to choose: an escape in it is shown, not sent.
+            print(shown(f"{agent}\t{entry.trusted_at}\t{state}"))
         return 0
     if args.revoke is not None:
         path = args.revoke.resolve()

@@ -1,35 +1,41 @@
 """What trusting an agent file means, in plain words, for `hookgate trust` to show.
 
-Each hook with its event and command (an http hook: its URL and the variables its
-headers send), each MCP server, the model server and which environment variable is
-sent to it as the API key, the asked agents, and the files whose digests are recorded.
+Each hook with its event and command, and what else decides what it runs (a `shell:`
+program, its `env:`, a word trust cannot pin); each MCP server with its `env:`; the
+model server and which variable is sent there as the API key; what widens the
+model's reach (`reach`); the asked agents; the files whose digests are recorded.
 Nothing here runs or imports anything the file names.
 """
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from hookgate.agentfile import AgentConfig
 from hookgate.frontends.terminal import visible
 from hookgate.hooks import HookSpec
+from hookgate.hooks.apikey import where_the_key_goes
+from hookgate.hooks.config import DEFAULT_SHELL
+from hookgate.hooks.whatruns import CODE_LOADING_ENV, HookRuns, what_hook_runs, what_server_runs
 from hookgate.mcp.config import HttpServer
 from hookgate.models import BASE_URL_ENV, DEFAULT_BASE_URL, SCRIPTED_PREFIX
 from hookgate.trust.closure import Closure
+from hookgate.trust.reach import widened_reach
 
-#: The variable sent as the API key when a model mapping names none.
-_DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+
+def shown(text: str) -> str:
+    """`text` as one harmless line: every control character a sign, a newline ␊.
+
+    The file is not trusted yet: an escape sequence in a name (`ESC [2K` erases the
+    line it is on, OSC 52 writes the clipboard) or a newline in it could make the
+    summary show a harmless hook in place of the one that would run.
+    """
+    return visible(text).replace("\n", "\u240a")
 
 
 def describe_closure(closure: Closure) -> str:
-    """The summary shown before the y/N question, one item a line.
-
-    Every line is made `visible`, and a newline inside one shown as ␊: the file is not
-    trusted yet, and an escape sequence in a command (`ESC [2K` erases the line it is on)
-    or a newline in it could make the summary show a harmless hook in place of the one
-    that would run.
-    """
+    """The summary shown before the y/N question, one item a line, each `shown`."""
     lines: list[str] = []
     for config in closure.agents:
         lines.extend(_describe_agent(config, top=config is closure.root))
@@ -37,7 +43,7 @@ def describe_closure(closure: Closure) -> str:
     for path, role in closure.files.items():
         absent = "" if path.exists() else " (absent: must stay so)"
         lines.append(f"  {role}: {path}{absent}")
-    return "\n".join(visible(line).replace("\n", "\u240a") for line in lines)
+    return "\n".join(shown(line) for line in lines)
 
 
 def _describe_agent(config: AgentConfig, *, top: bool) -> Iterator[str]:
@@ -48,17 +54,36 @@ def _describe_agent(config: AgentConfig, *, top: bool) -> Iterator[str]:
     for hook in hooks:
         matcher = f" [matching {hook.matcher.pattern!r}]" if hook.matcher else ""
         yield f"    {hook.event.name}{matcher}: {_hook_command(hook)}"
+        if hook.shell != DEFAULT_SHELL and hook.command is not None:
+            yield f"      run by the shell {hook.shell}"
+        yield from _runs(what_hook_runs(hook, config.base_dir), hook.env)
     servers = list(config.mcp_servers.values())
     yield "  MCP servers it starts:" if servers else "  MCP servers it starts: none"
     for server in servers:
         if isinstance(server, HttpServer):
             yield f"    {server.name}: connects to {server.url}"
-        else:
-            yield f"    {server.name}: {shlex.join([server.command, *server.args])}"
+            continue
+        words = [server.command, *server.args]
+        yield f"    {server.name}: {shlex.join(words)}"
+        cwd = server.cwd or config.base_dir
+        yield from _runs(what_server_runs(words, server.env, cwd, config.base_dir), server.env)
     for ref in config.agents.values():
         yield f"  may ask agent {ref.name!r}: {ref.file} (trusted with it)"
-    if config.yolo:
-        yield "  yolo: true — tool calls run without asking you"
+    reach = list(widened_reach(config))
+    if reach:
+        yield "  what it lets the model do without asking you:"
+        yield from (f"    {line}" for line in reach)
+
+
+def _runs(runs: HookRuns, env: Mapping[str, str]) -> Iterator[str]:
+    """The lines under a hook or server: its environment, then what trust cannot pin."""
+    for key, value in env.items():
+        if key in CODE_LOADING_ENV:
+            yield f"      env {key}={value} — warning: {key} makes programs load code from it"
+        else:
+            yield f"      env {key}={value}"
+    for word in runs.unread:
+        yield f"      not pinned: {word} (read at run time: trust cannot tell which file it runs)"
 
 
 def _hook_command(hook: HookSpec) -> str:
@@ -74,8 +99,8 @@ def _hook_command(hook: HookSpec) -> str:
         checker = hook.model.checker
         if checker.script is not None:
             return f"asks a scripted checker (offline) playing {checker.script}"
-        return (f"sends each event to the checker model {checker.name} at {checker.base_url}, "
-                f"with the value of ${checker.api_key_env} as the API key")  # fmt: skip
+        return (f"sends each event to the checker model {checker.name} at {checker.base_url}; "
+                + where_the_key_goes(checker.base_url, checker.api_key_env))  # fmt: skip
     argv = hook.argv()
     if len(argv) == 3 and argv[1] == "-c":
         return argv[2]
@@ -89,9 +114,12 @@ def _model(config: AgentConfig) -> str:
     if isinstance(spec, str) and spec.startswith(SCRIPTED_PREFIX):
         return f"a scripted model (offline) playing {spec.removeprefix(SCRIPTED_PREFIX).strip()}"
     settings = {"name": spec} if isinstance(spec, str) else dict(spec)
-    url = settings.get("base_url") or f"${BASE_URL_ENV}, else {DEFAULT_BASE_URL}"
-    key = settings.get("api_key_env", _DEFAULT_KEY_ENV)
-    return (
-        f"{settings['name']} at {url}; your conversations go there, "
-        f"with the value of ${key} sent as the API key"
+    url = settings.get("base_url")
+    if url is None:
+        return (f"{settings['name']} at ${BASE_URL_ENV}, else {DEFAULT_BASE_URL}; your "
+                "conversations go there; no API key is sent (api_key_env names none), but "
+                "$OPENAI_API_KEY where that URL is https://api.openai.com")  # fmt: skip
+    key = settings.get("api_key_env")
+    return f"{settings['name']} at {url}; your conversations go there; " + where_the_key_goes(
+        str(url), None if key is None else str(key)
     )

@@ -1,0 +1,108 @@
+"""The words of each command a hook's line runs, as the shell would read them.
+
+`commands_of` splits a line into commands (a line of plain words, `"$CLAUDE_PROJECT_DIR"`
+among them, without a parser; any other with `hookgate.shellwords`, a leaf module that imports nothing of hookgate,
+loaded then) and each command into words, quotes removed, a substitution kept whole.
+`expand_known` reads the variables whose value the runner sets; `past_wrappers` skips
+`exec`, `timeout 5`, `env X=1`. `whatruns` builds on these.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from pathlib import Path
+
+#: A line of these characters alone is one command of literal words in every shell.
+_PLAIN_LINE = re.compile(r"[A-Za-z0-9_./:=+,@% -]*")
+#: The same, double quotes allowed: what `_KNOWN_VARS` leaves of a line that names them.
+_QUOTED_PLAIN_LINE = re.compile(r'[A-Za-z0-9_./:=+,@% "-]*')
+_KNOWN_VARS = re.compile(r"\$(?:\{(?:CLAUDE_PROJECT_DIR|PWD)\}|(?:CLAUDE_PROJECT_DIR|PWD)\b)")
+#: The variables the resolver reads as the shell would: the project and the directory.
+_PROJECT_VARS = re.compile(r"\$(?:\{CLAUDE_PROJECT_DIR\}|CLAUDE_PROJECT_DIR\b)")
+_PWD_VARS = re.compile(r"\$(?:\{PWD\}|PWD\b)")
+#: A command substitution without one nested in it: `$(…)` or `` `…` ``.
+_SUBSTITUTION = re.compile(r"\$\([^()]*\)|`[^`]*`")
+_HELD = re.compile("\x01(\\d+)\x01")
+#: `NAME=value`, a variable set for one command.
+ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def commands_of(line: str) -> list[list[str]] | None:
+    """Each command `line` runs, as words; None where the shell parser cannot read it."""
+    if _PLAIN_LINE.fullmatch(line):
+        return [line.split()]  # what the parser would say, without loading it
+    if _QUOTED_PLAIN_LINE.fullmatch(_KNOWN_VARS.sub("v", line)) and line.count('"') % 2 == 0:
+        # Claude Code's own idiom, `"$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh`: one command
+        # of words, double quotes grouping plain characters and the variables read here.
+        words = split_words(line)
+        return None if words is None else [words]
+    from hookgate.shellwords import parse_command_line  # the bash grammar: a leaf module
+
+    parsed = parse_command_line(line)
+    if parsed is None:
+        return None
+    commands = []
+    for command in parsed.commands:
+        words = split_words(command.written)
+        if words is None:
+            return None
+        commands.append(words)
+    return commands
+
+
+def split_words(text: str) -> list[str] | None:
+    """The words of one command as written, quotes removed; a `$( )` or backquoted
+    substitution stays whole inside its word (`./$(echo y).sh`), as the shell reads it."""
+    held: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        held.append(match.group(0))
+        return f"\x01{len(held) - 1}\x01"
+
+    while (collapsed := _SUBSTITUTION.sub(hold, text)) != text:  # innermost first
+        text = collapsed
+    try:
+        words = shlex.split(text, comments=False)
+    except ValueError:
+        return None
+
+    def restore(word: str) -> str:
+        while "\x01" in word:
+            word = _HELD.sub(lambda m: held[int(m.group(1))], word)
+        return word
+
+    return [restore(word) for word in words]
+
+
+def without_substitutions(word: str) -> str:
+    """`word` less its `$( )` and backquoted parts: their commands are read on their own."""
+    while (shorter := _SUBSTITUTION.sub("", word)) != word:
+        word = shorter
+    return word
+
+
+def expand_known(word: str, cwd: Path, base_dir: Path) -> str:
+    """`word` with the variables whose value the runner sets read as the shell would:
+    `$CLAUDE_PROJECT_DIR` (`base_dir`) and `$PWD` (`cwd`)."""
+    if "$" not in word:
+        return word
+    word = _PROJECT_VARS.sub(lambda _: str(base_dir), word)
+    return _PWD_VARS.sub(lambda _: str(cwd), word)
+
+
+def past_wrappers(words: list[str]) -> list[str]:
+    """`words` from the command a wrapper runs on (`exec ./g.sh`, `timeout 5 ./g.sh`)."""
+    from hookgate.shellwords import WRAPPERS  # a plain table: no parser loaded
+
+    while words and os.path.basename(words[0]) in WRAPPERS:
+        takes_value, positional = WRAPPERS[os.path.basename(words[0])]
+        index = 1
+        while index < len(words) and words[index].startswith("-"):
+            option = words[index]
+            index += 2 if len(option) == 2 and option[1] in takes_value else 1
+        while index < len(words) and ASSIGNMENT.match(words[index]):
+            index += 1
+        words = words[index + positional :]
+    return words
