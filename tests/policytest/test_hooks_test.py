@@ -216,3 +216,43 @@ def test_schema_tests_describes_the_shipped_file(examples: Path) -> None:
     shipped[0]["expct"] = shipped[0].pop("expect")
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(shipped, schema)
+
+
+def test_question_cases_read_a_rewrite_and_added_context(tmp_path: Path) -> None:
+    (tmp_path / "hookgate.yaml").write_text(
+        textwrap.dedent("""\
+        model: scripted:none.yaml
+        hooks:
+          preGeneration:
+            - name: shout
+              command: >-
+                jq -c 'if (.prompt | test("quiet")) then {} else
+                {prompt: (.prompt | ascii_upcase)} end'
+            - name: notes
+              command: >-
+                jq -c '{context: "the build is red"}'
+        """)
+    )
+    (tmp_path / "q.hooktest.yaml").write_text(
+        textwrap.dedent("""\
+        - name: rewritten
+          event: preGeneration
+          prompt: "deploy it"
+          expect: {decision: rewrite, by: shout, prompt: "^DEPLOY IT$", context: "build is red"}
+        - name: context only
+          event: preGeneration
+          prompt: "quiet please"
+          expect: {decision: context, context: "^the build is red$"}
+        - name: wrong on purpose
+          event: preGeneration
+          prompt: "quiet please"
+          expect: {decision: allow, prompt: "^QUIET"}
+        """)
+    )
+    done = hookgate("hooks", "test", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "  ok    rewritten  → rewrite (hook 'shout')" in done.stdout
+    assert "  ok    context only  → context" in done.stdout
+    wrong = done.stdout.split("  FAIL  wrong on purpose")[1]
+    assert "- decision: allow\n        + decision: context\n" in wrong
+    assert '- prompt: "^QUIET"\n        + prompt: "quiet please"\n' in wrong
