@@ -256,3 +256,33 @@ def test_question_cases_read_a_rewrite_and_added_context(tmp_path: Path) -> None
     wrong = done.stdout.split("  FAIL  wrong on purpose")[1]
     assert "- decision: allow\n        + decision: context\n" in wrong
     assert '- prompt: "^QUIET"\n        + prompt: "quiet please"\n' in wrong
+
+
+def test_the_tools_a_session_adds_are_cases_too(tmp_path: Path) -> None:
+    # `ask_agent` exists only in a live session of a file that names agents; a case may
+    # still call it, with the real tool's consent need and the file's rules.
+    (tmp_path / "hookgate.yaml").write_text(
+        textwrap.dedent("""\
+        model: scripted:none.yaml
+        tools: [read_file]
+        agents: {helper: {file: helper.yaml}, reviewer: {file: reviewer.yaml}}
+        permissions: {allow: ["ask_agent(helper)"]}
+        """)
+    )
+    (tmp_path / "a.hooktest.yaml").write_text(
+        textwrap.dedent("""\
+        - name: the helper is allowed
+          event: preToolCall
+          tool: ask_agent
+          arguments: {agent: helper, question: "what now?"}
+          expect: {decision: allow, by: permission rule}
+        - name: the reviewer asks
+          event: preToolCall
+          tool: ask_agent
+          arguments: {agent: reviewer, question: "is this ok?"}
+          expect: {decision: ask}
+        """)
+    )
+    done = hookgate("hooks", "test", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 cases: 2 passed, 0 failed" in done.stdout

@@ -170,10 +170,12 @@ class PolicyGate:
         return tool in self.gate.tools
 
     def add_tool(self, name: str) -> None:
-        """A stand-in for a tool the agent file does not build (MCP, another agent's):
-        it needs consent, as an MCP tool does."""
+        """A stand-in for a tool a session builds beside the agent file's (`ask_agent`,
+        the team's) with that tool's consent need; for any other (MCP, another agent's),
+        one that needs consent, as an MCP tool does."""
         if name not in self.gate.tools:
-            self.gate.tools.add(StandIn(ToolSpec(name, "a recorded tool"), True, self.bench))
+            needs = session_tool_consent().get(name, True)
+            self.gate.tools.add(StandIn(ToolSpec(name, "a recorded tool"), needs, self.bench))
 
     async def tool_call(
         self, tool: str, arguments: Mapping[str, Any], result: ToolResult | None = None
@@ -265,6 +267,20 @@ class PolicyGate:
 
     async def aclose(self) -> None:
         await self.engine.aclose()
+
+
+def session_tool_consent() -> dict[str, bool]:
+    """The consent need of the tools a session adds for `agents:` and `team:`, read from
+    their classes (they are built from a live session, not from the file)."""
+    from hookgate.handoff.ask_tool import AskAgentTool
+    from hookgate.team.tools import CreateTaskTool, ListTasksTool, WaitForTasksTool
+
+    return {
+        "ask_agent": AskAgentTool.needs_consent,
+        "create_task": CreateTaskTool.needs_consent,
+        "list_tasks": ListTasksTool.needs_consent,
+        "wait_for_tasks": WaitForTasksTool.needs_consent,
+    }
 
 
 def _call_id(tool: str, arguments: Mapping[str, Any]) -> str:

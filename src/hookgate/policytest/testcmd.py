@@ -80,13 +80,17 @@ async def run_files(
 
 
 def _check_tool(gate: PolicyGate, case: Case, agent_file: Path) -> None:
-    """A case's tool must be one the agent offers; an MCP tool gets a stand-in."""
+    """A case's tool must be one the agent offers: its file's, `ask_agent` where it names
+    agents, the team's tools where it has one, an MCP tool where it has servers."""
+    from hookgate.agentfile import offered_tool_names
+
     if case.event == "preGeneration" or gate.offers(case.tool):
         return
-    if case.tool.startswith("mcp__") and gate.config.mcp_servers:
+    offered = list(offered_tool_names(agent_file) or gate.gate.tools.names())
+    mcp = case.tool.startswith("mcp__") and bool(gate.config.mcp_servers)
+    if mcp or case.tool in offered:
         gate.add_tool(case.tool)
         return
-    offered = gate.gate.tools.names()
     hint = did_you_mean(case.tool, offered) or f"{agent_file} offers: {', '.join(offered)}"
     raise case.where.error(f"tool {case.tool!r} is not offered by {agent_file}", hint=hint)
 
