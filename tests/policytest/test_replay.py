@@ -149,3 +149,17 @@ def test_a_file_replay_cannot_read_is_refused_with_the_formats_it_reads(examples
                        cwd=examples, env={"HOOKGATE_HOME": str(examples / "home")})  # fmt: skip
     assert missing.returncode == 1
     assert "no session 'no-such-session'" in missing.stderr
+
+
+def test_a_python_hook_can_tell_a_replay_too(tmp_path: Path) -> None:
+    (tmp_path / "replay_aware.py").write_text(
+        "import os\n\n\ndef guard(event):\n"
+        "    if os.environ.get('HOOKGATE_REPLAY') == '1':\n"
+        "        return {'action': 'deny', 'reason': 'replayed'}\n"
+    )
+    (tmp_path / "hookgate.yaml").write_text(json.dumps({
+        "model": "scripted:none.yaml", "tools": ["shell"], "sandbox": {"mode": "off"},
+        "hooks": {"preToolCall": [{"name": "aware", "python": "replay_aware:guard"}]},
+    }))  # fmt: skip
+    result = replayed(tmp_path, str(FIXTURES / "gemini-chat.jsonl"))
+    assert [c["now"]["reason"] for c in calls(result)] == ["replayed"] * 3

@@ -35,6 +35,8 @@ class Replayed(NamedTuple):
 
 
 def run_replay_command(args: argparse.Namespace) -> int:
+    # This process is the replay: a Python hook, which runs in it, can tell as well.
+    os.environ[REPLAY_ENV] = "1"
     recordings = [read_source(source, open_session=session_file) for source in args.sources]
     replayed = asyncio.run(replay(args.config, recordings, all_events=args.all_events))
     if args.json:
