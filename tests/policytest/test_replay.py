@@ -163,3 +163,23 @@ def test_a_python_hook_can_tell_a_replay_too(tmp_path: Path) -> None:
     }))  # fmt: skip
     result = replayed(tmp_path, str(FIXTURES / "gemini-chat.jsonl"))
     assert [c["now"]["reason"] for c in calls(result)] == ["replayed"] * 3
+
+
+def test_a_question_blocked_then_is_not_replayed_as_its_marker(
+    project: Project, examples: Path
+) -> None:
+    redact = project.example("redact_prompt.py")
+    script = project.script({"text": "Listed."})
+    project.write_agent(script, tools=["shell"], sandbox={"mode": "off"},
+                        hooks={"preGeneration": [{"name": "redact-keys", "command": redact}]})  # fmt: skip
+    blocked = project.hookgate("-p", "use sk-demoA1b2C3d4E5f6G7h8I9j0 for me")
+    assert "[prompt blocked by a hook:" in json.dumps(project.messages())
+    asked = project.hookgate("-p", "what is here?", "--continue")
+    assert asked.returncode == 0, asked.stderr + blocked.stderr
+    env = {"HOOKGATE_HOME": str(project.home)}
+    result = replayed(examples, project.session_id(), env=env)
+    prompts = [item["prompt"] for item in result["items"] if item["event"] == "preGeneration"]
+    assert prompts == ["what is here?"]
+    (transcript,) = (project.home / "transcripts").glob("*.jsonl")
+    through_claude = replayed(examples, str(transcript), env=env)
+    assert [i["prompt"] for i in through_claude["items"]] == ["what is here?"]

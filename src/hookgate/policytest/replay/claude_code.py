@@ -19,6 +19,7 @@ from hookgate.policytest.replay.recorded import (
     RecordedCall,
     RecordedPrompt,
     Recording,
+    is_marker,
     json_lines,
     prompt_with_answer,
 )
@@ -58,7 +59,7 @@ def read(path: Path) -> Recording:
 
 def _user(content: Any, number: int, items: list[Any], calls: dict[str, int]) -> None:
     if isinstance(content, str):
-        if not content.startswith(_NOT_TYPED):
+        if not content.startswith(_NOT_TYPED) and not is_marker(content):
             items.append(RecordedPrompt(content, number))
         return
     if not isinstance(content, list):
@@ -71,7 +72,7 @@ def _user(content: Any, number: int, items: list[Any], calls: dict[str, int]) ->
                 items[index] = _answered(items[index], block)
     if texts and not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
         text = "\n".join(str(t) for t in texts)
-        if not text.startswith(_NOT_TYPED):
+        if not text.startswith(_NOT_TYPED) and not is_marker(text):
             items.append(RecordedPrompt(text, number))
 
 

@@ -13,6 +13,7 @@ from hookgate.policytest.replay.recorded import (
     RecordedCall,
     RecordedPrompt,
     Recording,
+    is_marker,
     json_lines,
     prompt_with_answer,
 )
@@ -43,7 +44,7 @@ def read(path: Path) -> Recording:
             message = Message.from_json(record["message"])
         except (KeyError, TypeError, ValueError, AttributeError):
             continue
-        if message.role == "user":
+        if message.role == "user" and not is_marker(message.content):
             items.append(RecordedPrompt(message.content, number))
         elif message.role == "assistant":
             for call in message.tool_calls:

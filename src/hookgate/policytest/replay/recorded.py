@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from hookgate.hooks import ConfigError
+from hookgate.hooks.wording import BLOCKED_MARKER, UNCHECKED_MARKER
 from hookgate.tools import ToolResult
 
 
@@ -43,6 +44,12 @@ class Recording(NamedTuple):
     cwd: Path | None
     """Where the session ran, where the record says."""
     items: list[RecordedCall | RecordedPrompt]
+
+
+def is_marker(text: str) -> bool:
+    """Whether a recorded question is hookgate's marker of one a hook blocked (or one
+    never checked): the question itself was never kept, so there is nothing to replay."""
+    return text.startswith(BLOCKED_MARKER.split("{")[0]) or text == UNCHECKED_MARKER
 
 
 def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
