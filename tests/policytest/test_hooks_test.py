@@ -35,6 +35,9 @@ def test_the_shipped_cases_pass(examples: Path) -> None:
     assert re.search(r"^(\d+) cases: \1 passed, 0 failed$", done.stdout, re.M), done.stdout
     decisions = {line.split("→ ")[1].split(" ")[0] for line in passed}
     assert decisions == {"allow", "ask", "deny", "rewrite", "replace", "block"}
+    # Allowed, yet nothing ran but the hooks: the tools were stand-ins.
+    assert "  ok    writing docs is allowed by a rule  → allow" in done.stdout
+    assert not (examples / "docs").exists()
 
 
 def test_a_one_line_change_to_the_guard_fails_naming_the_case_and_the_hook(
