@@ -23,6 +23,7 @@ from hookgate.home import CACHE_DIR, default_home
 from hookgate.hooks import HookgateError, HooksConfig, parsecache
 from hookgate.hooks import cli as hooks_cli
 from hookgate.hooks.process import adopt_orphans_at_first_start
+from hookgate.policytest import cli as policytest_cli
 from hookgate.trust import command as trust_command
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
@@ -52,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     hooks_cli.add_parser(
         commands, load_config=_load_hooks_of, offered_tools=_offered_tools,
-        agent_report=_agent_report,
+        agent_report=_agent_report, more_commands=policytest_cli.add_commands,
+        test_schema=policytest_cli.test_file_schema,
     )  # fmt: skip
     trust_command.add_parser(commands)
     agents_cli.add_parsers(commands)
