@@ -14,8 +14,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from enum import Enum
 from typing import Any, NamedTuple, Protocol
 
+from hookgate.hooks.shell.words import parse_command_line
 from hookgate.policy import MAIN_ARGUMENT, SHELL_TOOLS
-from hookgate.shellwords import parse_command_line
 
 
 class Answer(Enum):

@@ -3,7 +3,7 @@
 A rule is a tool name glob, optionally with a glob on the call's main argument:
 `read_file`, `mcp__docs__*`, `shell(git status*)`, `write_file(docs/*)`. Deny rules
 win over allow rules; a call no rule names asks for consent if its tool wants it.
-A `shell(…)` rule is judged on each command of the line (see `hookgate.shellwords`):
+A `shell(…)` rule is judged on each command of the line (see `hookgate.hooks.shell.words`):
 an allow rule covers only commands it can read whole, and a deny rule fires on every
 command it cannot prove outside it (one built or fed at run time), saying why; path
 deny rules also judge the files a shell redirect reads and writes.
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
+from hookgate.hooks.shell.words import CommandLine, ShellCommand, parse_command_line
 from hookgate.ruletext import Rule
-from hookgate.shellwords import CommandLine, ShellCommand, parse_command_line
 from hookgate.tools.paths import PATH_RULE_TOOLS, path_rule_matches
 
 #: The argument a `tool(pattern)` rule is matched against, per tool.

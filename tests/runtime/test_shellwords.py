@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hookgate.hooks.shell.words import MAX_LINE, MAX_WRAPPED_FORMS, parse_command_line
 from hookgate.policy import Policy, Verdict
-from hookgate.shellwords import MAX_LINE, MAX_WRAPPED_FORMS, parse_command_line
 
 words = st.text("abcdefghijklmnopqrstuvwxyz0123456789._-", min_size=1, max_size=8).filter(
     lambda word: not word.startswith("-")

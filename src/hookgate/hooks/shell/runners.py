@@ -2,7 +2,7 @@
 the table that names them (`RUNNERS`): a shell's `-c` string, script or input,
 `eval`, `source`, `trap`, `alias`, `mapfile -C`, `script -c`, `watch`, `ssh`, `find
 -exec`, … Each reads its arguments (None where built at run time) and its standard
-input, and says what it runs as a `Runs`; `shellcode.commands_run` calls them.
+input, and says what it runs as a `Runs`; `code.commands_run` calls them.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ rule cannot read in it.
 `parse_command_line` parses with tree-sitter's bash grammar and lists each command of
 the line (lists, pipelines, `$( )`, backticks, subshells, groups, control structures,
 and every literal command line a command makes a shell run: `bash -c`, `eval`, `trap`,
-a here-string or here-doc fed to a shell, `watch`, `script -c`, … see `shellcode`), as
+a here-string or here-doc fed to a shell, `watch`, `script -c`, … see `code`), as
 written and in the forms it would run as (wrappers like `sudo`/`env`/`nice` stripped,
 `\\rm` and `/bin/rm` read as `rm`). Each command says why a rule cannot read it whole:
 `opaque` (a part is built at run time, or a redirect writes) and `hidden` (what runs is
@@ -19,7 +19,7 @@ import re
 import threading
 from typing import TYPE_CHECKING, NamedTuple, cast
 
-from hookgate.shellcode import (  # it and shellrunners import nothing else of hookgate
+from hookgate.hooks.shell.code import (  # it and runners import nothing else of hookgate
     MAX_WRAPPED_FORMS,
     WRAPPERS,
     Runs,

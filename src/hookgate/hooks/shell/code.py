@@ -5,7 +5,7 @@
 shell builds it at run time) and what its standard input holds, and returns the forms
 it could run as, the literal command lines it makes a shell run (the caller parses and
 judges them like the line itself), and, where it cannot know what will run, why. The
-tables are data (here the wrappers and variables, in `shellrunners` the commands that
+tables are data (here the wrappers and variables, in `runners` the commands that
 run code of their own): a command missing from them runs as itself (docs/security.md).
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-from hookgate.shellrunners import PLACEHOLDER, RUNNERS, Runs, Stdin, base_name
+from hookgate.hooks.shell.runners import PLACEHOLDER, RUNNERS, Runs, Stdin, base_name
 
 __all__ = ["MAX_WRAPPED_FORMS", "PLACEHOLDER", "Runs", "Stdin", "base_name", "commands_run"]
 
