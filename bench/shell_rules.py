@@ -18,8 +18,8 @@ import statistics
 import time
 from collections.abc import Callable
 
+from hookgate.hooks.shell.words import parse_command_line
 from hookgate.policy import Policy, Verdict
-from hookgate.shellwords import parse_command_line
 
 ALLOW = ("shell(git status)", "shell(ls)", "shell(ls *)")
 DENY = ("shell(sudo *)", "shell(rm *)")

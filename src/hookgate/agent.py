@@ -24,6 +24,7 @@ from hookgate.hooks.lint import lint_config
 from hookgate.messages import Message, ToolSpec
 from hookgate.models import ModelClient, make_model
 from hookgate.policy import Policy
+from hookgate.rulecheck import rule_warnings
 from hookgate.sandbox import Boundaries, SandboxSettings
 from hookgate.sandbox.boundaries import private_directory
 from hookgate.sandbox.settings import floor_env, inherited
@@ -151,6 +152,7 @@ async def open_agent(
     project_dir: Path | None = None,
     trusted_digest: str | None = None,
     asked_as: str | None = None,
+    caller_deny: Sequence[str] = (),
 ) -> AgentSession:
     """Check trust, read `agent_file`, open the session, run `sessionStart`; raises on a block.
 
@@ -158,7 +160,8 @@ async def open_agent(
     before anything it names runs or is sent. Then start the file's MCP servers; one
     that fails is a notice and its tools are absent. `project_dir` (default: the
     working directory) is where the tools work. `trusted_digest`: see `require_trust`.
-    `asked_as`: the name the asker gave this agent, for its hooks.
+    `asked_as`: the name the asker gave this agent, for its hooks. `caller_deny`: the
+    asker's deny rules (its own and those it runs under), which bind this agent too.
     A file that declares `team:` gets the supervisor's tools; `team_display` shows the
     team's tasks (by default as notices).
     """
@@ -195,6 +198,8 @@ async def open_agent(
         # cannot parse would otherwise block every question with no reason shown.
         for warning in await lint_config(config.hooks, config.path.parent):
             notify(f"warning: {warning}")
+        for warning in rule_warnings(config):
+            notify(f"warning: {config.path}: {warning}")
         start = await engine.run("sessionStart", {"source": source})
         for notice in start.notices:
             notify(notice)
@@ -219,7 +224,7 @@ async def open_agent(
 
         handoffs = handoffs_for(
             config, engine, ask_display or NoticeDisplay(notify), project_dir=project_dir,
-            depth=asked_depth, inherited_limit=ask_depth_limit,
+            depth=asked_depth, inherited_limit=ask_depth_limit, inherited_deny=caller_deny,
             trusted_digests=asked_digests(config.agents, trust_store), env=child_env,
         )  # fmt: skip
         if handoffs is not None:
@@ -229,7 +234,7 @@ async def open_agent(
 
         team = team_for(
             config, engine, team_display or NoticeTeamDisplay(notify), project_dir=project_dir,
-            depth=asked_depth, inherited_limit=ask_depth_limit,
+            depth=asked_depth, inherited_limit=ask_depth_limit, inherited_deny=caller_deny,
             trusted_digests=asked_digests(config.team.members, trust_store), env=child_env,
         )  # fmt: skip
         for tool in team_tools(team) if team is not None else ():
@@ -238,7 +243,10 @@ async def open_agent(
         engine=engine,
         tools=tools,
         policy=Policy(
-            config.permissions.allow, config.permissions.deny, project_dir, config.permissions.ask
+            config.permissions.allow,
+            (*config.permissions.deny, *caller_deny),
+            project_dir,
+            config.permissions.ask,
         ),
         consent=AlwaysAllow() if config.yolo else consent,
         context=context,

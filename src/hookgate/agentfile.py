@@ -22,6 +22,7 @@ from hookgate.hooks.yamlfile import (
     load_yaml,
     read_config,
 )
+from hookgate.ruletext import RULE_SHAPE, rule_problem
 from hookgate.sandbox.settings import SandboxSettings, parse_sandbox
 from hookgate.tools import BUILTIN_TOOL_NAMES, DEFAULT_TOOL_NAMES
 from hookgate.toolsettings import (
@@ -319,13 +320,29 @@ def _permissions(
         at = where.key(document, "permissions")
         node = expect_mapping(document["permissions"], at, "permission rules")
         check_keys(node, at, PERMISSION_LISTS)
-        own = Permissions(*(_string_list(node, at, name) for name in PERMISSION_LISTS))
+        own = Permissions(*(_rule_list(node, at, name) for name in PERMISSION_LISTS))
     if claude is None:
         return own
     return Permissions(*(
         tuple(dict.fromkeys((*getattr(own, name), *getattr(claude, name))))
         for name in PERMISSION_LISTS
     ))  # fmt: skip
+
+
+def _rule_list(node: Mapping[Any, Any], at: Where, key: str) -> tuple[str, ...]:
+    """The rules under `key`: a rule that does not parse would never apply, in silence."""
+    rules = _string_list(node, at, key)
+    for index, rule in enumerate(rules):
+        problem = rule_problem(rule)
+        if problem is not None:
+            raise (
+                at.key(node, key)
+                .item(node[key], index)
+                .error(
+                    f"{rule!r} is not a permission rule: {problem}", hint=f"a rule is {RULE_SHAPE}"
+                )
+            )
+    return rules
 
 
 def _claude_permissions(

@@ -23,6 +23,7 @@ from hookgate.home import CACHE_DIR, default_home
 from hookgate.hooks import HookgateError, HooksConfig, parsecache
 from hookgate.hooks import cli as hooks_cli
 from hookgate.hooks.process import adopt_orphans_at_first_start
+from hookgate.policytest import cli as policytest_cli
 from hookgate.serve import cli as serve_cli
 from hookgate.trust import command as trust_command
 
@@ -53,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     hooks_cli.add_parser(
         commands, load_config=_load_hooks_of, offered_tools=_offered_tools,
-        agent_report=_sandbox_report,
+        agent_report=_agent_report, more_commands=policytest_cli.add_commands,
+        test_schema=policytest_cli.test_file_schema,
     )  # fmt: skip
     trust_command.add_parser(commands)
     agents_cli.add_parsers(commands)
@@ -89,10 +91,17 @@ def _offered_tools(path: Path) -> tuple[str, ...] | None:
     return offered_tool_names(path)
 
 
-def _sandbox_report(path: Path) -> tuple[list[str], list[str]]:
-    from hookgate.sandbox.report import sandbox_report  # the runtime, only when checked
+def _agent_report(path: Path) -> tuple[list[str], list[str]]:
+    """What `hooks check` shows of an agent file beyond its hooks: its sandbox on this
+    machine, and its permission rules (warnings, and notes on looser asked agents)."""
+    from hookgate.rulecheck import file_findings  # the runtime, only when checked
+    from hookgate.sandbox.report import sandbox_report
 
-    return sandbox_report(path)
+    lines, warnings = sandbox_report(path)
+    rule_warnings, notes = file_findings(path)
+    if notes:
+        lines = [*lines, *([""] if lines else []), "permissions", *(f"  note: {n}" for n in notes)]
+    return lines, [*warnings, *(f"permissions: {w}" for w in rule_warnings)]
 
 
 def entry() -> int:
@@ -193,6 +202,8 @@ def _add_handoff_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--asked-as", default=None, help=argparse.SUPPRESS)
     # The asker's pin of the asked agent's trust entry: it only narrows what runs.
     parser.add_argument("--trusted-digest", default=None, help=argparse.SUPPRESS)
+    # The asker's deny rules: they bind the asked agent as well as its own; only narrows.
+    parser.add_argument("--caller-deny", action="append", default=[], help=argparse.SUPPRESS)
 
 
 def _run_handoff(args: argparse.Namespace) -> int:
@@ -202,6 +213,7 @@ def _run_handoff(args: argparse.Namespace) -> int:
         return answer_asked_main(
             args.agent, depth=args.asked_depth, depth_limit=args.ask_depth_limit,
             trusted_digest=args.trusted_digest, asked_as=args.asked_as, resume=args.resume,
+            caller_deny=tuple(args.caller_deny),
         )  # fmt: skip
     import asyncio
 

@@ -14,8 +14,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from enum import Enum
 from typing import Any, NamedTuple, Protocol
 
+from hookgate.hooks.shell.words import parse_command_line
 from hookgate.policy import MAIN_ARGUMENT, SHELL_TOOLS
-from hookgate.shellwords import parse_command_line
 
 
 class Answer(Enum):
@@ -33,6 +33,9 @@ class ConsentRequest(NamedTuple):
     """The arguments the tool will run with (after any hook's rewrite)."""
     rewritten: bool = False
     """Whether a hook changed the model's arguments."""
+    reason: str = ""
+    """Why the allow rules did not cover the call, where one could have
+    ("this command builds part of itself at run time ($X)"); empty otherwise."""
 
     def describe(self) -> str:
         """The whole call on one line: the tool and every argument, nothing cut."""
@@ -41,8 +44,10 @@ class ConsentRequest(NamedTuple):
         return f"{self.tool} {args}{note}"
 
     def details(self) -> str:
-        """`describe()`, then for a shell call each command it runs, one a line."""
-        return "\n".join([self.describe(), *self._commands()])
+        """`describe()`, then for a shell call each command it runs, one a line, then why
+        the allow rules did not cover it."""
+        why = [f"  no allow rule covers it: {self.reason}"] if self.reason else []
+        return "\n".join([self.describe(), *self._commands(), *why])
 
     def key(self) -> str:
         """What makes two calls "this exact call"."""

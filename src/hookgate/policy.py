@@ -3,7 +3,10 @@
 A rule is a tool name glob, optionally with a glob on the call's main argument:
 `read_file`, `mcp__docs__*`, `shell(git status*)`, `write_file(docs/*)`. Deny rules
 win over allow rules; a call no rule names asks for consent if its tool wants it.
-A `shell(…)` rule is judged on each command of the line (see `hookgate.shellwords`).
+A `shell(…)` rule is judged on each command of the line (see `hookgate.hooks.shell.words`):
+an allow rule covers only commands it can read whole, and a deny rule fires on every
+command it cannot prove outside it (one built or fed at run time), saying why; path
+deny rules also judge the files a shell redirect reads and writes.
 The policy judges the arguments the model asked for: a hook's rewrite is not judged
 again (see docs/runtime.md, "Permissions judge the model's arguments").
 """
@@ -11,6 +14,7 @@ again (see docs/runtime.md, "Permissions judge the model's arguments").
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Mapping
 from enum import Enum
@@ -18,7 +22,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-from hookgate.shellwords import CommandLine, ShellCommand, parse_command_line, rough_forms
+from hookgate.hooks.shell.words import CommandLine, ShellCommand, parse_command_line
+from hookgate.ruletext import Rule
 from hookgate.tools.paths import PATH_RULE_TOOLS, path_rule_matches
 
 #: The argument a `tool(pattern)` rule is matched against, per tool.
@@ -36,7 +41,10 @@ MAIN_ARGUMENT = {
 SHELL_TOOLS = frozenset({"shell"})
 #: `web_fetch(domain:HOST)`: a rule on the URL's host (a glob), not on the URL.
 DOMAIN_PREFIX = "domain:"
-_RULE = re.compile(r"^(?P<tool>[^()]+?)\s*(?:\((?P<argument>.*)\))?$", re.DOTALL)
+#: Why no rule can judge a line the grammar cannot read.
+UNREADABLE = "hookgate cannot read this command line as bash would"
+#: Why no allow rule covers a line with control structures.
+NOT_SIMPLE = "it has control structures (if, loops, case, functions, [ ] or [[ ]])"
 
 
 class Verdict(Enum):
@@ -48,22 +56,10 @@ class Verdict(Enum):
 class Decision(NamedTuple):
     verdict: Verdict
     rule: str | None = None
-
-
-class Rule(NamedTuple):
-    """One `tool(pattern)` rule, split once."""
-
-    text: str
-    tool: str
-    pattern: str | None
-
-    @classmethod
-    def parse(cls, text: str) -> Rule | None:
-        match = _RULE.match(text.strip())
-        return None if match is None else cls(text, match["tool"], match["argument"])
-
-    def names(self, tool: str) -> bool:
-        return fnmatch.fnmatchcase(tool, self.tool)
+    reason: str | None = None
+    """Why a deny rule fired where the line does not say it plainly (a command it cannot
+    read, one inside another's code, a file a redirect opens), or why the allow rules
+    did not cover the call; None: the rule matched as written, or no rule was in play."""
 
 
 class Policy(NamedTuple):
@@ -91,7 +87,12 @@ class Policy(NamedTuple):
         deny = _rules(self.deny, tool)
         allow = _rules(self.allow, tool)
         if tool in SHELL_TOOLS and isinstance(value, str):
-            return _judge_command_line(value, deny, allow, needs_consent=needs_consent)
+            parsed = parse_command_line(value)
+            files = {kind: _rules(self.deny, kind) for kind in PATH_RULE_TOOLS}
+            decision = _judge_command_line(value, parsed, deny, allow, needs_consent=needs_consent)
+            if decision.verdict is Verdict.DENY:
+                return decision
+            return _judge_redirects(parsed, files, self.project_dir) or decision
         for rule in deny:
             if _matches(rule, tool, value, self.project_dir, denying=True):
                 return Decision(Verdict.DENY, rule.text)
@@ -106,7 +107,7 @@ def _asked(policy: Policy, tool: str, arguments: Mapping[str, Any]) -> Decision 
     value = arguments.get(MAIN_ARGUMENT.get(tool, ""), None)
     for rule in _rules(policy.ask, tool):
         if tool in SHELL_TOOLS and isinstance(value, str) and rule.pattern is not None:
-            named = _denies(rule.pattern, value, parse_command_line(value))
+            named, _ = _denies(rule.pattern, value, parse_command_line(value))
         else:
             named = _matches(rule, tool, value, policy.project_dir, denying=True)
         if named:
@@ -118,19 +119,34 @@ def rules_allowing(tool: str, arguments: Mapping[str, Any]) -> tuple[str, ...]:
     """The narrowest allow rules under which this exact call runs without consent.
 
     One rule per command of a shell line; none for a line no narrow rule can cover
-    (a redirect that writes, a command only known when it runs, an unreadable line):
-    only `shell` itself would, and that is no advice to give.
+    (`why_no_rule_covers` says why): only `shell` itself would, and that is no advice.
     """
     value = arguments.get(MAIN_ARGUMENT.get(tool, ""), None)
     if tool in SHELL_TOOLS and isinstance(value, str):
         parsed = parse_command_line(value)
-        if parsed is None or not parsed.simple or not parsed.commands:
-            return ()
-        if any(not command.known or command.writes for command in parsed.commands):
+        if _uncoverable(parsed) is not None or parsed is None:
             return ()
         written = dict.fromkeys(command.written for command in parsed.commands)
         return tuple(f"{tool}({_literal(text)})" for text in written)
     return (f"{tool}({_literal(value)})",) if isinstance(value, str) else (tool,)
+
+
+def why_no_rule_covers(tool: str, arguments: Mapping[str, Any]) -> str | None:
+    """Why no allow rule narrower than `shell` covers this shell call; None if one can."""
+    value = arguments.get(MAIN_ARGUMENT.get(tool, ""), None)
+    if tool not in SHELL_TOOLS or not isinstance(value, str):
+        return None
+    return _uncoverable(parse_command_line(value))
+
+
+def _uncoverable(parsed: CommandLine | None) -> str | None:
+    if parsed is None:
+        return UNREADABLE
+    if not parsed.simple:
+        return NOT_SIMPLE
+    if not parsed.commands:
+        return "it runs no command a rule can name"
+    return next((c.opaque for c in parsed.commands if c.opaque is not None), None)
 
 
 def _literal(text: str) -> str:
@@ -139,8 +155,13 @@ def _literal(text: str) -> str:
 
 
 def _rules(texts: tuple[str, ...], tool: str) -> list[Rule]:
-    parsed = (Rule.parse(text) for text in texts)
+    parsed = (_parsed(text) for text in texts)
     return [rule for rule in parsed if rule is not None and rule.names(tool)]
+
+
+@functools.lru_cache(maxsize=1024)  # a session judges every call against the same rules
+def _parsed(text: str) -> Rule | None:
+    return Rule.parse(text)
 
 
 def _matches(
@@ -167,41 +188,65 @@ def _host_matches(pattern: str, url: object) -> bool:
 
 
 def _judge_command_line(
-    line: str, deny: list[Rule], allow: list[Rule], *, needs_consent: bool
+    line: str,
+    parsed: CommandLine | None,
+    deny: list[Rule],
+    allow: list[Rule],
+    *,
+    needs_consent: bool,
 ) -> Decision:
-    """Deny if a rule matches any command; allow only if rules cover every command."""
-    parsed = parse_command_line(line)
+    """Deny if a rule could match any command; allow only if rules cover every command."""
     for rule in deny:
-        if rule.pattern is None or _denies(rule.pattern, line, parsed):
-            return Decision(Verdict.DENY, rule.text)
+        denied, why = (True, None) if rule.pattern is None else _denies(rule.pattern, line, parsed)
+        if denied:
+            return Decision(Verdict.DENY, rule.text, why)
     everything = next((rule.text for rule in allow if rule.pattern in (None, "*")), None)
     if everything is not None:  # `shell` or `shell(*)` allows every line
         return Decision(Verdict.ALLOW, everything)
-    if parsed is not None and parsed.simple and parsed.commands:
+    why = _uncoverable(parsed)
+    if why is None and parsed is not None:
         covering = [_covering(command, allow) for command in parsed.commands]
         if all(covering):
             return Decision(Verdict.ALLOW, ", ".join(dict.fromkeys(r for r in covering if r)))
-    return Decision(Verdict.ASK if needs_consent else Verdict.ALLOW)
+    return Decision(Verdict.ASK if needs_consent else Verdict.ALLOW, None, why if allow else None)
 
 
-def _denies(pattern: str, line: str, parsed: CommandLine | None) -> bool:
-    """Whether `pattern` matches, or could match, a command of `line`."""
+def _judge_redirects(
+    parsed: CommandLine | None, deny: Mapping[str, list[Rule]], project_dir: Path
+) -> Decision | None:
+    """A deny on a file a redirect reads or writes, where a path rule names it:
+    `read_file(secrets/*)` denies `cat < secrets/key` (relative to the project)."""
+    for command in parsed.commands if parsed is not None else ():
+        for kind, path in command.redirected:
+            tools = ("read_file",) if kind == "read" else ("write_file", "edit_file")
+            for rule in (rule for tool in tools for rule in deny[tool]):
+                if rule.pattern is None or path_rule_matches(
+                    rule.pattern, path, project_dir, denying=True
+                ):
+                    return Decision(
+                        Verdict.DENY, rule.text, f"it {kind}s {path} through a redirect"
+                    )
+    return None
+
+
+def _denies(pattern: str, line: str, parsed: CommandLine | None) -> tuple[bool, str | None]:
+    """Whether `pattern` matches, or could match, a command of `line`, and why it could."""
     if fnmatch.fnmatchcase(line.strip(), pattern):
-        return True
-    if parsed is None:  # unreadable: denied wherever the rule could match
-        forms = rough_forms(line)
-        return forms is None or any(fnmatch.fnmatchcase(form, pattern) for form in forms)
+        return True, None
+    if parsed is None:  # unreadable: whatever it runs could match
+        return True, UNREADABLE
     for command in parsed.commands:
-        if not command.known:  # `$CMD x` could be anything, this rule's command too
-            return True
         if any(fnmatch.fnmatchcase(form, pattern) for form in command.forms):
-            return True
-    return False
+            # Named where the line hid it: the model and the user see what fired.
+            inside = f"it runs {command.written} inside {command.inside}"
+            return True, None if command.inside is None else inside
+    hidden = next((c.hidden for c in parsed.commands if c.hidden is not None), None)
+    return hidden is not None, hidden
 
 
 def _covering(command: ShellCommand, allow: list[Rule]) -> str | None:
     """The allow rule that covers `command` as written, if any."""
-    if not command.known or command.writes:
+    if command.opaque is not None:
         return None
     for rule in allow:
         if rule.pattern is not None and fnmatch.fnmatchcase(command.written, rule.pattern):

@@ -29,7 +29,7 @@ from hookgate.hooks.wording import (
     WITHHELD_RESULT,
 )
 from hookgate.messages import ToolCall
-from hookgate.policy import Policy, Verdict, rules_allowing
+from hookgate.policy import Policy, Verdict, rules_allowing, why_no_rule_covers
 from hookgate.tools import ToolContext, ToolRegistry, ToolResult
 from hookgate.tools.paths import leaves_workspace
 from hookgate.view import MarkKind, MarksToolCalls, NoticeKind, ToolMark, TurnView
@@ -276,9 +276,12 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> To
     needs_consent = tool.needs_consent or leaves_workspace(call.name, arguments, gate.context)
     decision = gate.policy.judge(call.name, call.arguments, needs_consent=needs_consent)
     if decision.verdict is Verdict.DENY:
-        _mark(view, screened, MarkKind.DENIED, "permission rule", str(decision.rule))
+        # A rule that fired on what it cannot read says why: the model and the user
+        # learn which construct to drop, not only which rule.
+        why = f": {decision.reason}" if decision.reason else ""
+        _mark(view, screened, MarkKind.DENIED, "permission rule", f"{decision.rule}{why}")
         return ToolResult(
-            f"[denied by the permission rule {decision.rule!r}]", is_error=True, denied=True
+            f"[denied by the permission rule {decision.rule!r}{why}]", is_error=True, denied=True
         )
     # A hook's `ask`, or an ask rule, asks the user even under yolo; a hook's `allow`
     # skips only the prompt a tool wants, never an ask rule's.
@@ -287,7 +290,9 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> To
         consent = gate.asker or gate.consent
     elif pre.permission == "allow" or decision.verdict is not Verdict.ASK:
         return None
-    request = ConsentRequest(call.name, arguments, rewritten="arguments" in pre.changed)
+    request = ConsentRequest(
+        call.name, arguments, rewritten="arguments" in pre.changed, reason=decision.reason or ""
+    )
     if not await consent.ask(request):
         _mark(view, screened, MarkKind.DENIED, "user", "consent was refused")
         asked_by = decision.rule if decision.verdict is Verdict.ASK else None
@@ -314,8 +319,10 @@ def _denied_by_consent(
         advice = ("to allow it, add to permissions.allow in the agent file: "
                   f"{', '.join(json.dumps(r) for r in rules)}")  # fmt: skip
     else:
+        why = why_no_rule_covers(call.name, call.arguments)
         advice = (
-            "no narrow permissions.allow rule covers it; run hookgate on a terminal to approve it"
+            f"no narrow permissions.allow rule covers it{f' ({why})' if why else ''}; "
+            "run hookgate on a terminal to approve it"
         )
     view.notice(f"{call.name} call denied: it needs consent and there is no terminal to ask on; "
                 f"{advice}", NoticeKind.DENIED)  # fmt: skip

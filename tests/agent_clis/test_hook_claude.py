@@ -167,6 +167,17 @@ def test_a_deny_rule_of_the_file_denies_the_call_after_the_hooks(project: Projec
     )
 
 
+def test_a_deny_rule_fires_on_what_it_cannot_read_and_says_why(project: Project) -> None:
+    project.agent_file.write_text(json.dumps({"permissions": {"deny": ["shell(git push *)"]}}))
+    project.trust()
+    piped = claude_event(project, "PreToolUse", **bash("echo 'git push origin main' | bash"))
+    specific = answer(project, "claude", piped)["hookSpecificOutput"]
+    assert specific["permissionDecision"] == "deny"
+    assert specific["permissionDecisionReason"].endswith(
+        "denies it: bash reads the commands it runs from a pipe, which no rule can read"
+    )
+
+
 def test_a_persistent_hook_answers_within_the_event_and_is_gone_after(project: Project) -> None:
     project.example("persistent-guard.sh")
     guard = str(project.dir / "hooks" / "persistent-guard.sh")  # its path names its process

@@ -52,6 +52,9 @@ def test_the_wheel_carries_license_examples_schemas_and_metadata(dist: Path) -> 
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     assert "hookgate/examples/guard-rm-rf.sh" in names
     assert "hookgate/examples/audit-log.sh" in names
+    for example in ("hookgate.yaml", "policy.hooktest.yaml", "verdicts.yaml"):  # hooks test
+        assert f"hookgate/examples/{example}" in names
+    assert "hookgate/policytest/replay/codex.py" in names
     assert "hookgate/hooks/schemas/preToolCall.native.payload.json" in names
     for page in ("index.html", "app.js", "app.css"):  # the window's page, no build step
         assert f"hookgate/frontends/window/static/{page}" in names

@@ -140,3 +140,31 @@ async def test_consent_is_asked_about_the_arguments_that_will_run(
     assert consent.requests == [ConsentRequest("shell", {"command": "touch safer"}, rewritten=True)]
     assert "(arguments rewritten by a hook)" in consent.requests[0].describe()
     assert (project.dir / "safer").exists()
+
+
+@pytest.mark.parametrize(
+    ("allow", "command", "why"),
+    [
+        ("shell(printf *)", "printf -v 'a[$(touch pwned)]' 1",
+         "this command builds part of itself at run time: a[$(touch pwned)] is an array "
+         "subscript bash evaluates, running its code"),
+        ("shell(ls *)", "ls $HOME", "this command builds part of itself at run time ($HOME)"),
+        ("shell(echo *)", "echo hi >& pwned",
+         "it writes to a file through a redirect (>& pwned)"),
+    ],
+)  # fmt: skip
+async def test_the_prompt_says_why_an_allow_rule_did_not_cover_the_call(
+    project: Project, open_project_agent: OpenAgent, allow: str, command: str, why: str
+) -> None:
+    project.write_agent(
+        project.script({"tool_calls": [shell(command)]}, {"text": "Done."}),
+        permissions={"allow": [allow]},
+    )
+    consent = RecordingConsent(allow=False)
+    agent = await open_project_agent(consent=consent)
+
+    await run_turn(agent, "Go", RecordingView())
+
+    (request,) = consent.requests
+    assert request.details().endswith(f"\n  no allow rule covers it: {why}")
+    assert not (project.dir / "pwned").exists()

@@ -111,7 +111,10 @@ async def test_a_deny_rule_fires_on_any_command_of_the_line_under_yolo(
 
     answers = await run_commands(project, open_project_agent)
 
-    assert answers == ["[denied by the permission rule 'shell(rm *)']"]
+    # The rule, and where the line hid the command (`bash -c '…'`), when it did.
+    hidden_in = {"bash -c 'rm i'": "rm i", 'sh -c "true && rm j"': "rm j"}
+    why = f": it runs {hidden_in[command]} inside {command}" if command in hidden_in else ""
+    assert answers == [f"[denied by the permission rule 'shell(rm *)'{why}]"]
     assert sorted(p.name for p in project.dir.iterdir() if len(p.name) == 1) == list(
         "abcdefghijklmnopqr"
     )

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hookgate.hooks.shell.words import MAX_LINE, MAX_WRAPPED_FORMS, parse_command_line
 from hookgate.policy import Policy, Verdict
-from hookgate.shellwords import MAX_LINE, MAX_WRAPPED_FORMS, parse_command_line
 
 words = st.text("abcdefghijklmnopqrstuvwxyz0123456789._-", min_size=1, max_size=8).filter(
     lambda word: not word.startswith("-")
@@ -87,7 +87,7 @@ def test_any_text_parses_or_is_unreadable_never_an_error(line: str) -> None:
         ("sudo bash -c 'rm a'", "rm a"),
         ("ls `echo \\`rm a\\``", "rm a"),
         ("r\\\nm a", "rm a"),
-        ("find . -exec /bin/rm a {} +", "rm a {} +"),
+        ("find . -exec /bin/rm a {} +", "rm a {}"),
         ("su -c 'rm a' root", "rm a"),
     ],
 )  # fmt: skip
@@ -123,12 +123,14 @@ def test_a_wrapper_chain_past_the_limit_is_unknown() -> None:
 @pytest.mark.parametrize(
     ("line", "writes"),
     [("ls > out", True), ("ls >> out", True), ("ls &> out", True), ("{ ls; } > out", True),
-     ("ls 2>&1", False), ("ls > /dev/null", False), ("ls < in", False)],
+     ("ls 2>&1", False), ("ls > /dev/null", False), ("ls < in", False), ("ls >& out", True),
+     ("ls >| out", True), ("ls 2>&-", False)],
 )  # fmt: skip
 def test_a_redirect_that_writes_a_file_is_seen(line: str, writes: bool) -> None:
     parsed = parse_command_line(line)
     assert parsed is not None
-    assert parsed.commands[0].writes is writes
+    opaque = parsed.commands[0].opaque
+    assert (opaque is not None and "writes to a file" in opaque) is writes
 
 
 def test_an_unterminated_quote_does_not_parse() -> None:
@@ -153,8 +155,8 @@ RULES = Policy(allow=("shell(git status*)", "shell(ls *)", "shell(ls)"), deny=("
         ("ls > listing", Verdict.ASK),
         ("if true; then ls; fi", Verdict.ASK),
         ("PATH=/tmp/evil; git status", Verdict.ASK),
-        ("LD_PRELOAD=x.so git status", Verdict.ASK),
-        ("ls 'a", Verdict.ASK),
+        ("LD_PRELOAD=x.so git status", Verdict.DENY),  # the library could run `rm a`
+        ("ls 'a", Verdict.DENY),  # unreadable: what it runs could be `rm a`
         ("ls; rm a", Verdict.DENY),
         ("ls 'a; rm b", Verdict.DENY),  # unreadable, and a deny rule could match it
         ("$CMD a", Verdict.DENY),  # could be `rm a`
@@ -175,6 +177,28 @@ def test_an_allowed_line_names_the_rules_that_cover_it() -> None:
 @pytest.mark.parametrize("rule", ["shell", "shell(*)"])
 def test_a_rule_for_every_shell_call_still_allows_every_line(rule: str) -> None:
     policy = Policy(allow=(rule,), deny=("shell(rm *)",))
-    for line in ("ls 'a", "ls > out", "if true; then ls; fi"):
+    for line in ("ls > out", "if true; then ls; fi", "ls $HOME"):
         assert policy.judge("shell", {"command": line}, needs_consent=True).verdict is Verdict.ALLOW
     assert policy.judge("shell", {"command": "a; rm b"}, needs_consent=True).verdict is Verdict.DENY
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(operators, commands), min_size=1, max_size=5))
+def test_a_line_of_plain_commands_is_allowed_by_their_rules_and_denied_only_for_rm(
+    parts: list[tuple[str, str]],
+) -> None:
+    line = "".join(operator + command for operator, command in parts)[len(parts[0][0]) :]
+    names = {command.split()[0] for _, command in parts}
+    rules = tuple(f"shell({name}*)" for name in names)
+
+    allowed = Policy(allow=rules).judge("shell", {"command": line}, needs_consent=True)
+    denied = Policy(deny=("shell(rm *)",)).judge("shell", {"command": line}, needs_consent=True)
+
+    # Plain words hide nothing: a rule per command covers the line, and a deny rule fires
+    # only where its command is there (or the grammar misread a newline: then it fires).
+    if parse_command_line(line) is not None:
+        assert allowed.verdict is Verdict.ALLOW
+        if any(command.startswith("rm ") for _, command in parts):
+            assert denied.verdict is Verdict.DENY
+        if denied.verdict is Verdict.DENY:  # never a line without `rm` (`rm && ls` matches)
+            assert any(command.split()[0] == "rm" for _, command in parts)

@@ -91,7 +91,8 @@ def _judged_by_deny_rules(config: AgentConfig, event: AgentEvent, outcome: Outco
     decision = policy.judge(tool, arguments, needs_consent=False)
     if decision.verdict is not Verdict.DENY:
         return outcome
-    reason = f"the permission rule {decision.rule!r} of {config.path} denies it"
+    why = f": {decision.reason}" if decision.reason else ""  # what it could not read
+    reason = f"the permission rule {decision.rule!r} of {config.path} denies it{why}"
     return outcome._replace(blocked=True, reason=reason, blocked_by="permission rule")
 
 

@@ -92,11 +92,13 @@ async def answer_asked(
     trusted_digest: str | None = None,
     asked_as: str | None = None,
     resume: str | None = None,
+    caller_deny: tuple[str, ...] = (),
 ) -> int:
     """Run one turn of `agent_file` on `prompt`, writing the hand-off stream to `stream`.
 
     `asked_as` is the name the asker knows this agent by; its hooks read it. `resume`:
     an earlier answer's session, which `prompt` goes on (the asker's hook sent it on).
+    `caller_deny`: the asker's deny rules, which this agent runs under as well.
     """
     writer = StreamWriter(stream)
     view = StreamView(writer)
@@ -106,7 +108,7 @@ async def answer_asked(
                 open_agent(
                     agent_file, notify=writer.notice, consent=AlwaysDeny(), asked_depth=depth,
                     ask_depth_limit=depth_limit, ask_display=view, trusted_digest=trusted_digest,
-                    asked_as=asked_as, resume=resume,
+                    asked_as=asked_as, resume=resume, caller_deny=caller_deny,
                 )
             )  # fmt: skip
         except HookgateError as exc:  # its file is wrong, or its sessionStart said no
@@ -145,6 +147,7 @@ def answer_asked_main(
     trusted_digest: str | None = None,
     asked_as: str | None = None,
     resume: str | None = None,
+    caller_deny: tuple[str, ...] = (),
 ) -> int:
     """The CLI's `--answer-asked`: the prompt from stdin, the stream on the real stdout."""
     stop_with_asker()
@@ -161,6 +164,7 @@ def answer_asked_main(
                 trusted_digest=trusted_digest,
                 asked_as=asked_as,
                 resume=resume,
+                caller_deny=caller_deny,
             )
         )
 

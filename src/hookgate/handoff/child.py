@@ -51,11 +51,13 @@ def child_argv(
     depth_limit: int,
     trusted_digest: str | None = None,
     resume: str | None = None,
+    deny: Sequence[str] = (),
 ) -> list[str]:
     """The command line of an asked agent (the `--answer-asked` mode of the CLI).
 
     `-P`: the project directory (its cwd) is not put on `sys.path`, so a module there
-    (`argparse.py`, say) can never stand in for one of hookgate's own imports.
+    (`argparse.py`, say) can never stand in for one of hookgate's own imports. `deny`:
+    the asker's deny rules, which the asked agent runs under besides its own.
     """
     argv = [
         sys.executable, "-P", "-m", "hookgate.cli", "--agent", str(ref.file), "--answer-asked",
@@ -66,6 +68,7 @@ def child_argv(
         argv += ["--trusted-digest", trusted_digest]
     if resume is not None:
         argv.append(f"--resume={resume}")  # one word: an id can never read as an option
+    argv += [f"--caller-deny={rule}" for rule in deny]  # one word each, like `--resume`
     return argv
 
 
@@ -81,6 +84,7 @@ async def run_child(
     on_notice: Callable[[str], None],
     trusted_digest: str | None = None,
     resume: str | None = None,
+    deny: Sequence[str] = (),
 ) -> ChildAnswer:
     """Ask `ref` the joined `prompt`; it runs at `depth` (1 for the top agent's child).
 
@@ -90,8 +94,9 @@ async def run_child(
     question.
     """
     argv = child_argv(
-        ref, depth=depth, depth_limit=depth_limit, trusted_digest=trusted_digest, resume=resume
-    )
+        ref, depth=depth, depth_limit=depth_limit, trusted_digest=trusted_digest, resume=resume,
+        deny=deny,
+    )  # fmt: skip
     return await ask_process(
         argv,
         prompt,

@@ -109,6 +109,9 @@ class Handoffs:
     trusted_digests: Mapping[str, str] = field(default_factory=dict)
     """Each asked agent's trust entry digest as of the session start, by name: the
     child runs only that closure (its file is read once per session, in effect)."""
+    deny: tuple[str, ...] = ()
+    """The deny rules every asked agent runs under besides its own: the asker's own
+    and those the asker runs under."""
 
     def refusal(self, agent: str) -> Refused | None:
         """Why asking `agent` is refused before any hook runs, or None."""
@@ -134,14 +137,17 @@ def handoffs_for(
     inherited_limit: int | None,
     trusted_digests: Mapping[str, str] | None = None,
     agents: Mapping[str, AgentRef] | None = None,
+    inherited_deny: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
 ) -> Handoffs | None:
     """The hand-offs of an agent whose file lists `agents:` (or to `agents`, a team's
     members), or None when there are none.
 
     The depth limit only tightens down a chain: an asked agent keeps the lower of its
-    own `max_ask_depth` and the one it was started with. `env`: set over hookgate's
-    own environment for the asked agents (the sandbox they stay within).
+    own `max_ask_depth` and the one it was started with. Deny rules only add up: an
+    asked agent runs under its asker's (`config`'s and `inherited_deny`) and its own.
+    `env`: set over hookgate's own environment for the asked agents (the sandbox they
+    stay within).
     """
     agents = config.agents if agents is None else agents
     if not agents:
@@ -152,6 +158,7 @@ def handoffs_for(
     return Handoffs(
         agents, engine, display, project_dir, {**os.environ, **(env or {})}, depth, limit,
         dict(trusted_digests or {}),
+        tuple(dict.fromkeys((*config.permissions.deny, *inherited_deny))),
     )  # fmt: skip
 
 
@@ -228,6 +235,7 @@ async def _run_once(
             ref, prompt, depth=handoffs.depth + 1, depth_limit=handoffs.depth_limit,
             cwd=handoffs.project_dir, env=handoffs.env,
             trusted_digest=handoffs.trusted_digests.get(ref.name), resume=resume,
+            deny=handoffs.deny,
             on_text=lambda delta: display.asked_text(ref.name, delta),
             on_notice=lambda text: display.notice(f"{ref.name}: {text}"),
         )  # fmt: skip

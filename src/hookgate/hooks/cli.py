@@ -35,6 +35,8 @@ EXIT_OK, EXIT_ERROR, EXIT_BLOCKED = 0, 1, 2
 ConfigLoader = Callable[[Path, bool], HooksConfig]
 #: What the runtime adds to `check` about a config file: lines to print, and warnings.
 AgentReport = Callable[[Path], "tuple[list[str], list[str]]"]
+#: Registers the runtime's own `hooks` commands on the subparsers it is given.
+MoreCommands = Callable[[Any], None]
 
 
 def _load_hooks_only(path: Path, import_python: bool) -> HooksConfig:
@@ -47,13 +49,18 @@ def add_parser(
     load_config: ConfigLoader = _load_hooks_only,
     offered_tools: OfferedTools = lambda _: None,
     agent_report: AgentReport = lambda _: ([], []),
+    more_commands: MoreCommands = lambda _: None,
+    test_schema: Callable[[], Any] | None = None,
 ) -> None:
     """Register `hooks` and its commands on the main CLI's subparsers.
 
     `load_config` reads a config file (hookgate's validates a whole agent file);
     `offered_tools` names the tools a config file's agent offers (None: unknown), so
     that `check` can warn about a matcher that matches none of them; `agent_report`
-    says what else `check` shows of an agent file (its sandbox on this machine).
+    says what else `check` shows of an agent file (hookgate's: its sandbox on this
+    machine, its permission rules);
+    `more_commands` adds the runtime's commands (`test`, `replay`), and `test_schema`
+    gives the schema `schema --tests` prints.
     """
     hooks = subparsers.add_parser("hooks", help="check, fire and describe hooks")
     hooks.set_defaults(load_config=load_config)
@@ -91,9 +98,15 @@ def add_parser(
     migrate.set_defaults(handler=run_import_claude)
 
     schema = commands.add_parser("schema", help="print the JSON Schemas of an event")
-    schema.add_argument("event", help="event name, either spelling")
+    schema.add_argument(
+        "event", nargs="?" if test_schema else None, help="event name, either spelling"
+    )
     schema.add_argument("--format", default="native", choices=sorted(FORMATS))
-    schema.set_defaults(handler=run_schema)
+    if test_schema is not None:
+        schema.add_argument("--tests", action="store_true",
+                            help="print the JSON Schema of a test file (hooks test) instead")  # fmt: skip
+    schema.set_defaults(handler=run_schema, test_schema=test_schema)
+    more_commands(commands)
 
 
 def _add_file_option(parser: argparse.ArgumentParser, help_text: str) -> None:
@@ -233,6 +246,11 @@ def _imported_permissions(project: Path, files: list[Path]) -> dict[str, Any]:
 def run_schema(args: argparse.Namespace) -> int:
     from hookgate.hooks.schema import schema_for
 
+    if getattr(args, "tests", False):
+        print(json.dumps(args.test_schema(), indent=2))
+        return EXIT_OK
+    if args.event is None:
+        raise ConfigError("name an event, or --tests", hint="hookgate hooks schema preToolCall")
     event = _event(args.event)
     if not FORMATS[args.format].supports(event):
         raise ConfigError(f"format {args.format!r} has no counterpart of event {event.name!r}")

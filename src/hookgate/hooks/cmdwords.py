@@ -1,7 +1,7 @@
 """The words of each command a hook's line runs, as the shell would read them.
 
 `commands_of` splits a line into commands (a line of plain words, `"$CLAUDE_PROJECT_DIR"`
-among them, without a parser; any other with `hookgate.shellwords`, a leaf module that imports nothing of hookgate,
+among them, without a parser; any other with `hookgate.hooks.shell.words`, a leaf module that imports nothing of hookgate,
 loaded then) and each command into words, quotes removed, a substitution kept whole.
 `expand_known` reads the variables whose value the runner sets; `past_wrappers` skips
 `exec`, `timeout 5`, `env X=1`. `whatruns` builds on these.
@@ -38,7 +38,7 @@ def commands_of(line: str) -> list[list[str]] | None:
         # of words, double quotes grouping plain characters and the variables read here.
         words = split_words(line)
         return None if words is None else [words]
-    from hookgate.shellwords import parse_command_line  # the bash grammar: a leaf module
+    from hookgate.hooks.shell.words import parse_command_line  # the bash grammar
 
     parsed = parse_command_line(line)
     if parsed is None:
@@ -94,7 +94,7 @@ def expand_known(word: str, cwd: Path, base_dir: Path) -> str:
 
 def past_wrappers(words: list[str]) -> list[str]:
     """`words` from the command a wrapper runs on (`exec ./g.sh`, `timeout 5 ./g.sh`)."""
-    from hookgate.shellwords import WRAPPERS  # a plain table: no parser loaded
+    from hookgate.hooks.shell.words import WRAPPERS  # a plain table: no parser loaded
 
     while words and os.path.basename(words[0]) in WRAPPERS:
         takes_value, positional = WRAPPERS[os.path.basename(words[0])]

@@ -223,6 +223,7 @@ def team_for(
     depth: int,
     inherited_limit: int | None,
     trusted_digests: Mapping[str, str],
+    inherited_deny: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
 ) -> Team | None:
     """The team of an agent whose file declares `team:`, or None; `env` as `handoffs_for`."""
@@ -231,7 +232,7 @@ def team_for(
     handoffs = handoffs_for(
         config, engine, MemberDisplay(display), project_dir=project_dir, depth=depth,
         inherited_limit=inherited_limit, trusted_digests=trusted_digests,
-        agents=config.team.members, env=env,
+        agents=config.team.members, inherited_deny=inherited_deny, env=env,
     )  # fmt: skip
     assert handoffs is not None  # a team has members: the agent file says so
     return Team(config.team, handoffs, display)

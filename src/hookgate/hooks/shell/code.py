@@ -1,0 +1,186 @@
+"""What one command runs besides itself: `sudo rm x`, `bash -c '…'`, `find -exec`,
+`trap '…' EXIT`, a shell fed a here-string, `source /dev/stdin`, `watch`, `script -c`.
+
+`commands_run` reads a command's words (each its literal value, or None where the
+shell builds it at run time) and what its standard input holds, and returns the forms
+it could run as, the literal command lines it makes a shell run (the caller parses and
+judges them like the line itself), and, where it cannot know what will run, why. The
+tables are data (here the wrappers and variables, in `runners` the commands that
+run code of their own): a command missing from them runs as itself (docs/security.md).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+
+from hookgate.hooks.shell.runners import PLACEHOLDER, RUNNERS, Runs, Stdin, base_name
+
+__all__ = ["MAX_WRAPPED_FORMS", "PLACEHOLDER", "Runs", "Stdin", "base_name", "commands_run"]
+
+#: Commands that run the command after them, each with its options that take a value
+#: and how many plain arguments come before that command (`timeout 5 rm`).
+WRAPPERS: dict[str, tuple[str, int]] = {
+    "command": ("", 0), "builtin": ("", 0), "exec": ("a", 0), "nohup": ("", 0),
+    "time": ("fo", 0), "nice": ("n", 0), "env": ("uCS", 0), "sudo": ("ugpCDhrtTU", 0),
+    "doas": ("uC", 0), "timeout": ("sk", 1), "stdbuf": ("ioe", 0), "ionice": ("cnp", 0),
+    "setsid": ("", 0), "xargs": ("aEILnPsd", 0), "chrt": ("", 1), "taskset": ("", 1),
+    "coproc": ("", 0), "unbuffer": ("", 0), "chroot": ("", 1),
+    "busybox": ("", 0), "toybox": ("", 0), "pkexec": ("", 0), "strace": ("eoOpPsSuXU", 0),
+    "ltrace": ("eoOpnsSuXU", 0), "unshare": ("", 0), "nsenter": ("tSGu", 0),
+    "setpriv": ("", 0), "fakeroot": ("is", 0), "faketime": ("", 1), "firejail": ("", 0),
+    "proxychains": ("fq", 0), "proxychains4": ("fq", 0), "torsocks": ("uapP", 0),
+    "catchsegv": ("", 0), "valgrind": ("", 0), "systemd-run": ("pEuG", 0),
+    "dbus-run-session": ("", 0), "xvfb-run": ("nsfe", 0), "chronic": ("", 0),
+    "sem": ("j", 0), "until": ("", 0), "caffeinate": ("tw", 0), "gtimeout": ("sk", 1),
+    # Runners that take a subcommand first (`uv run rm x`, `docker exec c rm x`): the
+    # forms from each plain word on hold the command they run.
+    "uv": ("", 0), "poetry": ("", 0), "pipenv": ("", 0), "bundle": ("", 0), "npx": ("", 0),
+    "pnpx": ("", 0), "bunx": ("", 0), "direnv": ("", 0), "docker": ("", 0),
+    "podman": ("", 0), "kubectl": ("", 0), "sshpass": ("pfdP", 0), "entr": ("", 0),
+}  # fmt: skip
+#: Start points of the wrapper forms of one command; past it the command is unknown
+#: (a thousand nested `nohup`s cost quadratic time to list).
+MAX_WRAPPED_FORMS = 64
+#: Variables whose value the shell or a program runs as a command line later
+#: (`PS4='$(rm x)'; set -x`, `GIT_SSH_COMMAND='rm x' git fetch`).
+CODE_VARIABLES = frozenset({
+    "PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND", "GIT_SSH_COMMAND", "GIT_PAGER",
+    "GIT_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "GIT_SEQUENCE_EDITOR", "PAGER",
+    "MANPAGER", "EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE", "SSH_ASKPASS",
+    "SUDO_ASKPASS", "BROWSER",
+})  # fmt: skip
+#: Variables whose value names code to load from a file: nothing a rule can read.
+FILE_CODE_VARIABLES = frozenset({
+    "BASH_ENV", "ENV", "LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "PYTHONSTARTUP",
+    "PERL5OPT", "NODE_OPTIONS", "RUBYOPT", "SHELLOPTS", "BASHOPTS", "PROMPT_COMMANDS",
+})  # fmt: skip
+
+
+def commands_run(values: Sequence[str | None], texts: Sequence[str], stdin: Stdin | None) -> Runs:
+    """What the command of these words runs, past its wrappers.
+
+    `values`: each word's literal value, None where it is built at run time (an
+    expansion, a glob, a brace); `texts`: each word as the forms show it. `stdin`: its
+    standard input where a redirect, a here-string or a pipe gives it (None: the tool's).
+    """
+    start = _principal(values)
+    wrapped = _wrapped_forms(values, texts)
+    if wrapped is None:
+        return Runs(hidden="it nests more wrapper commands than hookgate follows")
+    if not values:
+        return Runs()
+    if start is None:
+        built = next((t for v, t in zip(values, texts, strict=True) if v is None), texts[0])
+        return Runs(tuple(wrapped), hidden=f"its command name is built at run time ({built})")
+    name = base_name(values[start] or "")
+    principal = [name, *texts[start + 1 :]]
+    runs = Runs((" ".join(principal), *wrapped))
+    runs = runs.plus(_assignments_of_env(values[:start]))
+    handler = RUNNERS.get(name)
+    if handler is not None:
+        runs = _nested(runs.plus(handler(name, list(values[start + 1 :]), stdin)))
+    if "xargs" not in (base_name(value or "") for value in values[:start]):
+        return runs
+    replace = _xargs_replace(values[:start])
+    if replace and (replace in principal[0] or any(replace in s for s in runs.scripts)):
+        return Runs(runs.forms, hidden=f"xargs puts its input into the command at {replace!r}")
+    # It adds words read from its input: `xargs rm` runs `rm` with arguments.
+    return Runs((*runs.forms, " ".join([*principal, PLACEHOLDER])), runs.scripts, runs.hidden)
+
+
+def _nested(runs: Runs) -> Runs:
+    """`runs` with the commands it runs as words judged in turn; one that puts its input
+    in place of a command's name or into a shell's code is not known."""
+    for words in runs.commands:
+        texts = [word if word is not None else "$…" for word in words]
+        inner = commands_run(words, texts, None)
+        if PLACEHOLDER in (words[0] or "") or any(PLACEHOLDER in s for s in inner.scripts):
+            return Runs(runs.forms, hidden="it puts its input into the code of a command it runs")
+        runs = Runs(runs.forms, runs.scripts, runs.hidden).plus(inner)
+    return runs
+
+
+def assignment_runs(name: str, value: str | None) -> Runs:
+    """What assigning `value` to the variable `name` makes run later, if anything."""
+    if name in CODE_VARIABLES:
+        if value is None:
+            return Runs(hidden=f"{name} holds a command line built at run time")
+        if name.startswith("PS"):  # a prompt: expanded as a double-quoted string is
+            return Runs(scripts=(': "' + value.replace('"', '\\"') + '"',))
+        return Runs(scripts=(f"{value} {PLACEHOLDER}",))  # run with arguments after it
+    if name in FILE_CODE_VARIABLES or name.startswith("BASH_FUNC_"):
+        return Runs(hidden=f"{name} makes programs load code from elsewhere")
+    return Runs()
+
+
+def _principal(values: Sequence[str | None]) -> int | None:
+    """Where the command that really runs starts, past wrappers; None when not literal."""
+    index = 0
+    while index < len(values):
+        value = values[index]
+        if value is None:
+            return None
+        name = base_name(value)
+        if name not in WRAPPERS:
+            return index
+        takes_value, positional = WRAPPERS[name]
+        wrapper, index = index, index + 1
+        while index < len(values) and (values[index] or "").startswith("-"):
+            option = values[index] or ""
+            index += 2 if len(option) == 2 and option[1] in takes_value else 1
+        while index < len(values) and "=" in (values[index] or "") and name == "env":
+            index += 1  # env takes every NAME=VALUE word, whatever NAME holds
+        index += positional
+        if index >= len(values):
+            return wrapper  # `env` alone: the wrapper itself is what runs
+    return None
+
+
+def _wrapped_forms(values: Sequence[str | None], texts: Sequence[str]) -> list[str] | None:
+    """After the first wrapper, the words from each plain word on (`sudo -u x rm y`)."""
+    first = next(
+        (i for i, v in enumerate(values) if v is not None and base_name(v) in WRAPPERS), None
+    )
+    if first is None:
+        return []
+    starts = [i for i in range(first + 1, len(texts)) if not texts[i].startswith("-")]
+    if len(starts) > MAX_WRAPPED_FORMS:
+        return None
+    return [" ".join([base_name(texts[i]), *texts[i + 1 :]]) for i in starts]
+
+
+def _assignments_of_env(values: Sequence[str | None]) -> Runs:
+    """`env PS4='…' X=1 cmd`, `env -S 'rm x'`: what the wrappers' own words run."""
+    runs = Runs()
+    for index, value in enumerate(values):
+        if value is not None and "=" in value and not value.startswith("-"):
+            name, _, assigned = value.partition("=")
+            runs = runs.plus(assignment_runs(name.rstrip("+"), assigned))
+        if value in ("-S", "--split-string") and index + 1 < len(values):
+            runs = runs.plus(_split_string(values[index + 1]))
+        elif value is not None and value.startswith(("--split-string=", "-S")) and len(value) > 2:
+            runs = runs.plus(_split_string(value.split("=", 1)[-1].removeprefix("-S")))
+    return runs
+
+
+def _split_string(value: str | None) -> Runs:
+    if value is None:
+        return Runs(hidden="env -S splits a string built at run time into a command")
+    try:
+        words = shlex.split(value)
+    except ValueError:
+        return Runs(hidden="env -S is given a string hookgate cannot split")
+    return commands_run(words, words, None) if words else Runs()
+
+
+def _xargs_replace(values: Sequence[str | None]) -> str | None:
+    """The string `xargs -I R` replaces with its input (`{}` for `-i`), if any."""
+    for index, value in enumerate(values):
+        if value == "-I" and index + 1 < len(values):
+            return values[index + 1] or PLACEHOLDER
+        if value is not None and value.startswith("--replace"):
+            return value.partition("=")[2] or PLACEHOLDER
+        if value is not None and value.startswith(("-I", "-i")):
+            return value[2:] or PLACEHOLDER
+    return None

@@ -1,0 +1,453 @@
+"""Command lines as the shell reads them: every command one line would run, and what a
+rule cannot read in it.
+
+`parse_command_line` parses with tree-sitter's bash grammar and lists each command of
+the line (lists, pipelines, `$( )`, backticks, subshells, groups, control structures,
+and every literal command line a command makes a shell run: `bash -c`, `eval`, `trap`,
+a here-string or here-doc fed to a shell, `watch`, `script -c`, … see `code`), as
+written and in the forms it would run as (wrappers like `sudo`/`env`/`nice` stripped,
+`\\rm` and `/bin/rm` read as `rm`). Each command says why a rule cannot read it whole:
+`opaque` (a part is built at run time, or a redirect writes) and `hidden` (what runs is
+not known before it runs). It returns None for a line the grammar cannot read.
+"""
+
+from __future__ import annotations
+
+import codecs
+import itertools
+import re
+import threading
+from typing import TYPE_CHECKING, NamedTuple, cast
+
+from hookgate.hooks.shell.code import (  # it and runners import nothing else of hookgate
+    MAX_WRAPPED_FORMS,
+    WRAPPERS,
+    Runs,
+    Stdin,
+    assignment_runs,
+    commands_run,
+)
+
+if TYPE_CHECKING:  # loaded at the first line parsed: a session that judges no shell
+    from tree_sitter import Node, Parser  # call (and every `hooks` command) skips it
+
+__all__ = [
+    "MAX_LINE", "MAX_WRAPPED_FORMS", "WRAPPERS", "CommandLine", "ShellCommand",
+    "parse_command_line",
+]  # fmt: skip
+
+_PARSERS = threading.local()  # a tree-sitter parser is not safe to share between threads
+
+#: How deep `bash -c "bash -c '…'"` is followed before the line counts as unreadable.
+MAX_NESTING = 8
+#: Characters of the longest line read command by command (about 0.5 s of parsing on
+#: a slow machine); a longer one is unreadable: it asks, and any deny rule fires.
+MAX_LINE = 64 * 1024
+#: Node types that make a line more than a list of simple commands.
+_CONTROL = frozenset({
+    "if_statement", "while_statement", "for_statement", "c_style_for_statement",
+    "case_statement", "function_definition", "test_command",
+})  # fmt: skip
+#: Statements that are commands of their own (`PATH=/tmp/evil`, `export X`).
+_STATEMENTS = frozenset({
+    "variable_assignment", "variable_assignments", "declaration_command", "unset_command",
+})  # fmt: skip
+_WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
+_HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+#: Paths bash opens as sockets rather than files.
+_NETWORK_FILES = ("/dev/tcp/", "/dev/udp/")
+#: Node types whose text is literal: a subscript in it may still run code (see below).
+_LITERAL_TYPES = frozenset({"word", "raw_string", "string_content", "ansi_c_string",
+                            "heredoc_body"})  # fmt: skip
+#: An array subscript holding code: bash runs it wherever it evaluates the subscript
+#: (`printf -v`, `read`, `test -v`, `unset`, `declare`, `let`, arithmetic on a variable).
+_SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(\$[({\[]|`)")
+_ESCAPED = re.compile(r"\\(.)", re.DOTALL)
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+#: In the unquoted parts of a word: a glob, a brace expansion, or a tilde to expand.
+_GLOB = re.compile(r"[*?]|\[.*\]|\{[^{}]*(,|\.\.)[^{}]*\}|^~|^[A-Za-z_]\w*=(?:[^:]*:)*~")
+#: What stands for a quoted part of a word when its unquoted parts are checked.
+_QUOTED = "\x00"
+#: Why an allow rule does not cover a command that expands something at run time.
+BUILT_AT_RUN_TIME = "this command builds part of itself at run time"
+
+
+class ShellCommand(NamedTuple):
+    """One command of a command line."""
+
+    written: str
+    """Its text as written, redirects left out: what an allow rule must match."""
+    forms: tuple[str, ...] = ()
+    """Every form it could run as: what a deny rule is matched against."""
+    hidden: str | None = None
+    """Why what it runs is not known before it runs (`$CMD x`, `echo … | bash`): every
+    deny rule fires on it. None: known."""
+    opaque: str | None = None
+    """Why an allow rule cannot read it whole (an expansion, a glob, a redirect that
+    writes, or `hidden`). None: it reads whole."""
+    redirected: tuple[tuple[str, str], ...] = ()
+    """The files its redirects open, each `("read" | "write", path as written)`: what
+    `read_file(…)` and `write_file(…)` deny rules judge."""
+    inside: str | None = None
+    """The command that runs it as code of its own (`bash <<< 'rm x'` for `rm x`)."""
+
+    @property
+    def known(self) -> bool:
+        return self.hidden is None
+
+
+class CommandLine(NamedTuple):
+    commands: tuple[ShellCommand, ...]
+    simple: bool
+    """Only commands joined by `;`, `&&`, `||`, `|`, `&`, newlines, groups and
+    substitutions: no `if`, loops, `case`, functions or `[[ ]]`."""
+
+
+class _Walk:
+    """What a walk over a line found so far, and how deep in nested lines it is."""
+
+    __slots__ = ("commands", "depth", "inside", "simple")
+
+    def __init__(self) -> None:
+        self.commands: list[ShellCommand] = []
+        self.simple = True
+        self.depth = 0
+        self.inside: str | None = None
+        """The command whose code the walk is reading now (`bash -c '…'`), if any."""
+
+
+class _Unreadable(Exception):
+    """The line, or one nested in it (`bash -c '…'`), cannot be read as bash would."""
+
+
+def parse_command_line(line: str) -> CommandLine | None:
+    """The commands `line` runs, or None when it does not parse (or is too long or deep)."""
+    if len(line) > MAX_LINE:
+        return None
+    walk = _Walk()
+    try:
+        _walk_line(line, walk)
+    except (_Unreadable, RecursionError):  # `$(echo $(echo …))` a thousand deep
+        return None
+    return CommandLine(tuple(walk.commands), walk.simple)
+
+
+def _walk_line(line: str, walk: _Walk) -> None:
+    if walk.depth > MAX_NESTING or len(line) > MAX_LINE:
+        raise _Unreadable
+    # Bash drops backslash-newline before it reads words (`r\<newline>m` is `rm`); the
+    # grammar does not, so a line holding one is read both ways and both must pass.
+    variants = [line, line.replace("\\\n", "")] if "\\\n" in line else [line]
+    for variant in variants:
+        # Each character past ASCII is parsed as a letter: bash's operators and blanks
+        # are all ASCII, so the words stay the same, and the grammar's scanner has
+        # crashed the process on some characters past the BMP (tree-sitter-bash 0.25).
+        tree = _parser().parse(_NON_ASCII.sub("x", variant).encode())
+        if tree.root_node.has_error:
+            raise _Unreadable
+        _walk(tree.root_node, walk, variant, ())
+
+
+def _parser() -> Parser:
+    if not hasattr(_PARSERS, "parser"):
+        import tree_sitter_bash
+        from tree_sitter import Language, Parser
+
+        _PARSERS.parser = Parser(Language(tree_sitter_bash.language()))
+    parser: Parser = _PARSERS.parser
+    return parser
+
+
+def _walk(node: Node, walk: _Walk, source: str, redirects: tuple[Node, ...]) -> None:
+    """Add the commands under `node`; `redirects`: those of the statements around it."""
+    if node.type in _CONTROL:
+        walk.simple = False
+    if node.type in _LITERAL_TYPES:
+        _check_subscripts(node, walk, source)
+    if node.type == "command_substitution" and _text(node, source).startswith("`"):
+        _walk_nested_backticks(node, walk, source)
+    if node.type == "redirected_statement":
+        own = tuple(child for child in node.children if child.type.endswith("_redirect"))
+        redirects = (*redirects, *own)
+    if node.type == "command":
+        _add_command(node, walk, source, redirects)
+    elif node.type in _STATEMENTS and node.parent is not None and node.parent.type not in (
+        "command", "declaration_command", "variable_assignments"
+    ):  # fmt: skip
+        _add_statement(node, walk, source)
+    for child in node.children:
+        _walk(child, walk, source, redirects)
+
+
+def _check_subscripts(node: Node, walk: _Walk, source: str) -> None:
+    """A literal holding `a[$(…)]`: code bash may run wherever it reads it as a name."""
+    text = _text(node, source)
+    why = _subscript_code(text)
+    if why is not None:
+        walk.commands.append(ShellCommand(text, (text,), why, why))
+
+
+def _subscript_code(value: str) -> str | None:
+    if _SUBSCRIPT_CODE.search(value) is None:
+        return None
+    return f"{BUILT_AT_RUN_TIME}: {value} is an array subscript bash evaluates, running its code"
+
+
+def _walk_nested_backticks(node: Node, walk: _Walk, source: str) -> None:
+    """Inside backticks bash unescapes \\` and parses again: `echo \\`rm x\\`` runs rm."""
+    inner = _text(node, source)[1:-1]
+    if "\\`" in inner:
+        _walk_nested(re.sub(r"\\([\\`$])", r"\1", inner), walk, _text(node, source))
+
+
+def _walk_nested(script: str, walk: _Walk, inside: str) -> None:
+    """Walk `script`, the code the command `inside` runs, one level deeper."""
+    walk.depth += 1
+    outer, walk.inside = walk.inside, inside
+    try:
+        _walk_line(script, walk)
+    finally:
+        walk.depth -= 1
+        walk.inside = outer
+
+
+def _add_command(node: Node, walk: _Walk, source: str, around: tuple[Node, ...]) -> None:
+    children = node.children  # each access builds the list anew
+    for before, after in itertools.pairwise(children):
+        if "\n" in source[before.end_byte : after.start_byte].replace("\\\n", ""):
+            # A newline ends a command in bash; the grammar sometimes reads on past it
+            # (`a | b | c⏎rm x && d` as `c rm x`), so the line is read as unreadable.
+            raise _Unreadable
+    written = _text(node, source)
+    own = [child for child in children if child.type.endswith("_redirect")]
+    if node.parent is not None and node.parent.type == "redirected_statement":
+        own += [child for child in node.parent.children if child.type.endswith("_redirect")]
+    words = _words(
+        [child for child in children
+         if child.type != "variable_assignment" and not child.type.endswith("_redirect")]
+    )  # fmt: skip
+    values = [_literal(word, source) for word in words]
+    texts = [
+        value if value is not None else _text(word, source)
+        for word, value in zip(words, values, strict=True)
+    ]
+    runs = commands_run(values, texts, _stdin(node, own, around, source))
+    # A word's parts may each look harmless ('a['"\$(id)"']'): the whole word is judged.
+    spelled = (_word_value(word, source) or "" for word in words)
+    hidden = runs.hidden or next(filter(None, map(_subscript_code, spelled)), None)
+    runs = Runs(runs.forms, runs.scripts, hidden)
+    opaque = runs.hidden
+    for child in children:
+        if child.type == "variable_assignment":
+            assigned, assigned_opaque = _assignment(child, source)
+            runs, opaque = runs.plus(assigned), opaque or assigned_opaque
+    built = next((t for v, t in zip(values, texts, strict=True) if v is None), None)
+    if built is not None:
+        opaque = opaque or f"{BUILT_AT_RUN_TIME} ({built})"
+    opaque = opaque or _redirect_problem([*own, *around], source)
+    forms = dict.fromkeys([written, " ".join(texts), *runs.forms])
+    files = _redirected_files([*own, *around], source)
+    walk.commands.append(
+        ShellCommand(written, tuple(forms), runs.hidden, opaque, files, walk.inside)
+    )
+    for script in runs.scripts:
+        _walk_nested(script, walk, written)
+
+
+class _Joined(NamedTuple):
+    """Nodes the grammar read as words of their own with nothing between them: bash
+    reads them as one (`a[\\$\\(x\\)]` is split in two by tree-sitter-bash 0.25)."""
+
+    children: list[Node]
+    type: str = "concatenation"
+
+    @property
+    def start_byte(self) -> int:
+        return self.children[0].start_byte
+
+    @property
+    def end_byte(self) -> int:
+        return self.children[-1].end_byte
+
+
+def _words(nodes: list[Node]) -> list[Node]:
+    """`nodes` with each run of touching nodes joined into one word."""
+    groups: list[list[Node]] = []
+    for node in nodes:
+        if groups and groups[-1][-1].end_byte == node.start_byte:
+            groups[-1].append(node)
+        else:
+            groups.append([node])
+    return [group[0] if len(group) == 1 else cast("Node", _Joined(group)) for group in groups]
+
+
+def _add_statement(node: Node, walk: _Walk, source: str) -> None:
+    """`PATH=/tmp/evil`, `export PS4='$(rm x)'`, `unset x`: a command of its own."""
+    text = _text(node, source)
+    assignments = [node] if node.type == "variable_assignment" else [
+        child for child in node.children if child.type == "variable_assignment"
+    ]  # fmt: skip
+    runs, opaque = Runs(), None
+    for assignment in assignments:
+        assigned, assigned_opaque = _assignment(assignment, source)
+        runs, opaque = runs.plus(assigned), opaque or assigned_opaque
+    for child in node.children:
+        if child.type not in ("variable_assignment", "variable_name", "word") and (
+            child.is_named and _literal(child, source) is None
+        ):
+            opaque = opaque or f"{BUILT_AT_RUN_TIME} ({_text(child, source)})"
+    walk.commands.append(
+        ShellCommand(text, (text,), runs.hidden, opaque or runs.hidden, inside=walk.inside)
+    )
+    for script in runs.scripts:
+        _walk_nested(script, walk, text)
+
+
+def _assignment(node: Node, source: str) -> tuple[Runs, str | None]:
+    """What `NAME=value` makes run, and why it is not literal, if it is not."""
+    name_node = node.children[0]
+    value_node = node.children[-1] if len(node.children) > 2 else None
+    value = "" if value_node is None else _literal(value_node, source)
+    runs = assignment_runs(_text(name_node, source), value)
+    opaque = None
+    if name_node.type != "variable_name":
+        opaque = f"{BUILT_AT_RUN_TIME} ({_text(name_node, source)})"
+    elif value is None and value_node is not None:
+        opaque = f"{BUILT_AT_RUN_TIME} ({_text(value_node, source)})"
+    return runs, opaque or runs.hidden
+
+
+def _stdin(node: Node, own: list[Node], around: tuple[Node, ...], source: str) -> Stdin | None:
+    """What the command's standard input holds: its own redirect, else a pipe, else
+    a redirect of the statement around it; None: the tool's own."""
+    fed = _stdin_of(own, source)
+    if fed is not None:
+        return fed
+    previous = node.prev_sibling
+    if previous is not None and previous.type in ("|", "|&"):
+        return Stdin(None, "a pipe")
+    return _stdin_of(list(around), source)
+
+
+def _stdin_of(redirects: list[Node], source: str) -> Stdin | None:
+    fed = None
+    for redirect in redirects:
+        operators = [child.type for child in redirect.children]
+        if redirect.type == "herestring_redirect":
+            fed = Stdin(_literal(redirect.children[-1], source), "a here-string")
+        elif redirect.type == "heredoc_redirect":
+            fed = Stdin(_heredoc_text(redirect, source), "a here-doc")
+        elif redirect.type == "file_redirect" and ("<" in operators or "<&" in operators):
+            descriptor = next((c for c in redirect.children if c.type == "file_descriptor"), None)
+            if descriptor is None or _text(descriptor, source) == "0":
+                fed = Stdin(None, f"{_text(redirect, source)!r}")
+    return fed
+
+
+def _heredoc_text(redirect: Node, source: str) -> str | None:
+    """A here-doc's text, or None where it expands something at run time."""
+    start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
+    body = next((c for c in redirect.children if c.type == "heredoc_body"), None)
+    if body is None:
+        return ""
+    text = source[body.start_byte : body.end_byte]
+    if start is not None and _text(start, source)[:1] in ("'", '"', "\\"):
+        return text
+    if any(child.is_named for child in body.children):
+        return None  # `$x`, `$(…)` in an unquoted here-doc
+    return re.sub(r"\\([$`\\])", r"\1", text.replace("\\\n", ""))
+
+
+def _redirected_files(redirects: list[Node], source: str) -> tuple[tuple[str, str], ...]:
+    """The literal files `redirects` read and write, in order."""
+    files = []
+    for redirect in redirects:
+        value = _literal(redirect.children[-1], source)
+        if redirect.type != "file_redirect" or value is None or value in _HARMLESS_TARGETS:
+            continue
+        operators = {child.type for child in redirect.children}
+        if ">&" in operators and (value.isdigit() or value == "-"):
+            continue  # `2>&1`, `>&-`: a descriptor, not a file
+        if operators & _WRITES or ">&" in operators:
+            files.append(("write", value))
+        elif "<" in operators:
+            files.append(("read", value))
+    return tuple(files)
+
+
+def _redirect_problem(redirects: list[Node], source: str) -> str | None:
+    """Why these redirects are more than plain reads and writes to /dev/null, if so."""
+    for redirect in redirects:
+        target = redirect.children[-1]
+        if redirect.type == "heredoc_redirect":
+            if _heredoc_text(redirect, source) is None:
+                return f"{BUILT_AT_RUN_TIME} (a here-doc that expands)"
+            continue
+        value = _literal(target, source)
+        if value is None:
+            return f"{BUILT_AT_RUN_TIME} ({_text(redirect, source)})"
+        if redirect.type != "file_redirect":
+            continue
+        operators = {child.type for child in redirect.children}
+        duplicates = ">&" in operators and (value.isdigit() or value == "-")
+        writes = bool(operators & _WRITES) or (">&" in operators and not duplicates)
+        if writes and value not in _HARMLESS_TARGETS:
+            return f"it writes to a file through a redirect ({_text(redirect, source)})"
+        if value.startswith(_NETWORK_FILES):
+            return f"it opens a network connection through a redirect ({_text(redirect, source)})"
+    return None
+
+
+def _literal(node: Node, source: str) -> str | None:
+    """A word's value when the shell expands nothing in it (no parameter, command,
+    arithmetic, glob, brace or tilde expansion); else None."""
+    value = _word_value(node, source)
+    if value is None:
+        return None
+    skeleton = _unquoted(node, source)
+    return None if skeleton is not None and _GLOB.search(skeleton) else value
+
+
+def _unquoted(node: Node, source: str) -> str | None:
+    """A word's unquoted parts as written, each quoted part one `_QUOTED` character
+    and escaped characters too: where globs, braces and tildes can be."""
+    if node.type in ("word", "number"):
+        return _ESCAPED.sub(_QUOTED, _text(node, source))
+    if node.type in ("concatenation", "command_name"):
+        parts = [_unquoted(child, source) for child in node.children]
+        return "".join(part if part is not None else _QUOTED for part in parts)
+    return None
+
+
+def _word_value(node: Node, source: str) -> str | None:
+    """A word as the shell passes it on, quotes and escapes removed; None if it expands."""
+    text = _text(node, source)
+    if node.type in ("word", "number"):
+        return _ESCAPED.sub(r"\1", text)
+    if node.type == "raw_string":
+        return text[1:-1]
+    if node.type == "ansi_c_string":
+        try:
+            return codecs.decode(text[2:-1], "unicode_escape")
+        except UnicodeError:
+            return None
+    if node.type == "command_name":
+        return _joined(node.children, source)
+    if node.type == "string":
+        return _joined(node.children[1:-1], source)
+    if node.type == "string_content":
+        return re.sub(r"\\([$`\"\\\n])", r"\1", text)
+    if node.type == "concatenation":
+        return _joined(node.children, source)
+    return None
+
+
+def _joined(nodes: list[Node], source: str) -> str | None:
+    values = [_word_value(node, source) for node in nodes]
+    return None if None in values else "".join(v for v in values if v is not None)
+
+
+def _text(node: Node, source: str) -> str:
+    # The tree was parsed from `source` with one ASCII byte per character (see
+    # `_walk_line`), so its byte offsets are `source`'s character offsets.
+    return source[node.start_byte : node.end_byte].strip()

@@ -1,0 +1,193 @@
+"""The table of command lines every shell rule is held to, each against an allow rule
+and a deny rule (docs/security.md, "What permission rules promise").
+
+A hostile line must not be allowed by the rule that names its text, and the deny rule
+on what it hides must fire; an ordinary line must stay allowed and pass the deny rule.
+Each hostile line is also run by the real bash in a scratch directory first: the test
+proves it does what the table says (deletes `x`, or creates `pwned`), so a row can
+never be a harmless line that the policy happens to refuse.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from hookgate.policy import Policy, Verdict
+
+#: Seconds a hostile line may run in the scratch directory.
+RUN_TIMEOUT = 10
+
+
+class Row(NamedTuple):
+    line: str
+    allow: str
+    allowed: bool
+    deny: str
+    denied: bool
+    effect: str | None = None
+    """"deletes x" or "creates pwned": what the real bash does with the line."""
+
+
+RM, TOUCH = "shell(rm *)", "shell(touch *)"
+DELETES, CREATES = "deletes x", "creates pwned"
+
+ROWS = [
+    # Ordinary lines: allowed by their rule, untouched by the deny rule.
+    Row("git status", "shell(git status*)", True, RM, False),
+    Row("ls -la src", "shell(ls *)", True, RM, False),
+    Row("npm test -- --watch=false", "shell(npm test *)", True, RM, False),
+    Row("git log --oneline -5", "shell(git log *)", True, RM, False),
+    Row("git diff HEAD~1", "shell(git diff *)", True, RM, False),
+    Row("grep -rn 'TODO' src", "shell(grep *)", True, RM, False),
+    Row("find . -name '*.py'", "shell(find *)", True, RM, False),
+    Row("cat README.md", "shell(cat *)", True, RM, False),
+    Row("echo 'hello world'", "shell(echo *)", True, RM, False),
+    Row("pytest -q tests/test_x.py", "shell(pytest *)", True, RM, False),
+    Row("make build 2>&1", "shell(make *)", True, RM, False),
+    Row("git status > /dev/null", "shell(git status*)", True, RM, False),
+    Row("python -m pytest -x", "shell(python -m pytest*)", True, RM, False),
+    Row("printf '%s\\n' hello", "shell(printf *)", True, RM, False),
+    Row("test -f setup.py", "shell(test *)", True, RM, False),
+    Row("wc -l < README.md", "shell(wc -l*)", True, RM, False),
+    Row("sed -n '1,5p' notes.txt", "shell(sed *)", True, RM, False),
+    Row("git commit -m 'rm -rf is dangerous'", "shell(git commit *)", True, RM, False),
+    Row("echo rm -f x", "shell(echo *)", True, RM, False),
+    Row('echo "a \\$HOME b"', "shell(echo *)", True, RM, False),
+    Row("ls -la src && git status --short", "shell(ls *)", False, RM, False),
+    # Allow rules: each line runs code or writes a file its rule cannot read.
+    Row("printf -v 'a[$(touch pwned)]' 1", "shell(printf *)", False, TOUCH, True, CREATES),
+    Row("test -v 'a[$(touch pwned)]'", "shell(test *)", False, TOUCH, True, CREATES),
+    Row(
+        "printf -v a[\\$\\(touch\\ pwned\\)] 1", "shell(printf *)", False, TOUCH, True, CREATES
+    ),  # the grammar reads this word as two: bash reads it as one
+    Row("[ -v 'a[$(touch pwned)]' ]", "shell([ *)", False, TOUCH, True, CREATES),
+    Row("read 'a[$(touch pwned)]' <<< 1", "shell(read *)", False, TOUCH, True, CREATES),
+    Row("declare 'a[$(touch pwned)]=1'", "shell(declare *)", False, TOUCH, True, CREATES),
+    Row("let 'a[$(touch pwned)]'", "shell(let *)", False, TOUCH, True, CREATES),
+    Row("a=(1); unset 'a[$(touch pwned)]'", "shell(*unset *)", False, TOUCH, True, CREATES),
+    Row("x='a[$(touch pwned)]'; echo $((x))", "shell(*echo *)", False, TOUCH, True, CREATES),
+    Row("echo hi >& pwned", "shell(echo *)", False, TOUCH, False, CREATES),
+    Row("echo hi &> pwned", "shell(echo *)", False, TOUCH, False, CREATES),
+    Row("echo hi >| pwned", "shell(echo *)", False, TOUCH, False, CREATES),
+    Row("echo hi 1>>pwned", "shell(echo *)", False, TOUCH, False, CREATES),
+    Row("echo $(touch pwned)", "shell(echo *)", False, TOUCH, True, CREATES),
+    Row('echo "${x:-$(touch pwned)}"', "shell(echo *)", False, TOUCH, True, CREATES),
+    Row("cat <(touch pwned)", "shell(cat *)", False, TOUCH, True, CREATES),
+    Row("git status; touch pwned", "shell(git status*)", False, TOUCH, True, CREATES),
+    Row("mapfile -C 'touch pwned; :' -c 1 <<< a", "shell(mapfile *)", False, TOUCH, True, CREATES),
+    Row("trap 'touch pwned' EXIT", "shell(trap *)", False, TOUCH, True, CREATES),
+    Row("PS4='$(touch pwned)'; set -x; :", "shell(PS4=*)", False, TOUCH, True, CREATES),
+    Row("ls $HOME", "shell(ls *)", False, RM, False),
+    Row("ls *", "shell(ls *)", False, RM, False),
+    Row("ls ~", "shell(ls *)", False, RM, False),
+    Row("ls {a,b}", "shell(ls *)", False, RM, False),
+    Row("tar cf a.tar *", "shell(tar *)", False, RM, False),
+    # Deny rules: each line deletes x; the rule on `rm` must fire, whatever hides it.
+    # An allow rule on a wrapper (`timeout *`, `find *`) covers what it runs, as written.
+    Row("rm -f x", "shell(rm -f x)", True, RM, True, DELETES),
+    Row("/bin/r? -f x", "shell(/bin/r? *)", False, RM, True, DELETES),
+    Row("/bin/r[m] -f x", "shell(/bin/r*)", False, RM, True, DELETES),
+    Row("{rm,-f,x}", "shell({rm*)", False, RM, True, DELETES),
+    Row("r$()m -f x", "shell(r*)", False, RM, True, DELETES),
+    Row("X=rm; $X -f x", "shell(*)", True, RM, True, DELETES),
+    Row("$(echo rm) -f x", "shell($*)", False, RM, True, DELETES),
+    Row("`echo rm` -f x", "shell(`*)", False, RM, True, DELETES),
+    Row("$'\\x72m' -f x", "shell($*)", True, RM, True, DELETES),
+    Row('"r"m -f x', "shell(*)", True, RM, True, DELETES),
+    Row("bash <<< 'rm -f x'", "shell(bash *)", False, RM, True, DELETES),
+    Row("sh -s <<< 'rm -f x'", "shell(sh *)", False, RM, True, DELETES),
+    Row("dash <<< 'rm -f x'", "shell(dash *)", False, RM, True, DELETES),
+    Row("bash <<EOF\nrm -f x\nEOF", "shell(bash*)", False, RM, True, DELETES),
+    Row("bash <<'EOF'\nrm -f x\nEOF", "shell(bash*)", False, RM, True, DELETES),
+    Row("cat <<'EOF' | sh\nrm -f x\nEOF", "shell(cat*)", False, RM, True, DELETES),
+    Row("echo 'rm -f x' | bash", "shell(echo *)", False, RM, True, DELETES),
+    Row("bash < <(echo rm -f x)", "shell(bash*)", False, RM, True, DELETES),
+    Row("exec 3<<< 'rm -f x'; bash <&3", "shell(exec *)", False, RM, True, DELETES),
+    Row("source /dev/stdin <<< 'rm -f x'", "shell(source *)", False, RM, True, DELETES),
+    Row(". /dev/stdin <<< 'rm -f x'", "shell(. *)", False, RM, True, DELETES),
+    Row("echo 'rm -f x' > s; . ./s", "shell(echo *)", False, RM, True, DELETES),
+    Row("printf 'rm -f x' > s.sh; bash s.sh", "shell(printf *)", False, RM, True, DELETES),
+    Row("script -qc 'rm -f x' /dev/null", "shell(script *)", False, RM, True, DELETES),
+    Row("flock lock -c 'rm -f x'", "shell(flock *)", False, RM, True, DELETES),
+    Row("bash -c \"bash -c 'rm -f x'\"", "shell(bash *)", False, RM, True, DELETES),
+    Row("busybox sh -c 'rm -f x'", "shell(busybox *)", False, RM, True, DELETES),
+    Row("builtin eval 'rm -f x'", "shell(builtin *)", False, RM, True, DELETES),
+    Row("trap 'rm -f x' EXIT", "shell(trap *)", False, RM, True, DELETES),
+    Row("mapfile -C 'rm -f x; :' -c 1 <<< a", "shell(mapfile *)", False, RM, True, DELETES),
+    Row("shopt -s expand_aliases\nalias r='rm -f'\nr x", "shell(*)", True, RM, True, DELETES),
+    Row("PS4='$(rm -f x)'; set -x; :", "shell(PS4=*)", False, RM, True, DELETES),
+    Row("env -S 'rm -f x'", "shell(env *)", True, RM, True, DELETES),
+    Row("echo x | xargs rm -f", "shell(echo *)", False, RM, True, DELETES),
+    Row("xargs -a /dev/stdin rm -f <<< x", "shell(xargs *)", True, RM, True, DELETES),
+    Row("xargs -I{} sh -c '{}' <<< 'rm -f x'", "shell(xargs *)", False, RM, True, DELETES),
+    Row("find . -name x -exec rm -f {} +", "shell(find *)", True, RM, True, DELETES),
+    Row(
+        "find . -name x -exec sh -c 'rm \"$1\"' _ {} \\;", "shell(find *)", False, RM, True, DELETES
+    ),
+    Row("timeout 5 rm -f x", "shell(timeout *)", True, RM, True, DELETES),
+    Row("time rm -f x", "shell(time *)", True, RM, True, DELETES),
+    Row("nice -n 5 rm -f x", "shell(nice *)", True, RM, True, DELETES),
+    Row("ionice -c 3 rm -f x", "shell(ionice *)", True, RM, True, DELETES),
+    Row("setsid -w rm -f x", "shell(setsid *)", True, RM, True, DELETES),
+    Row("coproc rm -f x; wait", "shell(coproc *)", False, RM, True, DELETES),
+    Row("let 'a[$(rm -f x)]'", "shell(let *)", False, RM, True, DELETES),
+    Row("declare 'a[$(rm -f x)]=1'", "shell(declare *)", False, RM, True, DELETES),
+    Row("f() { rm -f x; }; f", "shell(f*)", False, RM, True, DELETES),
+    Row(
+        "env 'BASH_FUNC_ls%%=() { rm -f x; }' bash -c ls", "shell(env *)", False, RM, True, DELETES
+    ),
+    Row("hash -p /bin/rm ls; ls -f x", "shell(hash *)", False, RM, True, DELETES),
+    Row("test -v a\\[\\$\\(rm\\ -f\\ x\\)\\]", "shell(test *)", False, RM, True, DELETES),
+    Row("test -v 'a['\"\\$(rm -f x)\"']'", "shell(test *)", False, RM, True, DELETES),
+    Row("cat < /dev/tcp/127.0.0.1/9", "shell(cat*)", False, RM, False),
+    Row("watch -n 1 'rm -f x'", "shell(watch *)", False, RM, True),
+    Row("parallel rm -f ::: x", "shell(parallel *)", False, RM, True),
+    Row("ssh host 'rm -f x'", "shell(ssh *)", False, RM, True),
+    Row("sudo -s <<< 'rm -f x'", "shell(sudo *)", False, RM, True),
+    Row("GIT_SSH_COMMAND='rm -f x' git fetch", "shell(GIT_SSH_COMMAND=*)", False, RM, True),
+    Row("LD_PRELOAD=./evil.so ls", "shell(LD_PRELOAD=*)", False, RM, True),
+    Row("uv run rm -f x", "shell(uv run *)", True, RM, True),
+    Row("docker exec box rm -f x", "shell(docker exec *)", True, RM, True),
+    Row("uv run pytest -q", "shell(uv run *)", True, RM, False),
+]
+
+
+def test_the_table_has_sixty_lines_and_both_kinds() -> None:
+    assert len(ROWS) >= 60
+    assert any(row.allowed for row in ROWS)
+    assert any(row.denied for row in ROWS)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.line[:40] for row in ROWS])
+def test_each_line_against_an_allow_and_a_deny_rule(row: Row) -> None:
+    allow = Policy(allow=(row.allow,)).judge("shell", {"command": row.line}, needs_consent=True)
+    deny = Policy(deny=(row.deny,)).judge("shell", {"command": row.line}, needs_consent=True)
+
+    assert allow.verdict is (Verdict.ALLOW if row.allowed else Verdict.ASK), allow
+    assert (deny.verdict is Verdict.DENY) is row.denied, deny
+
+
+#: Programs some rows run that a minimal system may lack.
+OPTIONAL_PROGRAMS = ("script", "flock", "busybox", "dash", "setsid", "ionice")
+EFFECTS = [row for row in ROWS if row.effect is not None]
+
+
+@pytest.mark.parametrize("row", EFFECTS, ids=[row.line[:40] for row in EFFECTS])
+def test_each_hostile_line_really_does_what_the_table_says(row: Row, tmp_path: Path) -> None:
+    missing = [name for name in OPTIONAL_PROGRAMS if name in row.line and not shutil.which(name)]
+    if missing:
+        pytest.skip(f"{missing[0]} is not installed here")
+    (tmp_path / "x").touch()
+    subprocess.run(
+        ["bash", "-c", row.line], cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True,
+        timeout=RUN_TIMEOUT, check=False,
+    )  # fmt: skip
+    if row.effect == DELETES:
+        assert not (tmp_path / "x").exists()
+    else:
+        assert (tmp_path / "pwned").exists()
