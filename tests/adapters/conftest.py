@@ -16,6 +16,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 GUARD = REPO / "examples" / "guard-rm-rf.sh"
 POLICY = Path(__file__).resolve().parent / "hooks" / "policy.py"
+ASK = Path(__file__).resolve().parent / "hooks" / "ask.py"
 
 HOOKS_YAML = f"""\
 hooks:
@@ -28,10 +29,13 @@ hooks:
     - matcher: ^fragile$
       command: exit 3          # a guard that cannot run
       onError: fail
-    - matcher: (echo|research|ask_agent)$
+    - matcher: (echo|deploy|research|ask_agent)$
       command: {sys.executable} {POLICY}
+    - matcher: deploy$
+      format: claude
+      command: {sys.executable} {ASK}
   postToolCall:
-    - matcher: (echo|research|ask_agent)$
+    - matcher: (echo|deploy|research|ask_agent)$
       command: {sys.executable} {POLICY}
   preAsk:
     - command: {sys.executable} {POLICY}
@@ -89,6 +93,11 @@ class Tools:
     def echo(self, text: str) -> str:
         self.calls.append(("echo", {"text": text}))
         return f"echo: {text}"
+
+    def deploy(self, text: str) -> str:
+        """A tool every call of which a hook asks a person about."""
+        self.calls.append(("deploy", {"text": text}))
+        return f"deployed {text}"
 
     def fragile(self, text: str) -> str:
         self.calls.append(("fragile", {"text": text}))

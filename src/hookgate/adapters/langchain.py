@@ -10,6 +10,7 @@ and on an error or a cancellation that ends the run from the model or a tool.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, NotRequired, cast
 
@@ -22,13 +23,24 @@ from langchain.agents.middleware import (
     hook_config,
 )
 from langchain.agents.middleware.types import PrivateStateAttr
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langchain_core.tools import BaseTool
+from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
+from langgraph.config import get_config
 from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt.tool_node import ToolInvocationError
 from langgraph.runtime import Runtime
-from langgraph.types import Command
+from langgraph.types import Command, interrupt
 
 from hookgate.adapters.gate import (
+    ASK_DESCRIPTION,
     Answer,
     CallAllowed,
     CallDenied,
@@ -38,6 +50,8 @@ from hookgate.adapters.gate import (
     PromptAllowed,
     PromptBlocked,
     TurnEnd,
+    refused,
+    unasked,
 )
 
 ToolAnswer = ToolMessage | Command[Any]
@@ -74,6 +88,12 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
     def __init__(self, gate: Gate) -> None:
         super().__init__()
         self.gate = gate
+        self.screened: dict[str, tuple[dict[str, Any], CallAllowed | CallDenied]] = {}
+        """preToolCall's decisions made when the model asked for the calls, by call id,
+        with the arguments as they will run, until each call runs: an approval
+        (LangChain's own middleware, or a hook's `ask`) is about the call as it will
+        run. A call that reaches its tool with other arguments (a reviewer edited it)
+        is screened again."""
 
     @property
     def name(self) -> str:
@@ -112,12 +132,15 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
     ) -> Any:
         try:
-            return handler(_with_context(request))
+            response = handler(_with_context(request))
         except _NOT_AN_END:
             raise
         except Exception:
             self.gate.finish_sync(_prompt_of(request.state), None, "error")
             raise
+        for call in _calls_of(request, response):
+            self.screened[call["id"]] = _as_run(call, self.gate.screen_call_sync(*_call(call)))
+        return _as_screened(response, self.screened)
 
     async def awrap_model_call(
         self,
@@ -125,19 +148,26 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> Any:
         try:
-            return await handler(_with_context(request))
+            response = await handler(_with_context(request))
         except _NOT_AN_END:
             raise
         except (Exception, asyncio.CancelledError) as exc:
             await self.gate.finish(_prompt_of(request.state), None, _failed(exc))
             raise
+        for call in _calls_of(request, response):
+            self.screened[call["id"]] = _as_run(call, await self.gate.screen_call(*_call(call)))
+        return _as_screened(response, self.screened)
 
     # pre- and postToolCall
     def wrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolAnswer]
     ) -> ToolAnswer:
         name, call_id = request.tool_call["name"], request.tool_call["id"]
-        decision = self.gate.screen_call_sync(name, request.tool_call["args"], call_id)
+        decision = self._screened(request.tool_call) or self.gate.screen_call_sync(
+            *_call(request.tool_call)
+        )
+        decision = _approved(request, decision)  # may pause the run (an interrupt)
+        self.screened.pop(call_id or "", None)
         if isinstance(decision, CallDenied):
             return _denied(decision, name, call_id)
         try:
@@ -157,7 +187,11 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         handler: Callable[[ToolCallRequest], Awaitable[ToolAnswer]],
     ) -> ToolAnswer:
         name, call_id = request.tool_call["name"], request.tool_call["id"]
-        decision = await self.gate.screen_call(name, request.tool_call["args"], call_id)
+        decision = self._screened(request.tool_call) or await self.gate.screen_call(
+            *_call(request.tool_call)
+        )
+        decision = _approved(request, decision)  # may pause the run (an interrupt)
+        self.screened.pop(call_id or "", None)
         if isinstance(decision, CallDenied):
             return _denied(decision, name, call_id)
         try:
@@ -171,6 +205,11 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
             return answer
         checked = await self.gate.check_result(decision, name, *_result(answer))
         return _checked(answer, checked)
+
+    def _screened(self, call: Mapping[str, Any]) -> CallAllowed | CallDenied | None:
+        """The decision made when the model asked for `call`, if it runs as screened."""
+        args, decision = self.screened.get(call.get("id") or "", ({}, None))
+        return decision if args == call["args"] else None
 
     def _run_tool(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolAnswer]
@@ -203,6 +242,76 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
 
         answer = await self.gate.hand_off(agent, _args(request), run)
         return _handed_off(request, answers, answer)
+
+
+def _call(call: Mapping[str, Any]) -> tuple[str, dict[str, Any], str | None]:
+    return call["name"], dict(call["args"]), call.get("id")
+
+
+def _calls_of(request: ModelRequest[Any], response: Any) -> list[Any]:
+    """The calls of the model's answer to the agent's own tools (not a structured
+    output's), each with its id."""
+    if not isinstance(response, ModelResponse):
+        return []
+    tools = {tool.name for tool in request.tools if isinstance(tool, BaseTool)}
+    return [
+        call
+        for message in response.result
+        if isinstance(message, AIMessage)
+        for call in message.tool_calls
+        if call["name"] in tools and call.get("id")
+    ]
+
+
+def _as_screened(
+    response: Any, screened: Mapping[str, tuple[dict[str, Any], CallAllowed | CallDenied]]
+) -> Any:
+    """The model's answer with each call a hook rewrote as it will run: what the history
+    keeps, and what an approval middleware after this one shows a person."""
+    if not isinstance(response, ModelResponse):
+        return response
+    messages: list[BaseMessage] = []
+    for message in response.result:
+        if isinstance(message, AIMessage) and message.tool_calls:
+            calls = [
+                {**call, "args": screened[call["id"] or ""][0]} if call["id"] in screened else call
+                for call in message.tool_calls
+            ]
+            if calls != message.tool_calls:
+                message = message.model_copy(update={"tool_calls": calls})
+        messages.append(message)
+    return dataclasses.replace(response, result=messages)
+
+
+def _as_run(
+    call: Mapping[str, Any], decision: CallAllowed | CallDenied
+) -> tuple[dict[str, Any], CallAllowed | CallDenied]:
+    """The arguments `call` runs with as `decision` left them, and the decision."""
+    if isinstance(decision, CallAllowed) and decision.rewritten:
+        return dict(decision.arguments), decision
+    return dict(call["args"]), decision
+
+
+def _approved(
+    request: ToolCallRequest, decision: CallAllowed | CallDenied
+) -> CallAllowed | CallDenied:
+    """The decision once a person approved a call a hook asked about: LangChain's
+    interrupt, in the shape of its human-in-the-loop middleware's (answered with
+    `Command(resume={"decisions": [{"type": "approve"}]})`, or a `reject` with a
+    `message`). Without a checkpointer nothing can resume the run: the call is denied."""
+    if isinstance(decision, CallDenied) or not decision.asks:
+        return decision
+    if get_config().get("configurable", {}).get(CONFIG_KEY_CHECKPOINTER) is None:
+        return unasked()
+    name = request.tool_call["name"]
+    action = {"name": name, "args": decision.arguments, "description": ASK_DESCRIPTION}
+    review = {"action_name": name, "allowed_decisions": ["approve", "reject"]}
+    answer = interrupt({"action_requests": [action], "review_configs": [review]})
+    decisions = answer.get("decisions") if isinstance(answer, dict) else None
+    first = decisions[0] if isinstance(decisions, list) and decisions else {}
+    if isinstance(first, dict) and first.get("type") == "approve":
+        return decision
+    return refused(first.get("message") if isinstance(first, dict) else None)
 
 
 def _args(request: ToolCallRequest) -> dict[str, Any]:

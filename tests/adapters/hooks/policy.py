@@ -26,7 +26,7 @@ if name == "preGeneration":
         reply["context"] = "House rule: answer in one line."
 elif name in ("preToolCall", "postToolCall") and not event.get("call_id"):
     reply = {"action": "block", "reason": "a tool event without its call_id"}
-elif name == "preToolCall" and event["tool"].endswith("echo"):
+elif name == "preToolCall" and event["tool"].endswith(("echo", "deploy")):
     text = event["arguments"].get("text", "")
     if "lower" in text:
         reply = {"arguments": {"text": text.upper()}}
