@@ -233,3 +233,43 @@ def test_a_handoff_is_observed_as_subagent_start_and_stop(hooked: Hooked, use_as
     assert result.last_agent.name == "cleaner"
     assert result.final_output == "all clean"
     assert hooked.hand_offs() == ["subagentStart:cleaner", "subagentStop:cleaner"]
+
+
+def deploying(hooked: Hooked, tools: Tools, model: ScriptedModel, **options: Any) -> HookgateAgent:
+    plain = Agent(name="helper", model=model, tools=[function_tool(tools.deploy)])
+    return hookgate_agent(plain, hooked.file, **options)
+
+
+def test_an_ask_with_no_one_to_ask_denies_the_call_unrun(hooked: Hooked, tools: Tools) -> None:
+    model = ScriptedModel([call("deploy", text="now"), said("ok")])
+    result = deploying(hooked, tools, model).run_sync("ship it")
+    assert tools.calls == []
+    assert result.interruptions == []
+    assert tool_answers(model) == [
+        "[denied: a hook asked for consent and this program has no approval handler to ask anyone]"
+    ]
+
+
+@pytest.mark.parametrize("approve", [True, False], ids=["approved", "rejected"])
+def test_an_ask_interrupts_the_run_for_a_person_who_sees_the_call_as_it_will_run(
+    hooked: Hooked, tools: Tools, approve: bool
+) -> None:
+    model = ScriptedModel([call("deploy", text="go lower"), said("done")])
+    guarded = deploying(hooked, tools, model, approvals=True)
+    paused = guarded.run_sync("ship it")
+    [pending] = paused.interruptions
+    assert (pending.tool_name, guarded.as_run(pending)) == ("deploy", {"text": "GO LOWER"})
+    assert tools.calls == []
+    state = paused.to_state()
+    if approve:
+        state.approve(pending)
+    else:
+        state.reject(pending, rejection_message="not on a Friday")
+    done = guarded.run_sync(state)
+    assert done.final_output == "done"
+    if approve:
+        assert tools.calls == [("deploy", {"text": "GO LOWER"})]
+    else:
+        assert tools.calls == []
+        assert tool_answers(model) == ["not on a Friday"]
+    assert [end["prompt"] for end in hooked.ends()][-1] == "ship it"

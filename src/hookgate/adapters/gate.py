@@ -307,6 +307,16 @@ class Gate:
                 return await blocked(decision)
             finally:
                 await self.finish(decision.marker, decision.response, "blocked")
+        return await self.end_turn(decision, allowed, answer_of)
+
+    async def end_turn(
+        self,
+        decision: PromptAllowed,
+        allowed: Callable[[PromptAllowed], Awaitable[T]],
+        answer_of: Callable[[T], str | None],
+    ) -> T:
+        """The run of an allowed question (`allowed(decision)`), postGeneration after it
+        however it ends: the rest of `run_turn`, for a run resumed after an approval."""
         try:
             result = await allowed(decision)
         except asyncio.CancelledError:

@@ -27,12 +27,24 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from typing import Any
 
-from agents import Agent, FunctionTool, RunConfig, Runner, RunResult, handoff
+from agents import Agent, FunctionTool, RunConfig, RunContextWrapper, Runner, RunResult, handoff
+from agents.items import ToolApprovalItem
 from agents.run_config import CallModelData, ModelInputData
+from agents.run_state import RunState
 from agents.testing import ScriptedModel, assistant_message
 from agents.tool_context import ToolContext
 
-from hookgate.adapters.gate import CallDenied, Gate, HooksSource, PromptAllowed, PromptBlocked
+from hookgate.adapters.gate import (
+    CallAllowed,
+    CallDenied,
+    Gate,
+    HooksSource,
+    PromptAllowed,
+    PromptBlocked,
+    unasked,
+)
+
+Screened = CallAllowed | CallDenied
 
 #: The agents the running turn handed the conversation to, in order (see `_observed`).
 _HANDED_TO: ContextVar[list[str]] = ContextVar("hookgate_handed_to")
@@ -48,18 +60,30 @@ def hookgate_agent(
     *,
     session_id: str | None = None,
     agents: Mapping[str, str] | None = None,
+    approvals: bool = False,
 ) -> HookgateAgent:
     """`agent` with the hooks of `source` (a hooks file, a parsed config or an engine)
     around its runs and its function tools. Tools made by `Agent.as_tool()` are
-    hand-offs to their agent; `agents` maps other tools that run an agent to its name."""
-    return HookgateAgent(agent, Gate(source, session_id=session_id, agents=agents))
+    hand-offs to their agent; `agents` maps other tools that run an agent to its name.
+
+    `approvals=True` says the program answers the SDK's approval interruptions
+    (`result.interruptions`, `state.approve(item)`, then `run(state)`): a hook's `ask`
+    interrupts the run (`as_run(item)`: the call as it will run). Without it, an `ask`
+    denies the call (no one would answer)."""
+    return HookgateAgent(
+        agent, Gate(source, session_id=session_id, agents=agents), approvals=approvals
+    )
 
 
 class HookgateAgent:
     """An agent whose runs and function tools pass through hookgate's hooks."""
 
-    def __init__(self, agent: Agent[Any], gate: Gate) -> None:
+    def __init__(self, agent: Agent[Any], gate: Gate, *, approvals: bool = False) -> None:
         self.gate = gate
+        self.approvals = approvals
+        self.screened: dict[str, Screened] = {}
+        """preToolCall's decisions made when the SDK asked whether a call needs
+        approval, by call id, until the call runs."""
         self.unscreened: list[str] = []
         """What no hook sees: hosted tools, MCP servers, `Handoff` objects, and the
         tools of an agent run by `Agent.as_tool()`, by name."""
@@ -72,8 +96,11 @@ class HookgateAgent:
                 stacklevel=3,
             )
 
-    async def run(self, input: str | list[Any], **options: Any) -> RunResult:
-        """`Runner.run(agent, input, **options)` with the hooks around it."""
+    async def run(self, input: str | list[Any] | RunState[Any], **options: Any) -> RunResult:
+        """`Runner.run(agent, input, **options)` with the hooks around it. A `RunState`
+        (a run an approval interrupted, answered) goes on without a second preGeneration."""
+        if isinstance(input, RunState):
+            return await self._resume(input, options)
 
         async def allowed(decision: PromptAllowed) -> RunResult:
             question = _rewritten(input, decision)
@@ -104,7 +131,24 @@ class HookgateAgent:
             _prompt_text(input), allowed, blocked, lambda result: str(result.final_output)
         )
 
-    def run_sync(self, input: str | list[Any], **options: Any) -> RunResult:
+    async def _resume(self, state: RunState[Any], options: dict[str, Any]) -> RunResult:
+        """The rest of an interrupted run, ended by postGeneration like any run."""
+        original = state._original_input
+        resumed = PromptAllowed(_prompt_text(original if isinstance(original, (str, list)) else ""))
+
+        async def go_on(decision: PromptAllowed) -> RunResult:
+            return await Runner.run(self.agent, state, **options)
+
+        return await self.gate.end_turn(resumed, go_on, lambda result: str(result.final_output))
+
+    def as_run(self, item: ToolApprovalItem) -> dict[str, Any] | None:
+        """The arguments a call awaiting approval will run with, as the hooks left them
+        (what to show the person; the item itself keeps the model's, which the SDK
+        checks the approval against), or None for a call no hook screened."""
+        decision = self.screened.get(str(getattr(item.raw_item, "call_id", "")))
+        return dict(decision.arguments) if isinstance(decision, CallAllowed) else None
+
+    def run_sync(self, input: str | list[Any] | RunState[Any], **options: Any) -> RunResult:
         """`run`, for a caller without an event loop, on the loop `Runner.run_sync` uses
         (clients made on it stay usable from one run to the next). Interrupted (Ctrl-C),
         the run is cancelled and its postGeneration hooks finish first."""
@@ -180,10 +224,26 @@ class HookgateAgent:
             # The SDK runs the agent it keeps on the tool, not a clone we could screen.
             self.unscreened.append(f"{owner}: {tool.name}: tools of {inner.name}")
 
+        theirs = tool.needs_approval
+
+        async def needs_approval(
+            context: RunContextWrapper[Any], arguments: dict[str, Any], call_id: str
+        ) -> bool:
+            """preToolCall, before the SDK asks anyone: its `ask` asks (with approvals)."""
+            decision = await gate.screen_call(tool.name, arguments, call_id)
+            self.screened[call_id] = decision
+            if isinstance(decision, CallDenied):
+                return False  # denied when it runs, with no one asked
+            if decision.asks and self.approvals:
+                return True
+            return await _their_approval(theirs, context, arguments, call_id)
+
         async def on_invoke_tool(context: ToolContext[Any], arguments: str) -> Any:
-            decision = await gate.screen_call(
+            decision = self.screened.pop(context.tool_call_id, None) or await gate.screen_call(
                 tool.name, json.loads(arguments or "{}"), context.tool_call_id
             )
+            if isinstance(decision, CallAllowed) and decision.asks and not self.approvals:
+                decision = unasked()
             if isinstance(decision, CallDenied):
                 return decision.message  # a tool's text answer: the model reads it
             if decision.rewritten:
@@ -196,7 +256,19 @@ class HookgateAgent:
             checked = await gate.check_result(decision, tool.name, content)
             return checked.content if checked.content != content else result
 
-        return dataclasses.replace(tool, on_invoke_tool=on_invoke_tool)
+        return dataclasses.replace(
+            tool, on_invoke_tool=on_invoke_tool, needs_approval=needs_approval
+        )
+
+
+async def _their_approval(
+    theirs: Any, context: RunContextWrapper[Any], arguments: dict[str, Any], call_id: str
+) -> bool:
+    """The tool's own `needs_approval`: a flag, or a policy (sync or async)."""
+    if not callable(theirs):
+        return bool(theirs)
+    answer = theirs(context, arguments, call_id)
+    return bool(await answer if inspect.isawaitable(answer) else answer)
 
 
 def _asked_agent(tool: FunctionTool) -> str | None:
