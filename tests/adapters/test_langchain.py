@@ -354,3 +354,59 @@ def test_langchains_own_approval_shows_the_person_the_rewritten_call(
     assert request["args"] == {"text": "SAY IT LOWER"}
     built.invoke(Command(resume={"decisions": [{"type": "approve"}]}), THREAD)
     assert tools.calls == [("echo", {"text": "SAY IT LOWER"})]
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_post_generation_is_recorded_once_when_parallel_tools_raise(
+    hooked: Hooked, tools: Tools, use_async: bool
+) -> None:
+    both = AIMessage(
+        content="",
+        tool_calls=[
+            {"name": "broken", "args": {"text": "a"}, "id": "call-a"},
+            {"name": "broken", "args": {"text": "b"}, "id": "call-b"},
+        ],
+    )
+    built = agent(hooked, tools, both, "never")
+    with pytest.raises(RuntimeError, match="the tool broke"):
+        ask(built, "break both", use_async=use_async)
+    assert hooked.ends() == [{"prompt": "break both", "answer": None, "outcome": "error"}]
+
+
+HANGING_HOOK = (
+    "import os, pathlib, time; "
+    "pathlib.Path(os.environ['HOOKGATE_PROJECT_DIR'], 'hook-started').touch(); time.sleep(30)"
+)
+
+
+@pytest.mark.parametrize("event", ["preGeneration", "preToolCall"])
+def test_post_generation_runs_when_the_run_is_cancelled_during_a_hook(
+    hooked: Hooked, tools: Tools, event: str
+) -> None:
+    import sys
+
+    from adapters.conftest import POLICY
+
+    hooked.file.write_text(
+        f'hooks:\n  {event}:\n    - command: {sys.executable} -c "{HANGING_HOOK}"\n'
+        f"  postGeneration:\n    - command: {sys.executable} {POLICY}\n"
+    )
+    model = ScriptedChat(messages=iter([call("echo", text="x"), "never"]))
+    built = create_agent(
+        model,
+        [StructuredTool.from_function(tools.echo, description="echo")],
+        middleware=[hookgate_middleware(hooked.file)],
+    )
+
+    async def cancel_in_the_hook() -> None:
+        task = asyncio.ensure_future(built.ainvoke({"messages": [("user", "wait")]}))
+        while not (hooked.dir / "hook-started").exists():  # noqa: ASYNC110 (another process)
+            await asyncio.sleep(0.02)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel_in_the_hook())
+    [end] = hooked.ends()
+    assert (end["answer"], end["outcome"]) == (None, "cancelled")
+    assert tools.calls == []

@@ -10,7 +10,7 @@ and on an error or a cancellation that ends the run from the model or a tool.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
+import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, NotRequired, cast
 
@@ -26,21 +26,16 @@ from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import (
     AIMessage,
     AnyMessage,
-    BaseMessage,
     HumanMessage,
     SystemMessage,
     ToolMessage,
 )
-from langchain_core.tools import BaseTool
-from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
-from langgraph.config import get_config
 from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt.tool_node import ToolInvocationError
 from langgraph.runtime import Runtime
-from langgraph.types import Command, interrupt
+from langgraph.types import Command
 
 from hookgate.adapters.gate import (
-    ASK_DESCRIPTION,
     Answer,
     CallAllowed,
     CallDenied,
@@ -50,9 +45,16 @@ from hookgate.adapters.gate import (
     PromptAllowed,
     PromptBlocked,
     TurnEnd,
-    refused,
-    unasked,
 )
+from hookgate.adapters.langchain_approval import (
+    Screened,
+    approved,
+    as_run,
+    as_screened,
+    call_of,
+    calls_of,
+)
+from hookgate.hooks.wording import UNCHECKED_MARKER
 
 ToolAnswer = ToolMessage | Command[Any]
 #: Raised through the wrappers without ending the run: LangChain answers the model with a
@@ -66,6 +68,8 @@ class HookgateState(AgentState[Any]):
     hookgate_prompt: NotRequired[Annotated[str, PrivateStateAttr]]
     hookgate_context: NotRequired[Annotated[list[str], PrivateStateAttr]]
     hookgate_blocked: NotRequired[Annotated[bool, PrivateStateAttr]]
+    hookgate_run: NotRequired[Annotated[str, PrivateStateAttr]]
+    """This run's id, which postGeneration is recorded once for."""
 
 
 def hookgate_middleware(
@@ -88,12 +92,14 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
     def __init__(self, gate: Gate) -> None:
         super().__init__()
         self.gate = gate
-        self.screened: dict[str, tuple[dict[str, Any], CallAllowed | CallDenied]] = {}
+        self.screened: dict[str, Screened] = {}
         """preToolCall's decisions made when the model asked for the calls, by call id,
         with the arguments as they will run, until each call runs: an approval
         (LangChain's own middleware, or a hook's `ask`) is about the call as it will
         run. A call that reaches its tool with other arguments (a reviewer edited it)
         is screened again."""
+        self.ended: set[str] = set()
+        """The runs postGeneration was recorded for."""
 
     @property
     def name(self) -> str:
@@ -114,33 +120,59 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         question = _question(state)
         if question is None:
             return _fresh("")
-        return _screened(question, await self.gate.screen_prompt(_text(question)))
+        try:
+            decision = await self.gate.screen_prompt(_text(question))
+        except asyncio.CancelledError:
+            await self.gate.finish(UNCHECKED_MARKER, None, "cancelled")
+            raise
+        return _screened(question, decision)
 
-    # postGeneration, when the run ends well (or blocked)
+    # postGeneration: once per run, however it ends
     def after_agent(self, state: HookgateState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        self.gate.finish_sync(*_ending(state))
+        if self._ends(state):
+            self.gate.finish_sync(*_ending(state))
         return None
 
     async def aafter_agent(
         self, state: HookgateState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
-        await self.gate.finish(*_ending(state))
+        if self._ends(state):
+            await self.gate.finish(*_ending(state))
         return None
 
-    # The model call: the context hooks added, and postGeneration when it fails.
+    def _ends(self, state: Any) -> bool:
+        """True the first time the run of `state` ends: parallel tools that raise, or a
+        tool's error after the run's answer, end it once."""
+        run = state.get("hookgate_run", "") if isinstance(state, dict) else ""
+        if run in self.ended:
+            return False
+        if run:
+            self.ended.add(run)
+        return True
+
+    def _failed_sync(self, state: Any) -> None:
+        if self._ends(state):
+            self.gate.finish_sync(_prompt_of(state), None, "error")
+
+    async def _failed(self, state: Any, exc: BaseException) -> None:
+        if self._ends(state):
+            await self.gate.finish(_prompt_of(state), None, _failed(exc))
+
+    # The model call: the context hooks added, the calls it asks for screened, and
+    # postGeneration when it fails (a hook's cancellation included).
     def wrap_model_call(
         self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
     ) -> Any:
         try:
             response = handler(_with_context(request))
+            for call in calls_of(request, response):
+                self.screened[call["id"]] = as_run(call, self.gate.screen_call_sync(*call_of(call)))
         except _NOT_AN_END:
             raise
         except Exception:
-            self.gate.finish_sync(_prompt_of(request.state), None, "error")
+            self._failed_sync(request.state)
             raise
-        for call in _calls_of(request, response):
-            self.screened[call["id"]] = _as_run(call, self.gate.screen_call_sync(*_call(call)))
-        return _as_screened(response, self.screened)
+        return as_screened(response, self.screened)
 
     async def awrap_model_call(
         self,
@@ -149,58 +181,71 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
     ) -> Any:
         try:
             response = await handler(_with_context(request))
+            for call in calls_of(request, response):
+                decision = await self.gate.screen_call(*call_of(call))
+                self.screened[call["id"]] = as_run(call, decision)
         except _NOT_AN_END:
             raise
         except (Exception, asyncio.CancelledError) as exc:
-            await self.gate.finish(_prompt_of(request.state), None, _failed(exc))
+            await self._failed(request.state, exc)
             raise
-        for call in _calls_of(request, response):
-            self.screened[call["id"]] = _as_run(call, await self.gate.screen_call(*_call(call)))
-        return _as_screened(response, self.screened)
+        return as_screened(response, self.screened)
 
     # pre- and postToolCall
     def wrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolAnswer]
     ) -> ToolAnswer:
-        name, call_id = request.tool_call["name"], request.tool_call["id"]
-        decision = self._screened(request.tool_call) or self.gate.screen_call_sync(
-            *_call(request.tool_call)
-        )
-        decision = _approved(request, decision)  # may pause the run (an interrupt)
-        self.screened.pop(call_id or "", None)
-        if isinstance(decision, CallDenied):
-            return _denied(decision, name, call_id)
         try:
-            answer = self._run_tool(_rewritten(request, decision), handler)
+            return self._tool_call(request, handler)
         except _NOT_AN_END:
             raise
         except Exception:
-            self.gate.finish_sync(_prompt_of(request.state), None, "error")
+            self._failed_sync(request.state)
             raise
-        if not isinstance(answer, ToolMessage):
-            return answer
-        return _checked(answer, self.gate.check_result_sync(decision, name, *_result(answer)))
 
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], Awaitable[ToolAnswer]],
     ) -> ToolAnswer:
-        name, call_id = request.tool_call["name"], request.tool_call["id"]
-        decision = self._screened(request.tool_call) or await self.gate.screen_call(
-            *_call(request.tool_call)
-        )
-        decision = _approved(request, decision)  # may pause the run (an interrupt)
-        self.screened.pop(call_id or "", None)
-        if isinstance(decision, CallDenied):
-            return _denied(decision, name, call_id)
         try:
-            answer = await self._arun_tool(_rewritten(request, decision), handler)
+            return await self._atool_call(request, handler)
         except _NOT_AN_END:
             raise
         except (Exception, asyncio.CancelledError) as exc:
-            await self.gate.finish(_prompt_of(request.state), None, _failed(exc))
+            await self._failed(request.state, exc)
             raise
+
+    def _tool_call(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolAnswer]
+    ) -> ToolAnswer:
+        name, call_id = request.tool_call["name"], request.tool_call["id"]
+        decision = self._screened(request.tool_call) or self.gate.screen_call_sync(
+            *call_of(request.tool_call)
+        )
+        decision = approved(request, decision)  # may pause the run (an interrupt)
+        self.screened.pop(call_id or "", None)
+        if isinstance(decision, CallDenied):
+            return _denied(decision, name, call_id)
+        answer = self._run_tool(_rewritten(request, decision), handler)
+        if not isinstance(answer, ToolMessage):
+            return answer
+        return _checked(answer, self.gate.check_result_sync(decision, name, *_result(answer)))
+
+    async def _atool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolAnswer]],
+    ) -> ToolAnswer:
+        name, call_id = request.tool_call["name"], request.tool_call["id"]
+        decision = self._screened(request.tool_call) or await self.gate.screen_call(
+            *call_of(request.tool_call)
+        )
+        decision = approved(request, decision)  # may pause the run (an interrupt)
+        self.screened.pop(call_id or "", None)
+        if isinstance(decision, CallDenied):
+            return _denied(decision, name, call_id)
+        answer = await self._arun_tool(_rewritten(request, decision), handler)
         if not isinstance(answer, ToolMessage):
             return answer
         checked = await self.gate.check_result(decision, name, *_result(answer))
@@ -244,76 +289,6 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         return _handed_off(request, answers, answer)
 
 
-def _call(call: Mapping[str, Any]) -> tuple[str, dict[str, Any], str | None]:
-    return call["name"], dict(call["args"]), call.get("id")
-
-
-def _calls_of(request: ModelRequest[Any], response: Any) -> list[Any]:
-    """The calls of the model's answer to the agent's own tools (not a structured
-    output's), each with its id."""
-    if not isinstance(response, ModelResponse):
-        return []
-    tools = {tool.name for tool in request.tools if isinstance(tool, BaseTool)}
-    return [
-        call
-        for message in response.result
-        if isinstance(message, AIMessage)
-        for call in message.tool_calls
-        if call["name"] in tools and call.get("id")
-    ]
-
-
-def _as_screened(
-    response: Any, screened: Mapping[str, tuple[dict[str, Any], CallAllowed | CallDenied]]
-) -> Any:
-    """The model's answer with each call a hook rewrote as it will run: what the history
-    keeps, and what an approval middleware after this one shows a person."""
-    if not isinstance(response, ModelResponse):
-        return response
-    messages: list[BaseMessage] = []
-    for message in response.result:
-        if isinstance(message, AIMessage) and message.tool_calls:
-            calls = [
-                {**call, "args": screened[call["id"] or ""][0]} if call["id"] in screened else call
-                for call in message.tool_calls
-            ]
-            if calls != message.tool_calls:
-                message = message.model_copy(update={"tool_calls": calls})
-        messages.append(message)
-    return dataclasses.replace(response, result=messages)
-
-
-def _as_run(
-    call: Mapping[str, Any], decision: CallAllowed | CallDenied
-) -> tuple[dict[str, Any], CallAllowed | CallDenied]:
-    """The arguments `call` runs with as `decision` left them, and the decision."""
-    if isinstance(decision, CallAllowed) and decision.rewritten:
-        return dict(decision.arguments), decision
-    return dict(call["args"]), decision
-
-
-def _approved(
-    request: ToolCallRequest, decision: CallAllowed | CallDenied
-) -> CallAllowed | CallDenied:
-    """The decision once a person approved a call a hook asked about: LangChain's
-    interrupt, in the shape of its human-in-the-loop middleware's (answered with
-    `Command(resume={"decisions": [{"type": "approve"}]})`, or a `reject` with a
-    `message`). Without a checkpointer nothing can resume the run: the call is denied."""
-    if isinstance(decision, CallDenied) or not decision.asks:
-        return decision
-    if get_config().get("configurable", {}).get(CONFIG_KEY_CHECKPOINTER) is None:
-        return unasked()
-    name = request.tool_call["name"]
-    action = {"name": name, "args": decision.arguments, "description": ASK_DESCRIPTION}
-    review = {"action_name": name, "allowed_decisions": ["approve", "reject"]}
-    answer = interrupt({"action_requests": [action], "review_configs": [review]})
-    decisions = answer.get("decisions") if isinstance(answer, dict) else None
-    first = decisions[0] if isinstance(decisions, list) and decisions else {}
-    if isinstance(first, dict) and first.get("type") == "approve":
-        return decision
-    return refused(first.get("message") if isinstance(first, dict) else None)
-
-
 def _args(request: ToolCallRequest) -> dict[str, Any]:
     return dict(request.tool_call["args"])
 
@@ -355,6 +330,7 @@ def _text(message: AnyMessage) -> str:
 def _fresh(prompt: str, context: tuple[str, ...] = (), *, blocked: bool = False) -> dict[str, Any]:
     """The middleware's state for a new run (a thread's state outlives its runs)."""
     return {
+        "hookgate_run": uuid.uuid4().hex,
         "hookgate_prompt": prompt,
         "hookgate_context": list(context),
         "hookgate_blocked": blocked,
