@@ -35,7 +35,7 @@ hooks:
       format: claude
       command: {sys.executable} {ASK}
   postToolCall:
-    - matcher: (echo|deploy|research|ask_agent)$
+    - matcher: (echo|deploy|broken|research|ask_agent)$
       command: {sys.executable} {POLICY}
   preAsk:
     - command: {sys.executable} {POLICY}
@@ -66,6 +66,11 @@ class Hooked:
         if not log.exists():
             return []
         return [json.loads(line) for line in log.read_text().splitlines()]
+
+    def results(self) -> list[dict[str, Any]]:
+        """The results of the `broken` tool the Python hook's postToolCall saw."""
+        log = self.dir / "results.jsonl"
+        return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
     def hand_offs(self) -> list[str]:
         """The hand-off tool's events the Python hook saw, in order (`event:name`)."""

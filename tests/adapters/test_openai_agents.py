@@ -273,3 +273,13 @@ def test_an_ask_interrupts_the_run_for_a_person_who_sees_the_call_as_it_will_run
         assert tools.calls == []
         assert tool_answers(model) == ["not on a Friday"]
     assert [end["prompt"] for end in hooked.ends()][-1] == "ship it"
+
+
+def test_a_failed_tool_reaches_post_tool_call_as_a_failure(hooked: Hooked, tools: Tools) -> None:
+    model = ScriptedModel([call("broken", text="x"), said("it broke")])
+    plain = Agent(name="helper", model=model, tools=[function_tool(tools.broken)])
+    hookgate_agent(plain, hooked.file).run_sync("break it")
+    [result] = hooked.results()
+    assert result == {"content": "RuntimeError: the tool broke", "is_error": True}
+    [answer] = tool_answers(model)
+    assert answer.startswith("An error occurred while running the tool")  # the SDK's text

@@ -32,6 +32,7 @@ from agents.items import ToolApprovalItem
 from agents.run_config import CallModelData, ModelInputData
 from agents.run_state import RunState
 from agents.testing import ScriptedModel, assistant_message
+from agents.tool import maybe_invoke_function_tool_failure_error_function
 from agents.tool_context import ToolContext
 
 from hookgate.adapters.gate import (
@@ -248,17 +249,45 @@ class HookgateAgent:
                 return decision.message  # a tool's text answer: the model reads it
             if decision.rewritten:
                 arguments = json.dumps(decision.arguments)
+            error = None
             if asked is None:
-                result = await invoke(context, arguments)
+                result, error = await _invoked(invoke, tool, context, arguments)
             else:
                 result = await _hand_off(gate, asked, context, decision.arguments, invoke)
-            content = str(result)
-            checked = await gate.check_result(decision, tool.name, content)
+            content = str(result) if error is None else error
+            checked = await gate.check_result(decision, tool.name, content, error is not None)
             return checked.content if checked.content != content else result
 
         return dataclasses.replace(
             tool, on_invoke_tool=on_invoke_tool, needs_approval=needs_approval
         )
+
+
+async def _invoked(
+    invoke: Callable[[ToolContext[Any], str], Awaitable[Any]],
+    tool: FunctionTool,
+    context: ToolContext[Any],
+    arguments: str,
+) -> tuple[Any, str | None]:
+    """The tool's result, and its error if it failed. The SDK turns a tool's exception
+    into the text the model reads (its `failure_error_function`) inside
+    `on_invoke_tool`; the tool is run here beneath that handling, so postToolCall reads
+    the failure as one, with the exception (the model, the SDK's text, unless a hook
+    replaces it)."""
+    run = getattr(invoke, "_invoke_tool_impl", None)
+    if run is None:
+        return await invoke(context, arguments), None
+    try:
+        return await run(context, arguments), None
+    except Exception as exc:
+        bound = getattr(invoke, "_function_tool", None) or tool
+        answer = await maybe_invoke_function_tool_failure_error_function(
+            function_tool=bound, context=context, error=exc
+        )
+        if answer is None:
+            raise
+        invoke._on_handled_error(bound, exc, arguments, context)  # type: ignore[attr-defined]
+        return answer, f"{type(exc).__name__}: {exc}"
 
 
 async def _their_approval(
