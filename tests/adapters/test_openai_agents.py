@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -283,3 +285,30 @@ def test_a_failed_tool_reaches_post_tool_call_as_a_failure(hooked: Hooked, tools
     assert result == {"content": "RuntimeError: the tool broke", "is_error": True}
     [answer] = tool_answers(model)
     assert answer.startswith("An error occurred while running the tool")  # the SDK's text
+
+
+MCP_SERVER_TIME = Path(sys.executable).with_name("mcp-server-time")
+
+
+@pytest.mark.skipif(not MCP_SERVER_TIME.exists(), reason="mcp-server-time is not installed")
+def test_an_mcp_servers_tools_are_screened(hooked: Hooked) -> None:
+    from agents.mcp import MCPServerStdio
+
+    deny = hooked.dir / "deny.py"
+    deny.write_text('print(\'{"action": "block", "reason": "no clocks here"}\')\n')
+    hooked.file.write_text(
+        "hooks:\n  preToolCall:\n    - matcher: ^get_current_time$\n"
+        f"      command: {sys.executable} {deny}\n"
+    )
+    model = ScriptedModel([call("get_current_time", timezone="UTC"), said("no time")])
+
+    async def run() -> None:
+        server = MCPServerStdio({"command": str(MCP_SERVER_TIME)}, name="clock")
+        async with server:
+            plain = Agent(name="helper", model=model, mcp_servers=[server])
+            guarded = hookgate_agent(plain, hooked.file)
+            assert guarded.unscreened == []
+            await guarded.run("what time is it")
+
+    asyncio.run(run())
+    assert tool_answers(model) == ["[denied by a hook: no clocks here]"]

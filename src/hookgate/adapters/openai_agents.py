@@ -10,9 +10,10 @@ cancellation included. A tool made by `Agent.as_tool()` (or one named in `agents
 runs preAsk, subagentStart, subagentStop and postAsk inside its tool-call hooks. A
 hand-off to another agent (`handoffs=[agent]`) gives that agent the conversation, so
 nothing can refuse it as a preAsk would: it is observed, subagentStart when it
-happens, subagentStop when the run ends. Hosted tools run on OpenAI's side, and MCP
-servers' and `Handoff` objects' tools are built at run time: none of them can be
-screened, and set-up says so (a warning, and `unscreened`).
+happens, subagentStop when the run ends. MCP servers' tools are screened as the SDK
+lists them at run time. Hosted tools run on OpenAI's side, and a `Handoff` object's
+agent is built at run time: neither can be screened, and set-up says so (a warning, and
+`unscreened`).
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ class HookgateAgent:
         """preToolCall's decisions made when the SDK asked whether a call needs
         approval, by call id, until the call runs."""
         self.unscreened: list[str] = []
-        """What no hook sees: hosted tools, MCP servers, `Handoff` objects, and the
+        """What no hook sees: hosted tools, `Handoff` objects, and the
         tools of an agent run by `Agent.as_tool()`, by name."""
         self.agent = self._guarded(agent, {})
         if self.unscreened:
@@ -192,10 +193,21 @@ class HookgateAgent:
             else self._unscreened(target, agent.name)
             for target in agent.handoffs
         ]
-        self.unscreened += [
-            f"{agent.name}: MCP server {server.name}" for server in agent.mcp_servers
-        ]
+        if agent.mcp_servers:
+            clone.get_mcp_tools = self._screened_mcp(clone, agent.name)  # type: ignore[method-assign,assignment]
         return clone
+
+    def _screened_mcp(
+        self, clone: Agent[Any], owner: str
+    ) -> Callable[[RunContextWrapper[Any]], Awaitable[list[Any]]]:
+        """The agent's MCP servers' tools, listed by the SDK at run time, each screened
+        like a function tool (the SDK makes each a `FunctionTool` calling its server)."""
+        listed = Agent.get_mcp_tools
+
+        async def get_mcp_tools(context: RunContextWrapper[Any]) -> list[Any]:
+            return [self._screened(tool, owner) for tool in await listed(clone, context)]
+
+        return get_mcp_tools
 
     def _observed(self, agent: str) -> Callable[[Any], Awaitable[None]]:
         """What a hand-off to `agent` does first: subagentStart (observed: the hooks
