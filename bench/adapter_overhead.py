@@ -4,7 +4,9 @@ Every framework plays the same in-process scripted conversation: K calls of a no
 `echo` tool, each in its own model reply, then an answer (the framework's own fake
 model; the Claude Agent SDK's scripted CLI of the tests on its transport). Contenders:
 the bare framework, then its hookgate adapter with no hooks, with one Python-callable
-hook on preToolCall and postToolCall, and with one `command: "true"` hook on both.
+hook on preToolCall and postToolCall, with one `command: "true"` hook on both, and with
+a realistic hook on both: a Python script (`POLICY_SCRIPT`) that reads the event, checks
+the call against a few patterns and answers in JSON, as a project's policy hook would.
 The per-call cost is (median turn - the bare framework's median turn) / K, all measured
 in the same run, round by round in a rotating order, both as wall-clock time and as CPU
 time of this process (steadier on a shared machine: neither a neighbour nor a hook's own
@@ -176,6 +178,16 @@ FRAMEWORKS: dict[str, Callable[[HookEngine | None, int], Turn]] = {
 }
 
 
+POLICY_SCRIPT = """\
+import json, re, sys
+event = json.load(sys.stdin)
+text = json.dumps(event.get("arguments") or event.get("result") or {})
+risky = re.search(r"rm -rf|curl .*\\| *sh|AKIA[0-9A-Z]{16}", text)
+json.dump({"action": "block", "reason": "risky"} if risky else {}, sys.stdout)
+"""
+"""A project's policy hook, as most are written: a Python script on both tool events."""
+
+
 def engines(workdir: Path) -> dict[str, HookEngine | None]:
     def allow(event: dict[str, Any]) -> None:
         return None
@@ -186,6 +198,14 @@ def engines(workdir: Path) -> dict[str, HookEngine | None]:
         Where("bench"),
         base_dir=workdir,
     )
+    script = workdir / "policy.py"
+    script.write_text(POLICY_SCRIPT)
+    command = f"{sys.executable} {script}"
+    realistic = parse_hooks(
+        {"preToolCall": [{"command": command}], "postToolCall": [{"command": command}]},
+        Where("bench"),
+        base_dir=workdir,
+    )
     return {
         "bare framework (baseline)": None,
         "hookgate adapter, no hooks": HookEngine(None, session_id="bench"),
@@ -193,6 +213,7 @@ def engines(workdir: Path) -> dict[str, HookEngine | None]:
             None, session_id="bench", extra=python
         ),
         'hookgate adapter, `command: "true"` on both': HookEngine(process, session_id="bench"),
+        "hookgate adapter, a Python script hook on both": HookEngine(realistic, session_id="bench"),
     }
 
 

@@ -16,6 +16,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 GUARD = REPO / "examples" / "guard-rm-rf.sh"
 POLICY = Path(__file__).resolve().parent / "hooks" / "policy.py"
+ASK = Path(__file__).resolve().parent / "hooks" / "ask.py"
 
 HOOKS_YAML = f"""\
 hooks:
@@ -28,10 +29,13 @@ hooks:
     - matcher: ^fragile$
       command: exit 3          # a guard that cannot run
       onError: fail
-    - matcher: (echo|research|ask_agent)$
+    - matcher: (echo|deploy|research|ask_agent)$
       command: {sys.executable} {POLICY}
+    - matcher: deploy$
+      format: claude
+      command: {sys.executable} {ASK}
   postToolCall:
-    - matcher: (echo|research|ask_agent)$
+    - matcher: (echo|deploy|broken|research|ask_agent)$
       command: {sys.executable} {POLICY}
   preAsk:
     - command: {sys.executable} {POLICY}
@@ -63,6 +67,11 @@ class Hooked:
             return []
         return [json.loads(line) for line in log.read_text().splitlines()]
 
+    def results(self) -> list[dict[str, Any]]:
+        """The results of the `broken` tool the Python hook's postToolCall saw."""
+        log = self.dir / "results.jsonl"
+        return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
     def hand_offs(self) -> list[str]:
         """The hand-off tool's events the Python hook saw, in order (`event:name`)."""
         log = self.dir / "asks.log"
@@ -89,6 +98,11 @@ class Tools:
     def echo(self, text: str) -> str:
         self.calls.append(("echo", {"text": text}))
         return f"echo: {text}"
+
+    def deploy(self, text: str) -> str:
+        """A tool every call of which a hook asks a person about."""
+        self.calls.append(("deploy", {"text": text}))
+        return f"deployed {text}"
 
     def fragile(self, text: str) -> str:
         self.calls.append(("fragile", {"text": text}))

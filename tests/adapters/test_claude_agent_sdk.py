@@ -295,3 +295,28 @@ def test_an_agent_call_allowed_but_never_run_still_gets_its_post_ask(hooked: Hoo
     end, so every preAsk a log saw has its postAsk."""
     converse(hooked, "find out", _agent_call(None))
     assert hooked.hand_offs() == PAIRED
+
+
+def test_post_generation_runs_when_the_query_fails_before_its_first_prompt(
+    hooked: Hooked,
+) -> None:
+    from claude_agent_sdk import CLINotFoundError
+
+    hooks = hooks_of(hooked)
+
+    async def run() -> None:
+        async with hooks.guard():
+            missing = hooked.dir / "no-such-claude"
+            options = ClaudeAgentOptions(hooks=hooks, cli_path=missing)  # type: ignore[arg-type]
+            async for _ in query(prompt="hello", options=options):
+                pass
+
+    with pytest.raises(CLINotFoundError):
+        asyncio.run(run())
+    assert hooked.ends() == [
+        {
+            "prompt": "[prompt not checked: the turn ended before preGeneration finished]",
+            "answer": None,
+            "outcome": "error",
+        }
+    ]

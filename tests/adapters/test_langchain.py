@@ -58,14 +58,20 @@ def agent(
     *replies: AIMessage | str,
     fail: bool = False,
     hand_offs: Mapping[str, str] = HAND_OFFS,
+    middleware: Sequence[Any] = (),
+    checkpointer: Any = None,
 ) -> Any:
     model = ScriptedChat(messages=iter(replies), fail=fail)
     functions = [tools.shell, tools.echo, tools.fragile, tools.broken, tools.research]
+    functions.append(tools.deploy)
     wrapped = [
         StructuredTool.from_function(f, description=f"the {f.__name__} tool") for f in functions
     ]
     built = create_agent(
-        model, wrapped, middleware=[hookgate_middleware(hooked.file, agents=hand_offs)]
+        model,
+        wrapped,
+        middleware=[hookgate_middleware(hooked.file, agents=hand_offs), *middleware],
+        checkpointer=checkpointer,
     )
     built.model = model  # for the assertions below
     return built
@@ -266,3 +272,141 @@ def test_a_rewrite_with_no_question_argument_to_hold_it_refuses_the_hand_off(
         "[hand-off refused: a hook rewrote the question, and the tool has no question "
         "argument to hold it]"
     ]
+
+
+THREAD = {"configurable": {"thread_id": "1"}}
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_an_ask_with_no_one_to_ask_denies_the_call_unrun(
+    hooked: Hooked, tools: Tools, use_async: bool
+) -> None:
+    built = agent(hooked, tools, call("deploy", text="now"), "ok")
+    ask(built, "ship it", use_async=use_async)  # no checkpointer: nothing can resume
+    assert tools.calls == []
+    assert tool_answers(built.model) == [
+        "[denied: a hook asked for consent and this program has no approval handler to ask anyone]"
+    ]
+
+
+def interrupted(built: Any, value: Any, *, use_async: bool) -> Any:
+    if use_async:
+        return asyncio.run(built.ainvoke(value, THREAD))
+    return built.invoke(value, THREAD)
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_an_ask_pauses_the_run_and_the_person_approves_the_call_as_it_will_run(
+    hooked: Hooked, tools: Tools, use_async: bool
+) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command
+
+    built = agent(
+        hooked, tools, call("deploy", text="go lower"), "shipped", checkpointer=InMemorySaver()
+    )
+    question = {"messages": [{"role": "user", "content": "ship it"}]}
+    state = interrupted(built, question, use_async=use_async)
+    [request] = state["__interrupt__"][0].value["action_requests"]
+    assert (request["name"], request["args"]) == ("deploy", {"text": "GO LOWER"})
+    assert tools.calls == []
+    assert hooked.ends() == []  # paused, not over
+    resume = Command(resume={"decisions": [{"type": "approve"}]})
+    state = interrupted(built, resume, use_async=use_async)
+    assert tools.calls == [("deploy", {"text": "GO LOWER"})]
+    assert state["messages"][-1].text == "shipped"
+    assert [end["outcome"] for end in hooked.ends()] == ["answered"]
+
+
+def test_a_call_the_person_rejects_never_runs_and_the_model_reads_why(
+    hooked: Hooked, tools: Tools
+) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command
+
+    built = agent(hooked, tools, call("deploy", text="now"), "ok", checkpointer=InMemorySaver())
+    built.invoke({"messages": [{"role": "user", "content": "ship it"}]}, THREAD)
+    reject = {"decisions": [{"type": "reject", "message": "not on a Friday"}]}
+    built.invoke(Command(resume=reject), THREAD)
+    assert tools.calls == []
+    assert tool_answers(built.model) == ["[denied by the user: not on a Friday]"]
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["hookgate-first", "hookgate-last"])
+def test_langchains_own_approval_shows_the_person_the_rewritten_call(
+    hooked: Hooked, tools: Tools, first: bool
+) -> None:
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command
+
+    model = ScriptedChat(messages=iter([call("echo", text="say it lower"), "ok"]))
+    approval = HumanInTheLoopMiddleware(interrupt_on={"echo": True})
+    hookgate = hookgate_middleware(hooked.file)
+    built = create_agent(
+        model,
+        [StructuredTool.from_function(tools.echo, description="echo")],
+        middleware=[hookgate, approval] if first else [approval, hookgate],
+        checkpointer=InMemorySaver(),
+    )
+    state = built.invoke({"messages": [{"role": "user", "content": "echo"}]}, THREAD)
+    [request] = state["__interrupt__"][0].value["action_requests"]
+    assert request["args"] == {"text": "SAY IT LOWER"}
+    built.invoke(Command(resume={"decisions": [{"type": "approve"}]}), THREAD)
+    assert tools.calls == [("echo", {"text": "SAY IT LOWER"})]
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_post_generation_is_recorded_once_when_parallel_tools_raise(
+    hooked: Hooked, tools: Tools, use_async: bool
+) -> None:
+    both = AIMessage(
+        content="",
+        tool_calls=[
+            {"name": "broken", "args": {"text": "a"}, "id": "call-a"},
+            {"name": "broken", "args": {"text": "b"}, "id": "call-b"},
+        ],
+    )
+    built = agent(hooked, tools, both, "never")
+    with pytest.raises(RuntimeError, match="the tool broke"):
+        ask(built, "break both", use_async=use_async)
+    assert hooked.ends() == [{"prompt": "break both", "answer": None, "outcome": "error"}]
+
+
+HANGING_HOOK = (
+    "import os, pathlib, time; "
+    "pathlib.Path(os.environ['HOOKGATE_PROJECT_DIR'], 'hook-started').touch(); time.sleep(30)"
+)
+
+
+@pytest.mark.parametrize("event", ["preGeneration", "preToolCall"])
+def test_post_generation_runs_when_the_run_is_cancelled_during_a_hook(
+    hooked: Hooked, tools: Tools, event: str
+) -> None:
+    import sys
+
+    from adapters.conftest import POLICY
+
+    hooked.file.write_text(
+        f'hooks:\n  {event}:\n    - command: {sys.executable} -c "{HANGING_HOOK}"\n'
+        f"  postGeneration:\n    - command: {sys.executable} {POLICY}\n"
+    )
+    model = ScriptedChat(messages=iter([call("echo", text="x"), "never"]))
+    built = create_agent(
+        model,
+        [StructuredTool.from_function(tools.echo, description="echo")],
+        middleware=[hookgate_middleware(hooked.file)],
+    )
+
+    async def cancel_in_the_hook() -> None:
+        task = asyncio.ensure_future(built.ainvoke({"messages": [("user", "wait")]}))
+        while not (hooked.dir / "hook-started").exists():  # noqa: ASYNC110 (another process)
+            await asyncio.sleep(0.02)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel_in_the_hook())
+    [end] = hooked.ends()
+    assert (end["answer"], end["outcome"]) == (None, "cancelled")
+    assert tools.calls == []

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -233,3 +235,80 @@ def test_a_handoff_is_observed_as_subagent_start_and_stop(hooked: Hooked, use_as
     assert result.last_agent.name == "cleaner"
     assert result.final_output == "all clean"
     assert hooked.hand_offs() == ["subagentStart:cleaner", "subagentStop:cleaner"]
+
+
+def deploying(hooked: Hooked, tools: Tools, model: ScriptedModel, **options: Any) -> HookgateAgent:
+    plain = Agent(name="helper", model=model, tools=[function_tool(tools.deploy)])
+    return hookgate_agent(plain, hooked.file, **options)
+
+
+def test_an_ask_with_no_one_to_ask_denies_the_call_unrun(hooked: Hooked, tools: Tools) -> None:
+    model = ScriptedModel([call("deploy", text="now"), said("ok")])
+    result = deploying(hooked, tools, model).run_sync("ship it")
+    assert tools.calls == []
+    assert result.interruptions == []
+    assert tool_answers(model) == [
+        "[denied: a hook asked for consent and this program has no approval handler to ask anyone]"
+    ]
+
+
+@pytest.mark.parametrize("approve", [True, False], ids=["approved", "rejected"])
+def test_an_ask_interrupts_the_run_for_a_person_who_sees_the_call_as_it_will_run(
+    hooked: Hooked, tools: Tools, approve: bool
+) -> None:
+    model = ScriptedModel([call("deploy", text="go lower"), said("done")])
+    guarded = deploying(hooked, tools, model, approvals=True)
+    paused = guarded.run_sync("ship it")
+    [pending] = paused.interruptions
+    assert (pending.tool_name, guarded.as_run(pending)) == ("deploy", {"text": "GO LOWER"})
+    assert tools.calls == []
+    state = paused.to_state()
+    if approve:
+        state.approve(pending)
+    else:
+        state.reject(pending, rejection_message="not on a Friday")
+    done = guarded.run_sync(state)
+    assert done.final_output == "done"
+    if approve:
+        assert tools.calls == [("deploy", {"text": "GO LOWER"})]
+    else:
+        assert tools.calls == []
+        assert tool_answers(model) == ["not on a Friday"]
+    assert [end["prompt"] for end in hooked.ends()][-1] == "ship it"
+
+
+def test_a_failed_tool_reaches_post_tool_call_as_a_failure(hooked: Hooked, tools: Tools) -> None:
+    model = ScriptedModel([call("broken", text="x"), said("it broke")])
+    plain = Agent(name="helper", model=model, tools=[function_tool(tools.broken)])
+    hookgate_agent(plain, hooked.file).run_sync("break it")
+    [result] = hooked.results()
+    assert result == {"content": "RuntimeError: the tool broke", "is_error": True}
+    [answer] = tool_answers(model)
+    assert answer.startswith("An error occurred while running the tool")  # the SDK's text
+
+
+MCP_SERVER_TIME = Path(sys.executable).with_name("mcp-server-time")
+
+
+@pytest.mark.skipif(not MCP_SERVER_TIME.exists(), reason="mcp-server-time is not installed")
+def test_an_mcp_servers_tools_are_screened(hooked: Hooked) -> None:
+    from agents.mcp import MCPServerStdio
+
+    deny = hooked.dir / "deny.py"
+    deny.write_text('print(\'{"action": "block", "reason": "no clocks here"}\')\n')
+    hooked.file.write_text(
+        "hooks:\n  preToolCall:\n    - matcher: ^get_current_time$\n"
+        f"      command: {sys.executable} {deny}\n"
+    )
+    model = ScriptedModel([call("get_current_time", timezone="UTC"), said("no time")])
+
+    async def run() -> None:
+        server = MCPServerStdio({"command": str(MCP_SERVER_TIME)}, name="clock")
+        async with server:
+            plain = Agent(name="helper", model=model, mcp_servers=[server])
+            guarded = hookgate_agent(plain, hooked.file)
+            assert guarded.unscreened == []
+            await guarded.run("what time is it")
+
+    asyncio.run(run())
+    assert tool_answers(model) == ["[denied by a hook: no clocks here]"]

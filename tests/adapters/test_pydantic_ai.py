@@ -206,3 +206,60 @@ def test_a_replaced_answer_is_what_the_model_reads(hooked: Hooked, tools: Tools)
     script = Script(call("research", question="the SECRET"), said("ok"))
     ask(agent(hooked, tools, script), "find out", use_async=False)
     assert script.tool_answers() == ["[answer scrubbed by policy]"]
+
+
+def deploying(hooked: Hooked, tools: Tools, script: Script, **options: Any) -> Agent[None, Any]:
+    return Agent(
+        FunctionModel(script),
+        tools=[tools.deploy],
+        capabilities=[hookgate_capability(hooked.file), *options.pop("capabilities", [])],
+        **options,
+    )
+
+
+def test_an_ask_with_no_one_to_ask_denies_the_call_unrun(hooked: Hooked, tools: Tools) -> None:
+    script = Script(call("deploy", text="now"), said("ok"))
+    deploying(hooked, tools, script).run_sync("ship it")
+    assert tools.calls == []
+    [answer] = script.tool_answers()
+    assert "[denied: a hook asked for consent and this program has no approval handler" in answer
+
+
+def test_an_ask_defers_the_call_for_a_person_who_sees_it_as_it_will_run(
+    hooked: Hooked, tools: Tools
+) -> None:
+    from pydantic_ai import DeferredToolRequests, DeferredToolResults
+
+    script = Script(call("deploy", text="go lower"), said("shipped"))
+    built = deploying(hooked, tools, script, output_type=[str, DeferredToolRequests])
+    paused = built.run_sync("ship it")
+    assert isinstance(paused.output, DeferredToolRequests)
+    [pending] = paused.output.approvals
+    assert paused.output.metadata[pending.tool_call_id]["arguments"] == {"text": "GO LOWER"}
+    assert tools.calls == []
+    approved = DeferredToolResults(approvals={pending.tool_call_id: True})
+    done = built.run_sync(message_history=paused.all_messages(), deferred_tool_results=approved)
+    assert tools.calls == [("deploy", {"text": "GO LOWER"})]
+    assert done.output == "shipped"
+
+
+def test_a_deferred_call_handler_is_asked_and_its_refusal_keeps_the_call_unrun(
+    hooked: Hooked, tools: Tools
+) -> None:
+    from pydantic_ai import DeferredToolRequests, DeferredToolResults, RunContext, ToolDenied
+    from pydantic_ai.capabilities import HandleDeferredToolCalls
+
+    asked: list[Any] = []
+
+    def person(ctx: RunContext[None], requests: DeferredToolRequests) -> DeferredToolResults:
+        asked.extend(requests.metadata[call.tool_call_id] for call in requests.approvals)
+        return DeferredToolResults(
+            approvals={call.tool_call_id: ToolDenied("not today") for call in requests.approvals}
+        )
+
+    script = Script(call("deploy", text="now"), said("ok"))
+    handler = HandleDeferredToolCalls(handler=person)
+    deploying(hooked, tools, script, capabilities=[handler]).run_sync("ship it")
+    assert [shown["arguments"] for shown in asked] == [{"text": "now"}]
+    assert tools.calls == []
+    assert script.tool_answers() == ["not today"]

@@ -45,6 +45,7 @@ from hookgate.hooks.formats.claude_tools import (
     claude_response,
     result_from_claude,
 )
+from hookgate.hooks.wording import UNCHECKED_MARKER
 
 #: The reason a question is blocked when a hook rewrote it: the SDK can only block.
 REWRITE_BLOCKED = (
@@ -82,6 +83,8 @@ class HookgateHooks(dict[str, list[HookMatcher]]):
         """Per Claude session: the question of the turn whose postGeneration is pending."""
         self._asks: dict[str, AskAllowed] = {}
         """Per `Agent` tool call: the hand-off preAsk allowed, for its postAsk."""
+        self._submitted = 0
+        """How many questions reached UserPromptSubmit."""
         super().__init__(
             UserPromptSubmit=[self._matcher("preGeneration", self._user_prompt_submit, True)],
             PreToolUse=[self._matcher("preToolCall", self._pre_tool_use, True)],
@@ -102,18 +105,22 @@ class HookgateHooks(dict[str, list[HookMatcher]]):
     @contextlib.asynccontextmanager
     async def guard(self) -> AsyncIterator[None]:
         """Run postGeneration for a turn that ends in an error or a cancellation (the
-        CLI's Stop does not fire then)."""
+        CLI's Stop does not fire then), also one that fails before its question reached
+        the hooks (the CLI would not start): postGeneration reads the unchecked marker."""
+        before = self._submitted
         try:
             yield
         except asyncio.CancelledError:
-            await self._finish_pending("cancelled")
+            await self._finish_pending("cancelled", unasked=self._submitted == before)
             raise
         except Exception:
-            await self._finish_pending("error")
+            await self._finish_pending("error", unasked=self._submitted == before)
             raise
 
-    async def _finish_pending(self, outcome: TurnEnd) -> None:
+    async def _finish_pending(self, outcome: TurnEnd, *, unasked: bool) -> None:
         await self._close_asks()
+        if unasked and not self._prompts:
+            await self.gate.finish(UNCHECKED_MARKER, None, outcome)
         while self._prompts:
             _, prompt = self._prompts.popitem()
             await self.gate.finish(prompt, None, outcome)
@@ -137,6 +144,7 @@ class HookgateHooks(dict[str, list[HookMatcher]]):
     async def _user_prompt_submit(
         self, data: Any, tool_use_id: str | None, _: Any
     ) -> dict[str, Any]:
+        self._submitted += 1
         decision = await self.gate.screen_prompt(str(data.get("prompt", "")))
         if not isinstance(decision, PromptBlocked) and decision.rewritten:
             decision = PromptBlocked(REWRITE_BLOCKED, REWRITE_BLOCKED)

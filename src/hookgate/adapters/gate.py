@@ -31,6 +31,15 @@ from hookgate.hooks.wording import (
 
 #: The error subagentStop hooks read for a hand-off that raised instead of answering.
 UNFINISHED_HANDOFF = "the hand-off did not finish"
+#: What the model reads for a call a hook asked consent for, where the program wired no
+#: way to ask anyone (as the runtime denies it with no terminal): it never runs.
+UNASKED_CALL = (
+    "[denied: a hook asked for consent and this program has no approval handler to ask anyone]"
+)
+#: What the model reads for a call the person asked refused.
+REFUSED_CALL = "[denied by the user: {reason}]"
+#: The interrupt's text for a person asked about a call.
+ASK_DESCRIPTION = "A hook asks for your approval of this call, shown as it will run."
 #: The arguments a hand-off tool's question may be in, first found first.
 QUESTION_ARGUMENTS = ("question", "prompt", "input", "query", "request", "task")
 
@@ -69,6 +78,11 @@ class CallAllowed:
     """A hook said `allow` (no consent needed) or `ask` (consent, always)."""
     call_id: str = ""
     """The model's id of the call, which postToolCall hooks read too."""
+
+    @property
+    def asks(self) -> bool:
+        """A hook said `ask`: a person must approve the call, as it will run."""
+        return self.permission == "ask"
 
 
 @dataclass(frozen=True)
@@ -130,6 +144,16 @@ def hook_engine(source: HooksSource, *, session_id: str | None = None) -> HookEn
     return HookEngine(
         load_hooks_file(path), session_id=session, project_dir=str(path.parent.absolute())
     )
+
+
+def unasked() -> CallDenied:
+    """The denial of a call a hook asked consent for, with no one to ask."""
+    return CallDenied(UNASKED_CALL)
+
+
+def refused(reason: str | None) -> CallDenied:
+    """The denial of a call the person asked did not approve."""
+    return CallDenied(REFUSED_CALL.format(reason=reason or "not approved"))
 
 
 def with_notes(content: str, context: tuple[str, ...]) -> str:
@@ -283,6 +307,16 @@ class Gate:
                 return await blocked(decision)
             finally:
                 await self.finish(decision.marker, decision.response, "blocked")
+        return await self.end_turn(decision, allowed, answer_of)
+
+    async def end_turn(
+        self,
+        decision: PromptAllowed,
+        allowed: Callable[[PromptAllowed], Awaitable[T]],
+        answer_of: Callable[[T], str | None],
+    ) -> T:
+        """The run of an allowed question (`allowed(decision)`), postGeneration after it
+        however it ends: the rest of `run_turn`, for a run resumed after an approval."""
         try:
             result = await allowed(decision)
         except asyncio.CancelledError:

@@ -10,6 +10,7 @@ and on an error or a cancellation that ends the run from the model or a tool.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, NotRequired, cast
 
@@ -22,7 +23,13 @@ from langchain.agents.middleware import (
     hook_config,
 )
 from langchain.agents.middleware.types import PrivateStateAttr
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt.tool_node import ToolInvocationError
 from langgraph.runtime import Runtime
@@ -39,6 +46,15 @@ from hookgate.adapters.gate import (
     PromptBlocked,
     TurnEnd,
 )
+from hookgate.adapters.langchain_approval import (
+    Screened,
+    approved,
+    as_run,
+    as_screened,
+    call_of,
+    calls_of,
+)
+from hookgate.hooks.wording import UNCHECKED_MARKER
 
 ToolAnswer = ToolMessage | Command[Any]
 #: Raised through the wrappers without ending the run: LangChain answers the model with a
@@ -52,6 +68,8 @@ class HookgateState(AgentState[Any]):
     hookgate_prompt: NotRequired[Annotated[str, PrivateStateAttr]]
     hookgate_context: NotRequired[Annotated[list[str], PrivateStateAttr]]
     hookgate_blocked: NotRequired[Annotated[bool, PrivateStateAttr]]
+    hookgate_run: NotRequired[Annotated[str, PrivateStateAttr]]
+    """This run's id, which postGeneration is recorded once for."""
 
 
 def hookgate_middleware(
@@ -74,6 +92,14 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
     def __init__(self, gate: Gate) -> None:
         super().__init__()
         self.gate = gate
+        self.screened: dict[str, Screened] = {}
+        """preToolCall's decisions made when the model asked for the calls, by call id,
+        with the arguments as they will run, until each call runs: an approval
+        (LangChain's own middleware, or a hook's `ask`) is about the call as it will
+        run. A call that reaches its tool with other arguments (a reviewer edited it)
+        is screened again."""
+        self.ended: set[str] = set()
+        """The runs postGeneration was recorded for."""
 
     @property
     def name(self) -> str:
@@ -94,30 +120,59 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         question = _question(state)
         if question is None:
             return _fresh("")
-        return _screened(question, await self.gate.screen_prompt(_text(question)))
+        try:
+            decision = await self.gate.screen_prompt(_text(question))
+        except asyncio.CancelledError:
+            await self.gate.finish(UNCHECKED_MARKER, None, "cancelled")
+            raise
+        return _screened(question, decision)
 
-    # postGeneration, when the run ends well (or blocked)
+    # postGeneration: once per run, however it ends
     def after_agent(self, state: HookgateState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        self.gate.finish_sync(*_ending(state))
+        if self._ends(state):
+            self.gate.finish_sync(*_ending(state))
         return None
 
     async def aafter_agent(
         self, state: HookgateState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
-        await self.gate.finish(*_ending(state))
+        if self._ends(state):
+            await self.gate.finish(*_ending(state))
         return None
 
-    # The model call: the context hooks added, and postGeneration when it fails.
+    def _ends(self, state: Any) -> bool:
+        """True the first time the run of `state` ends: parallel tools that raise, or a
+        tool's error after the run's answer, end it once."""
+        run = state.get("hookgate_run", "") if isinstance(state, dict) else ""
+        if run in self.ended:
+            return False
+        if run:
+            self.ended.add(run)
+        return True
+
+    def _failed_sync(self, state: Any) -> None:
+        if self._ends(state):
+            self.gate.finish_sync(_prompt_of(state), None, "error")
+
+    async def _failed(self, state: Any, exc: BaseException) -> None:
+        if self._ends(state):
+            await self.gate.finish(_prompt_of(state), None, _failed(exc))
+
+    # The model call: the context hooks added, the calls it asks for screened, and
+    # postGeneration when it fails (a hook's cancellation included).
     def wrap_model_call(
         self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
     ) -> Any:
         try:
-            return handler(_with_context(request))
+            response = handler(_with_context(request))
+            for call in calls_of(request, response):
+                self.screened[call["id"]] = as_run(call, self.gate.screen_call_sync(*call_of(call)))
         except _NOT_AN_END:
             raise
         except Exception:
-            self.gate.finish_sync(_prompt_of(request.state), None, "error")
+            self._failed_sync(request.state)
             raise
+        return as_screened(response, self.screened)
 
     async def awrap_model_call(
         self,
@@ -125,52 +180,81 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> Any:
         try:
-            return await handler(_with_context(request))
+            response = await handler(_with_context(request))
+            for call in calls_of(request, response):
+                decision = await self.gate.screen_call(*call_of(call))
+                self.screened[call["id"]] = as_run(call, decision)
         except _NOT_AN_END:
             raise
         except (Exception, asyncio.CancelledError) as exc:
-            await self.gate.finish(_prompt_of(request.state), None, _failed(exc))
+            await self._failed(request.state, exc)
             raise
+        return as_screened(response, self.screened)
 
     # pre- and postToolCall
     def wrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolAnswer]
     ) -> ToolAnswer:
-        name, call_id = request.tool_call["name"], request.tool_call["id"]
-        decision = self.gate.screen_call_sync(name, request.tool_call["args"], call_id)
-        if isinstance(decision, CallDenied):
-            return _denied(decision, name, call_id)
         try:
-            answer = self._run_tool(_rewritten(request, decision), handler)
+            return self._tool_call(request, handler)
         except _NOT_AN_END:
             raise
         except Exception:
-            self.gate.finish_sync(_prompt_of(request.state), None, "error")
+            self._failed_sync(request.state)
             raise
-        if not isinstance(answer, ToolMessage):
-            return answer
-        return _checked(answer, self.gate.check_result_sync(decision, name, *_result(answer)))
 
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], Awaitable[ToolAnswer]],
     ) -> ToolAnswer:
-        name, call_id = request.tool_call["name"], request.tool_call["id"]
-        decision = await self.gate.screen_call(name, request.tool_call["args"], call_id)
-        if isinstance(decision, CallDenied):
-            return _denied(decision, name, call_id)
         try:
-            answer = await self._arun_tool(_rewritten(request, decision), handler)
+            return await self._atool_call(request, handler)
         except _NOT_AN_END:
             raise
         except (Exception, asyncio.CancelledError) as exc:
-            await self.gate.finish(_prompt_of(request.state), None, _failed(exc))
+            await self._failed(request.state, exc)
             raise
+
+    def _tool_call(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolAnswer]
+    ) -> ToolAnswer:
+        name, call_id = request.tool_call["name"], request.tool_call["id"]
+        decision = self._screened(request.tool_call) or self.gate.screen_call_sync(
+            *call_of(request.tool_call)
+        )
+        decision = approved(request, decision)  # may pause the run (an interrupt)
+        self.screened.pop(call_id or "", None)
+        if isinstance(decision, CallDenied):
+            return _denied(decision, name, call_id)
+        answer = self._run_tool(_rewritten(request, decision), handler)
+        if not isinstance(answer, ToolMessage):
+            return answer
+        return _checked(answer, self.gate.check_result_sync(decision, name, *_result(answer)))
+
+    async def _atool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolAnswer]],
+    ) -> ToolAnswer:
+        name, call_id = request.tool_call["name"], request.tool_call["id"]
+        decision = self._screened(request.tool_call) or await self.gate.screen_call(
+            *call_of(request.tool_call)
+        )
+        decision = approved(request, decision)  # may pause the run (an interrupt)
+        self.screened.pop(call_id or "", None)
+        if isinstance(decision, CallDenied):
+            return _denied(decision, name, call_id)
+        answer = await self._arun_tool(_rewritten(request, decision), handler)
         if not isinstance(answer, ToolMessage):
             return answer
         checked = await self.gate.check_result(decision, name, *_result(answer))
         return _checked(answer, checked)
+
+    def _screened(self, call: Mapping[str, Any]) -> CallAllowed | CallDenied | None:
+        """The decision made when the model asked for `call`, if it runs as screened."""
+        args, decision = self.screened.get(call.get("id") or "", ({}, None))
+        return decision if args == call["args"] else None
 
     def _run_tool(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolAnswer]
@@ -246,6 +330,7 @@ def _text(message: AnyMessage) -> str:
 def _fresh(prompt: str, context: tuple[str, ...] = (), *, blocked: bool = False) -> dict[str, Any]:
     """The middleware's state for a new run (a thread's state outlives its runs)."""
     return {
+        "hookgate_run": uuid.uuid4().hex,
         "hookgate_prompt": prompt,
         "hookgate_context": list(context),
         "hookgate_blocked": blocked,

@@ -10,9 +10,10 @@ cancellation included. A tool made by `Agent.as_tool()` (or one named in `agents
 runs preAsk, subagentStart, subagentStop and postAsk inside its tool-call hooks. A
 hand-off to another agent (`handoffs=[agent]`) gives that agent the conversation, so
 nothing can refuse it as a preAsk would: it is observed, subagentStart when it
-happens, subagentStop when the run ends. Hosted tools run on OpenAI's side, and MCP
-servers' and `Handoff` objects' tools are built at run time: none of them can be
-screened, and set-up says so (a warning, and `unscreened`).
+happens, subagentStop when the run ends. MCP servers' tools are screened as the SDK
+lists them at run time. Hosted tools run on OpenAI's side, and a `Handoff` object's
+agent is built at run time: neither can be screened, and set-up says so (a warning, and
+`unscreened`).
 """
 
 from __future__ import annotations
@@ -27,12 +28,25 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from typing import Any
 
-from agents import Agent, FunctionTool, RunConfig, Runner, RunResult, handoff
+from agents import Agent, FunctionTool, RunConfig, RunContextWrapper, Runner, RunResult, handoff
+from agents.items import ToolApprovalItem
 from agents.run_config import CallModelData, ModelInputData
+from agents.run_state import RunState
 from agents.testing import ScriptedModel, assistant_message
+from agents.tool import maybe_invoke_function_tool_failure_error_function
 from agents.tool_context import ToolContext
 
-from hookgate.adapters.gate import CallDenied, Gate, HooksSource, PromptAllowed, PromptBlocked
+from hookgate.adapters.gate import (
+    CallAllowed,
+    CallDenied,
+    Gate,
+    HooksSource,
+    PromptAllowed,
+    PromptBlocked,
+    unasked,
+)
+
+Screened = CallAllowed | CallDenied
 
 #: The agents the running turn handed the conversation to, in order (see `_observed`).
 _HANDED_TO: ContextVar[list[str]] = ContextVar("hookgate_handed_to")
@@ -48,20 +62,32 @@ def hookgate_agent(
     *,
     session_id: str | None = None,
     agents: Mapping[str, str] | None = None,
+    approvals: bool = False,
 ) -> HookgateAgent:
     """`agent` with the hooks of `source` (a hooks file, a parsed config or an engine)
     around its runs and its function tools. Tools made by `Agent.as_tool()` are
-    hand-offs to their agent; `agents` maps other tools that run an agent to its name."""
-    return HookgateAgent(agent, Gate(source, session_id=session_id, agents=agents))
+    hand-offs to their agent; `agents` maps other tools that run an agent to its name.
+
+    `approvals=True` says the program answers the SDK's approval interruptions
+    (`result.interruptions`, `state.approve(item)`, then `run(state)`): a hook's `ask`
+    interrupts the run (`as_run(item)`: the call as it will run). Without it, an `ask`
+    denies the call (no one would answer)."""
+    return HookgateAgent(
+        agent, Gate(source, session_id=session_id, agents=agents), approvals=approvals
+    )
 
 
 class HookgateAgent:
     """An agent whose runs and function tools pass through hookgate's hooks."""
 
-    def __init__(self, agent: Agent[Any], gate: Gate) -> None:
+    def __init__(self, agent: Agent[Any], gate: Gate, *, approvals: bool = False) -> None:
         self.gate = gate
+        self.approvals = approvals
+        self.screened: dict[str, Screened] = {}
+        """preToolCall's decisions made when the SDK asked whether a call needs
+        approval, by call id, until the call runs."""
         self.unscreened: list[str] = []
-        """What no hook sees: hosted tools, MCP servers, `Handoff` objects, and the
+        """What no hook sees: hosted tools, `Handoff` objects, and the
         tools of an agent run by `Agent.as_tool()`, by name."""
         self.agent = self._guarded(agent, {})
         if self.unscreened:
@@ -72,8 +98,11 @@ class HookgateAgent:
                 stacklevel=3,
             )
 
-    async def run(self, input: str | list[Any], **options: Any) -> RunResult:
-        """`Runner.run(agent, input, **options)` with the hooks around it."""
+    async def run(self, input: str | list[Any] | RunState[Any], **options: Any) -> RunResult:
+        """`Runner.run(agent, input, **options)` with the hooks around it. A `RunState`
+        (a run an approval interrupted, answered) goes on without a second preGeneration."""
+        if isinstance(input, RunState):
+            return await self._resume(input, options)
 
         async def allowed(decision: PromptAllowed) -> RunResult:
             question = _rewritten(input, decision)
@@ -104,7 +133,24 @@ class HookgateAgent:
             _prompt_text(input), allowed, blocked, lambda result: str(result.final_output)
         )
 
-    def run_sync(self, input: str | list[Any], **options: Any) -> RunResult:
+    async def _resume(self, state: RunState[Any], options: dict[str, Any]) -> RunResult:
+        """The rest of an interrupted run, ended by postGeneration like any run."""
+        original = state._original_input
+        resumed = PromptAllowed(_prompt_text(original if isinstance(original, (str, list)) else ""))
+
+        async def go_on(decision: PromptAllowed) -> RunResult:
+            return await Runner.run(self.agent, state, **options)
+
+        return await self.gate.end_turn(resumed, go_on, lambda result: str(result.final_output))
+
+    def as_run(self, item: ToolApprovalItem) -> dict[str, Any] | None:
+        """The arguments a call awaiting approval will run with, as the hooks left them
+        (what to show the person; the item itself keeps the model's, which the SDK
+        checks the approval against), or None for a call no hook screened."""
+        decision = self.screened.get(str(getattr(item.raw_item, "call_id", "")))
+        return dict(decision.arguments) if isinstance(decision, CallAllowed) else None
+
+    def run_sync(self, input: str | list[Any] | RunState[Any], **options: Any) -> RunResult:
         """`run`, for a caller without an event loop, on the loop `Runner.run_sync` uses
         (clients made on it stay usable from one run to the next). Interrupted (Ctrl-C),
         the run is cancelled and its postGeneration hooks finish first."""
@@ -147,10 +193,21 @@ class HookgateAgent:
             else self._unscreened(target, agent.name)
             for target in agent.handoffs
         ]
-        self.unscreened += [
-            f"{agent.name}: MCP server {server.name}" for server in agent.mcp_servers
-        ]
+        if agent.mcp_servers:
+            clone.get_mcp_tools = self._screened_mcp(clone, agent.name)  # type: ignore[method-assign,assignment]
         return clone
+
+    def _screened_mcp(
+        self, clone: Agent[Any], owner: str
+    ) -> Callable[[RunContextWrapper[Any]], Awaitable[list[Any]]]:
+        """The agent's MCP servers' tools, listed by the SDK at run time, each screened
+        like a function tool (the SDK makes each a `FunctionTool` calling its server)."""
+        listed = Agent.get_mcp_tools
+
+        async def get_mcp_tools(context: RunContextWrapper[Any]) -> list[Any]:
+            return [self._screened(tool, owner) for tool in await listed(clone, context)]
+
+        return get_mcp_tools
 
     def _observed(self, agent: str) -> Callable[[Any], Awaitable[None]]:
         """What a hand-off to `agent` does first: subagentStart (observed: the hooks
@@ -180,23 +237,79 @@ class HookgateAgent:
             # The SDK runs the agent it keeps on the tool, not a clone we could screen.
             self.unscreened.append(f"{owner}: {tool.name}: tools of {inner.name}")
 
+        theirs = tool.needs_approval
+
+        async def needs_approval(
+            context: RunContextWrapper[Any], arguments: dict[str, Any], call_id: str
+        ) -> bool:
+            """preToolCall, before the SDK asks anyone: its `ask` asks (with approvals)."""
+            decision = await gate.screen_call(tool.name, arguments, call_id)
+            self.screened[call_id] = decision
+            if isinstance(decision, CallDenied):
+                return False  # denied when it runs, with no one asked
+            if decision.asks and self.approvals:
+                return True
+            return await _their_approval(theirs, context, arguments, call_id)
+
         async def on_invoke_tool(context: ToolContext[Any], arguments: str) -> Any:
-            decision = await gate.screen_call(
+            decision = self.screened.pop(context.tool_call_id, None) or await gate.screen_call(
                 tool.name, json.loads(arguments or "{}"), context.tool_call_id
             )
+            if isinstance(decision, CallAllowed) and decision.asks and not self.approvals:
+                decision = unasked()
             if isinstance(decision, CallDenied):
                 return decision.message  # a tool's text answer: the model reads it
             if decision.rewritten:
                 arguments = json.dumps(decision.arguments)
+            error = None
             if asked is None:
-                result = await invoke(context, arguments)
+                result, error = await _invoked(invoke, tool, context, arguments)
             else:
                 result = await _hand_off(gate, asked, context, decision.arguments, invoke)
-            content = str(result)
-            checked = await gate.check_result(decision, tool.name, content)
+            content = str(result) if error is None else error
+            checked = await gate.check_result(decision, tool.name, content, error is not None)
             return checked.content if checked.content != content else result
 
-        return dataclasses.replace(tool, on_invoke_tool=on_invoke_tool)
+        return dataclasses.replace(
+            tool, on_invoke_tool=on_invoke_tool, needs_approval=needs_approval
+        )
+
+
+async def _invoked(
+    invoke: Callable[[ToolContext[Any], str], Awaitable[Any]],
+    tool: FunctionTool,
+    context: ToolContext[Any],
+    arguments: str,
+) -> tuple[Any, str | None]:
+    """The tool's result, and its error if it failed. The SDK turns a tool's exception
+    into the text the model reads (its `failure_error_function`) inside
+    `on_invoke_tool`; the tool is run here beneath that handling, so postToolCall reads
+    the failure as one, with the exception (the model, the SDK's text, unless a hook
+    replaces it)."""
+    run = getattr(invoke, "_invoke_tool_impl", None)
+    if run is None:
+        return await invoke(context, arguments), None
+    try:
+        return await run(context, arguments), None
+    except Exception as exc:
+        bound = getattr(invoke, "_function_tool", None) or tool
+        answer = await maybe_invoke_function_tool_failure_error_function(
+            function_tool=bound, context=context, error=exc
+        )
+        if answer is None:
+            raise
+        invoke._on_handled_error(bound, exc, arguments, context)  # type: ignore[attr-defined]
+        return answer, f"{type(exc).__name__}: {exc}"
+
+
+async def _their_approval(
+    theirs: Any, context: RunContextWrapper[Any], arguments: dict[str, Any], call_id: str
+) -> bool:
+    """The tool's own `needs_approval`: a flag, or a policy (sync or async)."""
+    if not callable(theirs):
+        return bool(theirs)
+    answer = theirs(context, arguments, call_id)
+    return bool(await answer if inspect.isawaitable(answer) else answer)
 
 
 def _asked_agent(tool: FunctionTool) -> str | None:

@@ -19,13 +19,25 @@ from typing import Any
 from pydantic_ai import RunContext
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.capabilities.abstract import WrapRunHandler, WrapToolExecuteHandler
-from pydantic_ai.exceptions import ToolFailed
+from pydantic_ai.exceptions import ApprovalRequired, ToolFailed
 from pydantic_ai.messages import InstructionPart, ModelRequest, ToolCallPart, UserPromptPart
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.run import AgentRunResult
-from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.tools import DeferredToolRequests, ToolDefinition
 
-from hookgate.adapters.gate import CallDenied, Gate, HooksSource, PromptAllowed, PromptBlocked
+from hookgate.adapters.gate import (
+    ASK_DESCRIPTION,
+    CallAllowed,
+    CallDenied,
+    Gate,
+    HooksSource,
+    PromptAllowed,
+    PromptBlocked,
+    unasked,
+)
+
+#: The call's approval changed since the person approved it: it does not run.
+CHANGED_SINCE_APPROVAL = "[denied: the hooks rewrote this call differently from the one approved]"
 
 
 def hookgate_capability(
@@ -100,6 +112,7 @@ class HookgateCapability(AbstractCapability[Any]):
         decision = await self.gate.screen_call(call.tool_name, dict(args), call.tool_call_id)
         if isinstance(decision, CallDenied):
             raise ToolFailed(decision.message)  # the model reads it; no retry is spent
+        _approve(ctx, decision)
         arguments = decision.arguments if decision.rewritten else args
         agent = self.gate.agents.get(call.tool_name)
         if agent is None:
@@ -127,6 +140,51 @@ class HookgateCapability(AbstractCapability[Any]):
         if answer.is_error:
             raise ToolFailed(answer.content)
         return results[-1] if answer.content == _text(results[-1]) else answer.content
+
+
+def _approve(ctx: RunContext[Any], decision: CallAllowed) -> None:
+    """Nothing when the call may run: a hook asked no one, or a person approved it as it
+    runs now. A hook's `ask` defers the call for approval (`ApprovalRequired`, its
+    metadata the call as it will run: `{"hookgate": ..., "arguments": ...}`), or is
+    denied where no one handles approvals (no `DeferredToolRequests` output, no
+    deferred-call handler)."""
+    if not decision.asks:
+        return
+    if not ctx.tool_call_approved:
+        if not _approvals_handled(ctx):
+            raise ToolFailed(unasked().message)
+        raise ApprovalRequired({"hookgate": ASK_DESCRIPTION, "arguments": decision.arguments})
+    shown = ctx.tool_call_metadata
+    if (
+        isinstance(shown, dict)
+        and "arguments" in shown
+        and shown["arguments"] != decision.arguments
+    ):
+        raise ToolFailed(CHANGED_SINCE_APPROVAL)
+
+
+def _approvals_handled(ctx: RunContext[Any]) -> bool:
+    """The run can ask someone: the agent's output may be `DeferredToolRequests`, or a
+    capability handles deferred calls."""
+    output = ctx.agent.output_type if ctx.agent is not None else None
+    outputs = output if isinstance(output, (list, tuple)) else [output]
+    if DeferredToolRequests in outputs:
+        return True
+    return any(_handles_deferred(leaf) for leaf in _leaves(ctx.root_capability))
+
+
+def _leaves(capability: Any) -> list[Any]:
+    inner = getattr(capability, "capabilities", None)
+    if not isinstance(inner, (list, tuple)):
+        return [] if capability is None else [capability]
+    return [leaf for child in inner for leaf in _leaves(child)]
+
+
+def _handles_deferred(capability: Any) -> bool:
+    method = type(capability).handle_deferred_tool_calls
+    return not isinstance(capability, HookgateCapability) and (
+        method is not AbstractCapability.handle_deferred_tool_calls
+    )
 
 
 def _text(result: Any) -> str:

@@ -26,10 +26,13 @@ if name == "preGeneration":
         reply["context"] = "House rule: answer in one line."
 elif name in ("preToolCall", "postToolCall") and not event.get("call_id"):
     reply = {"action": "block", "reason": "a tool event without its call_id"}
-elif name == "preToolCall" and event["tool"].endswith("echo"):
+elif name == "preToolCall" and event["tool"].endswith(("echo", "deploy")):
     text = event["arguments"].get("text", "")
     if "lower" in text:
         reply = {"arguments": {"text": text.upper()}}
+elif name == "postToolCall" and event["tool"].endswith("broken"):
+    with open(os.path.join(os.environ["HOOKGATE_PROJECT_DIR"], "results.jsonl"), "a") as log:
+        log.write(json.dumps(event["result"]) + "\n")
 elif name == "postToolCall" and event["tool"].endswith("echo"):
     if "SECRET" in event["result"]["content"]:
         reply = {"result": "[scrubbed by policy]"}
