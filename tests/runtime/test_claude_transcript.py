@@ -87,3 +87,33 @@ def test_the_ralph_wiggum_stop_hook_sends_the_agent_back_until_done(project: Pro
     assert "no assistant messages" not in result.stderr
     answers = [m["content"] for m in project.messages() if m["role"] == "assistant"]
     assert answers == ["Still working.", "All fixed. <promise>DONE</promise>"]
+
+
+def recording_hook(log: Path) -> dict[str, Any]:
+    return {"type": "command", "command": f"jq -c '{{source}}' >> {log}"}
+
+
+def test_session_start_matchers_test_the_source_in_agent_and_settings_files(
+    project: Project,
+) -> None:
+    """Claude Code matches SessionStart groups against `source`; so does hookgate."""
+    fresh, resumed = project.dir / "fresh.log", project.dir / "resumed.log"
+    (project.dir / ".claude").mkdir()
+    groups = [{"matcher": "startup|clear|compact", "hooks": [recording_hook(fresh)]}]
+    (project.dir / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"SessionStart": groups}})
+    )
+    mine = {"matcher": "^resume$", "format": "claude", **recording_hook(resumed)}
+    del mine["type"]
+    model = project.script({"text": "One."}, {"text": "Two."})
+    project.write_agent(model, claude_settings=True, hooks={"SessionStart": [mine]})
+    env = project.env(HOME=str(project.dir.parent))
+
+    first = project.hookgate("-p", "one", env=env)
+    assert first.returncode == 0, first.stderr
+    again = project.hookgate("-p", "two", "--resume", project.session_id(), env=env)
+
+    assert again.returncode == 0, again.stderr
+    assert "never fires" not in first.stderr + again.stderr
+    assert fresh.read_text().splitlines() == ['{"source":"startup"}']
+    assert resumed.read_text().splitlines() == ['{"source":"resume"}']

@@ -26,6 +26,7 @@ class MatchOn(StrEnum):
     NOTHING = "nothing"
     TOOL = "tool"
     AGENT = "agent"
+    SOURCE = "source"  # how the session started: startup, resume, clear, compact
 
 
 class EventSpec(NamedTuple):
@@ -86,6 +87,7 @@ EVENTS: Mapping[str, EventSpec] = {
         _event(
             "sessionStart", "SessionStart", "once when a session starts",
             blocked_means="the run is aborted", fail_safe=True, payload=("source",),
+            match_on=MatchOn.SOURCE,
         ),
         _event(
             "preGeneration", "UserPromptSubmit",

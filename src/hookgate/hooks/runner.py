@@ -423,8 +423,11 @@ def _await_alone(answer: Awaitable[Any], timeout: float) -> Any:
 
 
 def _as_named_by(hook: HookSpec, target: str | None) -> str | None:
-    """The tool or agent name as the hook's format names it (Claude's `Bash` for `shell`)."""
-    return None if target is None else FORMATS[hook.format].match_name(target)
+    """The tool or agent name as the hook's format names it (Claude's `Bash` for `shell`);
+    a session's source (`startup`) as it is."""
+    if target is None or hook.event.match_on is MatchOn.SOURCE:
+        return target
+    return FORMATS[hook.format].match_name(target)
 
 
 def _target(spec: EventSpec, payload: Mapping[str, Any]) -> str | None:
@@ -432,6 +435,8 @@ def _target(spec: EventSpec, payload: Mapping[str, Any]) -> str | None:
         return str(payload.get("tool", ""))
     if spec.match_on is MatchOn.AGENT:
         return str(payload.get("agent", ""))
+    if spec.match_on is MatchOn.SOURCE:
+        return str(payload.get("source", ""))
     return None
 
 

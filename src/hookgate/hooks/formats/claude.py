@@ -87,7 +87,9 @@ class ClaudeFormat:
     def encode(self, event: EventSpec, payload: Mapping[str, Any]) -> bytes:
         document = claude_payload(event, payload)
         # A lone surrogate (bytes kept by surrogateescape) becomes its JSON escape `\udcXX`.
-        return json.dumps(document, ensure_ascii=False).encode("utf-8", "backslashreplace")
+        # Compact, as Claude Code sends it: scripts grep stdin for `"tool_name":"Bash"`.
+        text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+        return text.encode("utf-8", "backslashreplace")
 
     def decode(
         self, event: EventSpec, payload: Mapping[str, Any], result: ProcessResult
