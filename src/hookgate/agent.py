@@ -13,6 +13,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hookgate import envfile
 from hookgate.agentfile import AgentConfig
 from hookgate.approvals import Approvals
 from hookgate.callcaps import CallCaps
@@ -176,12 +177,13 @@ async def open_agent(
         raise
     session_id = session.id if session is not None else new_session_id()
     transcript = transcript_path(store.home, session_id)
+    env_file = envfile.create(store.home, session_id)
     engine = HookEngine(
         config.hooks, session_id=session_id, project_dir=str(project_dir),
         asked_depth=asked_depth, pinned=trusted.pins(),
         environ={**os.environ, TRANSCRIPT_ENV: str(transcript)},
         transcript_path=str(transcript), permission_mode=permission_mode(config, consent),
-        asked_agent=asked_as,
+        asked_agent=asked_as, env_file=str(env_file),
     )  # fmt: skip
     history = History.load(session, notify)
     try:
@@ -210,6 +212,9 @@ async def open_agent(
     tools = _tool_registry(config, extra_tools)
     context = _tool_context(
         config, project_dir, store.home, trusted.protected_files(trust_store), session_id
+    )
+    context = context._replace(
+        env={**context.env, **envfile.applied(env_file, context.env, notify)}
     )
     child_env = floor_env(context.sandbox, Boundaries.of(context).floor())
     handoffs = None

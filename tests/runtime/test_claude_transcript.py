@@ -117,3 +117,26 @@ def test_session_start_matchers_test_the_source_in_agent_and_settings_files(
     assert "never fires" not in first.stderr + again.stderr
     assert fresh.read_text().splitlines() == ['{"source":"startup"}']
     assert resumed.read_text().splitlines() == ['{"source":"resume"}']
+
+
+def test_a_session_start_hook_exports_through_claude_env_file_to_the_tools(
+    project: Project,
+) -> None:
+    """Claude Code's documented use: under `set -u`, append `export` lines to the file."""
+    hook = project.hook(
+        "env.sh",
+        'set -eu\necho "export GREETING=from-session-start" >> "$CLAUDE_ENV_FILE"\n'
+        'test "$CLAUDECODE" = 1',
+    )
+    model = project.script(
+        {"tool_calls": [shell('echo "greeting=${GREETING:-unset}"')]}, {"text": "Done."}
+    )
+    project.write_agent(
+        model, yolo=True, hooks={"SessionStart": [{"format": "claude", "command": hook}]}
+    )
+
+    result = project.hookgate("-p", "greet")
+
+    assert result.returncode == 0, result.stderr
+    (answer,) = [m["content"] for m in project.messages() if m["role"] == "tool"]
+    assert "greeting=from-session-start" in answer

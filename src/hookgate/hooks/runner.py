@@ -72,8 +72,11 @@ class HookEngine:
         transcript_path: str | None = None,
         permission_mode: str | None = None,
         asked_agent: str | None = None,
+        env_file: str | None = None,
     ) -> None:
         self.session_id = session_id
+        #: `$CLAUDE_ENV_FILE` of the sessionStart hooks (`hookgate.envfile`), if any.
+        self.env_file = env_file
         self.transcript_path = transcript_path
         self.project_dir = os.path.abspath(project_dir or os.getcwd())
         self.asked_depth = asked_depth
@@ -391,6 +394,8 @@ class HookEngine:
             HOOKGATE_PROJECT_DIR=self.project_dir,
             HOOKGATE_ASKED_DEPTH=str(self.asked_depth),
         )
+        if self.env_file is not None and hook.event.name == "sessionStart":
+            env["CLAUDE_ENV_FILE"] = self.env_file
         return env
 
 

@@ -82,7 +82,7 @@ class ClaudeFormat:
         return claude_tool_name(name)
 
     def environment(self, project_dir: str) -> dict[str, str]:
-        return {"CLAUDE_PROJECT_DIR": project_dir}
+        return {"CLAUDE_PROJECT_DIR": project_dir, "CLAUDECODE": "1"}
 
     def encode(self, event: EventSpec, payload: Mapping[str, Any]) -> bytes:
         document = claude_payload(event, payload)
