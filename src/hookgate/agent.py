@@ -19,8 +19,8 @@ from hookgate.approvals import Approvals
 from hookgate.callcaps import CallCaps
 from hookgate.consent import AlwaysAllow, AlwaysDeny, Consent
 from hookgate.errors import SessionError
-from hookgate.history import History
-from hookgate.hooks import ConfigError, HookEngine, HookgateError
+from hookgate.history import KEEP_RECENT, History
+from hookgate.hooks import ConfigError, HookEngine, HookgateError, Outcome
 from hookgate.hooks.lint import lint_config
 from hookgate.messages import Message, ToolSpec
 from hookgate.models import ModelClient, make_model
@@ -121,8 +121,17 @@ class AgentSession:
     def tool_specs(self) -> list[ToolSpec]:
         return self.gate.tools.specs()
 
-    async def compact_if_needed(self) -> None:
-        await self.history.compact(self.model, self.config.system, self.config.context_budget)
+    async def compact_if_needed(self) -> Outcome | None:
+        """Compact the history once it is past the budget; the preCompact hooks run first
+        (`trigger: auto`) and a block skips this compaction. Their outcome, or None where
+        no compaction was due."""
+        budget = self.config.context_budget
+        if self.history.size() <= budget or len(self.history.messages) <= KEEP_RECENT:
+            return None
+        pre = await self.engine.run("preCompact", {"trigger": "auto", "custom_instructions": ""})
+        if not pre.blocked:
+            await self.history.compact(self.model, self.config.system, budget)
+        return pre
 
     async def aclose(self) -> None:
         try:

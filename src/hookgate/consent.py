@@ -75,6 +75,10 @@ class SessionConsent:
         self.answer = answer
         self._always: set[str] = set()
 
+    def waits(self, request: ConsentRequest) -> bool:
+        """Whether `ask(request)` waits for the person: not a call allowed "always"."""
+        return request.key() not in self._always
+
     async def ask(self, request: ConsentRequest) -> bool:
         key = request.key()
         if key in self._always:
@@ -83,6 +87,14 @@ class SessionConsent:
         if answer is Answer.ALWAYS:
             self._always.add(key)
         return answer is not Answer.DENY
+
+
+def waits_for_user(consent: Consent, request: ConsentRequest) -> bool:
+    """Whether `consent` would wait for a person on `request`: one that says so through
+    a `waits(request)` method (a front end's prompt), never one that answers by itself
+    (yolo, print mode without a terminal)."""
+    waits = getattr(consent, "waits", None)
+    return bool(waits(request)) if callable(waits) else False
 
 
 class AlwaysAllow:

@@ -140,3 +140,36 @@ def test_a_session_start_hook_exports_through_claude_env_file_to_the_tools(
     assert result.returncode == 0, result.stderr
     (answer,) = [m["content"] for m in project.messages() if m["role"] == "tool"]
     assert "greeting=from-session-start" in answer
+
+
+def compacting_run(project: Project, hook_body: str) -> tuple[str, list[str]]:
+    """`hookgate -p` through four shell calls with a tiny context budget, so the history
+    is compacted before the fourth step; a claude-format PreCompact hook runs `hook_body`.
+    What the hook logged, and the session's event kinds."""
+    log = project.dir / "pre-compact.log"
+    calls = [{"tool_calls": [shell(f"echo {n}")]} for n in (1, 2, 3)]
+    model = project.script(*calls, {"text": "SUMMARY: three echoes."}, {"text": "Done."})
+    hook = project.hook("pre-compact.sh", f"jq -c . >> {log}\n{hook_body}")
+    project.write_agent(
+        model, yolo=True, context_budget=50,
+        hooks={"PreCompact": [{"format": "claude", "matcher": "auto", "command": hook}]},
+    )  # fmt: skip
+    result = project.hookgate("-p", "echo thrice")
+    assert result.returncode == 0, result.stderr
+    kinds = [r["kind"] for r in project.records() if r.get("type") == "event"]
+    return log.read_text(), kinds
+
+
+def test_pre_compact_fires_before_a_compaction_with_claudes_payload(project: Project) -> None:
+    logged, kinds = compacting_run(project, "exit 0")
+
+    (payload,) = [json.loads(line) for line in logged.splitlines()]
+    assert payload["hook_event_name"] == "PreCompact"
+    assert (payload["trigger"], payload["custom_instructions"]) == ("auto", "")
+    assert "compacted" in kinds
+
+
+def test_a_pre_compact_block_skips_the_compaction(project: Project) -> None:
+    _, kinds = compacting_run(project, "echo 'keep it all' >&2; exit 2")
+
+    assert "compacted" not in kinds

@@ -140,6 +140,9 @@ class TerminalConsent:
         self._session: PromptSession[str] | None = None
         self._consent = SessionConsent(self._answer)
 
+    def waits(self, request: ConsentRequest) -> bool:
+        return self._consent.waits(request)
+
     async def ask(self, request: ConsentRequest) -> bool:
         return await self._consent.ask(request)
 

@@ -429,8 +429,8 @@ def _await_alone(answer: Awaitable[Any], timeout: float) -> Any:
 
 def _as_named_by(hook: HookSpec, target: str | None) -> str | None:
     """The tool or agent name as the hook's format names it (Claude's `Bash` for `shell`);
-    a session's source (`startup`) as it is."""
-    if target is None or hook.event.match_on is MatchOn.SOURCE:
+    a payload field (a session's `source`) as it is."""
+    if target is None or hook.event.match_on not in (MatchOn.TOOL, MatchOn.AGENT):
         return target
     return FORMATS[hook.format].match_name(target)
 
@@ -440,9 +440,9 @@ def _target(spec: EventSpec, payload: Mapping[str, Any]) -> str | None:
         return str(payload.get("tool", ""))
     if spec.match_on is MatchOn.AGENT:
         return str(payload.get("agent", ""))
-    if spec.match_on is MatchOn.SOURCE:
-        return str(payload.get("source", ""))
-    return None
+    if spec.match_on is MatchOn.NOTHING:
+        return None
+    return str(payload.get(spec.match_on.value, ""))  # a field: `source`, `trigger`
 
 
 __all__ = ["HookEngine", "HookFailure", "Outcome"]
