@@ -384,7 +384,7 @@ def describe_hooks(agent: AgentSession) -> str:
     lines = []
     for event in EVENTS:
         for index, hook in enumerate(agent.engine.hooks_for(event), 1):
-            matcher = f" matcher {hook.matcher.pattern!r}" if hook.matcher else ""
+            matcher = f" matcher {hook.matcher_shown}" if hook.matcher else ""
             lines.append(f"{event} {index}. {hook.name}{matcher} (onError {hook.on_error.value})")
     return "\n".join(lines) or "no hooks"
 

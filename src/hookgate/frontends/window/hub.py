@@ -200,7 +200,7 @@ class WindowSession:
         rows = []
         for event in EVENTS:
             for index, hook in enumerate(self.agent.engine.hooks_for(event), 1):
-                matcher = hook.matcher.pattern if hook.matcher else None
+                matcher = hook.matcher_text or (hook.matcher.pattern if hook.matcher else None)
                 rows.append({"event": event, "index": index, "name": hook.name,
                              "matcher": matcher, "on_error": hook.on_error.value})  # fmt: skip
         return rows
