@@ -89,3 +89,28 @@ def test_a_consent_prompt_fires_notification_with_claudes_payload(
     assert payload["hook_event_name"] == "Notification"
     assert payload["notification_type"] == "permission_prompt"
     assert payload["message"] == "hookgate needs your permission to use shell"
+
+
+def test_ctrl_c_at_the_consent_prompt_cancels_the_turn(
+    project: Project, terminals: list[Terminal]
+) -> None:
+    """docs/runtime.md: Ctrl-C cancels the turn; at the prompt it is no "no" the model
+    reads and acts on with another step."""
+    project.write_agent(project.script(
+        {"tool_calls": [shell("touch one")]}, {"text": "Went on after the no."},
+        {"text": "Next question answered."},
+    ))  # fmt: skip
+    terminal = start(terminals, project)
+
+    terminal.submit("Touch it")
+    terminal.expect(QUESTION)
+    terminal.type("\x03")
+    shown = terminal.expect("turn cancelled")
+    terminal.expect(PROMPT)
+    terminal.type("\x04")
+
+    assert terminal.wait() == 0
+    assert "Went on after the no." not in shown
+    assert not (project.dir / "one").exists()
+    answers = [m["content"] for m in project.messages() if m["role"] == "assistant"]
+    assert "Went on after the no." not in answers

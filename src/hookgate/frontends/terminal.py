@@ -9,6 +9,7 @@ colours are added after it. The answer of `-p`/`--ask` on a pipe is left byte fo
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
@@ -156,8 +157,13 @@ class TerminalConsent:
             self._session = PromptSession()
         try:
             answer = await self._session.prompt_async(self.QUESTION)
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             return Answer.DENY
+        except KeyboardInterrupt:  # Ctrl-C cancels the turn, as it does while the model works
+            task = asyncio.current_task()
+            if task is not None:
+                task.cancel()
+            raise asyncio.CancelledError from None
         return ANSWERS.get(answer.strip().lower(), Answer.DENY)
 
 
