@@ -27,6 +27,12 @@ class Answer(Enum):
     DENY = "reject_once"
 
 
+def call_line(tool: str, arguments: Mapping[str, Any]) -> str:
+    """A call as every front end writes it: the tool, then its arguments as JSON
+    (`shell {"command": "ls"}`), the form of the consent prompt, `-v` and `→` lines."""
+    return f"{tool} {json.dumps(dict(arguments), ensure_ascii=False, default=str)}"
+
+
 class ConsentRequest(NamedTuple):
     tool: str
     arguments: Mapping[str, Any]
@@ -36,9 +42,8 @@ class ConsentRequest(NamedTuple):
 
     def describe(self) -> str:
         """The whole call on one line: the tool and every argument, nothing cut."""
-        args = json.dumps(dict(self.arguments), ensure_ascii=False)
         note = " (arguments rewritten by a hook)" if self.rewritten else ""
-        return f"{self.tool} {args}{note}"
+        return f"{call_line(self.tool, self.arguments)}{note}"
 
     def details(self) -> str:
         """`describe()`, then for a shell call each command it runs, one a line."""

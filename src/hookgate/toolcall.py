@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from hookgate.approvals import Approvals, ApproveMode, GuardrailBlock, blocking_guardrail
 from hookgate.callcaps import CallCaps
-from hookgate.consent import AlwaysDeny, Consent, ConsentRequest, waits_for_user
+from hookgate.consent import AlwaysDeny, Consent, ConsentRequest, call_line, waits_for_user
 from hookgate.hooks import HookEngine, HookSpec, OnError, Outcome
 from hookgate.hooks.wording import (
     DENIED_CALL,
@@ -236,7 +236,8 @@ async def _guarded_call(
     assert tool is not None  # `_refusal` answers a call to an unknown tool
     arguments = pre.payload["arguments"]
     if "arguments" in pre.changed:
-        _mark(view, screened, MarkKind.REWRITTEN, pre.changed_by.get("arguments", "a hook"), "")
+        runs = f"runs {call_line(call.name, arguments)}"  # what runs, not what was asked
+        _mark(view, screened, MarkKind.REWRITTEN, pre.changed_by.get("arguments", "a hook"), runs)
     result = await tool.run(arguments, gate.context)
     post = await gate.engine.run(
         "postToolCall",

@@ -17,11 +17,11 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from hookgate.consent import Answer, ConsentRequest, SessionConsent
+from hookgate.consent import Answer, ConsentRequest, SessionConsent, call_line
 from hookgate.frontends.status import STATUS
 from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
-from hookgate.view import NoticeKind
+from hookgate.view import MarkKind, NoticeKind, ToolMark
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
@@ -97,6 +97,11 @@ def write_out(text: str, stream: TextIO) -> None:
             os.close(devnull)
 
 
+def rewritten_line(call: ToolCall, mark: ToolMark) -> str:
+    """A call a hook rewrote: which hook, and what runs instead of what the model asked."""
+    return f"↻ {call.name} rewritten by hook {mark.by!r}: {mark.reason}"
+
+
 class StderrView:
     """A view for `-p`: keeps the answer for stdout, puts everything else on stderr."""
 
@@ -111,7 +116,11 @@ class StderrView:
 
     def tool_started(self, call: ToolCall) -> None:
         if self.verbose:
-            notice_line(f"tool {call.name} {dict(call.arguments)}")
+            notice_line(f"tool {call_line(call.name, call.arguments)}")
+
+    def tool_marked(self, call: ToolCall, mark: ToolMark) -> None:
+        if self.verbose and mark.kind is MarkKind.REWRITTEN:
+            notice_line(rewritten_line(call, mark))
 
     def tool_finished(self, call: ToolCall, result: ToolResult) -> None:
         if self.verbose and result.denied:
