@@ -120,3 +120,11 @@ def test_on_session_start_suggests_hookgates_spelling_first(project: Project) ->
 
     assert code == 1
     assert "did you mean 'sessionStart'?" in said
+
+
+def test_print_mode_without_an_agent_file_says_hookgate_init(project: Project) -> None:
+    done = project.hookgate("-p", "hi", trusted=False)
+
+    assert done.returncode == 1
+    assert "hookgate.yaml: no such file" in done.stderr
+    assert "hookgate init" in done.stderr
