@@ -13,13 +13,14 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hookgate import envfile
 from hookgate.agentfile import AgentConfig
 from hookgate.approvals import Approvals
 from hookgate.callcaps import CallCaps
 from hookgate.consent import AlwaysAllow, AlwaysDeny, Consent
 from hookgate.errors import SessionError
-from hookgate.history import History
-from hookgate.hooks import ConfigError, HookEngine, HookgateError
+from hookgate.history import KEEP_RECENT, History
+from hookgate.hooks import ConfigError, HookEngine, HookgateError, Outcome
 from hookgate.hooks.lint import lint_config
 from hookgate.messages import Message, ToolSpec
 from hookgate.models import ModelClient, make_model
@@ -122,8 +123,17 @@ class AgentSession:
     def tool_specs(self) -> list[ToolSpec]:
         return self.gate.tools.specs()
 
-    async def compact_if_needed(self) -> None:
-        await self.history.compact(self.model, self.config.system, self.config.context_budget)
+    async def compact_if_needed(self) -> Outcome | None:
+        """Compact the history once it is past the budget; the preCompact hooks run first
+        (`trigger: auto`) and a block skips this compaction. Their outcome, or None where
+        no compaction was due."""
+        budget = self.config.context_budget
+        if self.history.size() <= budget or len(self.history.messages) <= KEEP_RECENT:
+            return None
+        pre = await self.engine.run("preCompact", {"trigger": "auto", "custom_instructions": ""})
+        if not pre.blocked:
+            await self.history.compact(self.model, self.config.system, budget)
+        return pre
 
     async def aclose(self) -> None:
         try:
@@ -180,12 +190,14 @@ async def open_agent(
         raise
     session_id = session.id if session is not None else new_session_id()
     transcript = transcript_path(store.home, session_id)
+    env_file = envfile.create(store.home, session_id)
     engine = HookEngine(
         config.hooks, session_id=session_id, project_dir=str(project_dir),
         asked_depth=asked_depth, pinned=trusted.pins(),
         environ={**os.environ, TRANSCRIPT_ENV: str(transcript)},
         transcript_path=str(transcript), permission_mode=permission_mode(config, consent),
         asked_agent=asked_as, observer=observer_for(config.telemetry, os.environ),
+        env_file=str(env_file),
     )  # fmt: skip
     history = History.load(session, notify)
     try:
@@ -216,6 +228,9 @@ async def open_agent(
     tools = _tool_registry(config, extra_tools)
     context = _tool_context(
         config, project_dir, store.home, trusted.protected_files(trust_store), session_id
+    )
+    context = context._replace(
+        env={**context.env, **envfile.applied(env_file, context.env, notify)}
     )
     child_env = floor_env(context.sandbox, Boundaries.of(context).floor())
     handoffs = None

@@ -7,13 +7,16 @@ file, line, key path and value. The `hooks:` mapping is the engine's own config.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hookgate.hooks import HookgateError, HooksConfig
 from hookgate.hooks.config import hooks_of_document, load_hooks_file, parse_duration
+from hookgate.hooks.errors import Collected
+from hookgate.hooks.events import EVENT_NAMES
 from hookgate.hooks.yamlfile import (
     Where,
     check_keys,
@@ -165,40 +168,75 @@ def load_agent_file(
     where = Where(str(path))
     document = load_yaml(path) if text is None else read_config(text, str(path))
     document = expect_mapping(document if document is not None else {}, where, "the agent file")
-    check_keys(document, where, TOP_LEVEL_KEYS)
-    claude = _claude_permissions(document, where, path.parent)
+    found = Collected()
+    found.run(partial(_top_level_keys, document, where, path))
+    claude = found.run(partial(_claude_permissions, document, where, path.parent))
+    sections = _sections(document, where, path)
+    fields: dict[str, Any] = {name: found.run(parse) for name, parse in sections.items()}
+    model = found.run(partial(_model, document, where)) if "model" in document else None
+    permissions = found.run(partial(_permissions, document, where, claude))
+    hooks = found.run(partial(_hooks, document, where, path.parent, import_hooks))
+    workspace = found.run(partial(parse_workspace, document, where, path.parent)) or ()
+    found.raise_any()
+    assert permissions is not None  # a check that raised nothing returned its value
+    assert hooks is not None
     return AgentConfig(
-        path=path,
-        model=_model(document, where) if "model" in document else None,
-        system=_text(document, where, "system", DEFAULT_SYSTEM),
-        tools=_tools(document, where),
-        permissions=_permissions(document, where, claude),
-        yolo=_bool(document, where, "yolo"),
-        hooks=_hooks(document, where, path.parent, import_hooks),
-        agents=_agents(document, where, path.parent),
-        team=_team(document, where, path.parent),
-        mcp_servers=_mcp_servers(document, where, path.parent),
-        max_steps=_positive(document, where, "max_steps", 50),
-        context_budget=_positive(document, where, "context_budget", 200_000),
-        shell_timeout=_seconds(document, where, "shell_timeout", 120),
-        max_ask_depth=_positive(document, where, "max_ask_depth", DEFAULT_MAX_ASK_DEPTH),
-        workspace_dirs=tuple(
-            dict.fromkeys(
-                (
-                    *parse_workspace(document, where, path.parent),
-                    *(claude.directories if claude else ()),
-                )
-            )
+        path=path, model=model, permissions=permissions, hooks=hooks,
+        workspace_dirs=tuple(dict.fromkeys((*workspace, *(claude.directories if claude else ())))),
+        **fields,
+    )  # fmt: skip
+
+
+def _sections(
+    document: Mapping[Any, Any], where: Where, path: Path
+) -> dict[str, Callable[[], Any]]:
+    """The parsers of the agent file's independent settings, by `AgentConfig` field."""
+    base = path.parent
+    return {
+        "system": partial(_text, document, where, "system", DEFAULT_SYSTEM),
+        "tools": partial(_tools, document, where),
+        "yolo": partial(_bool, document, where, "yolo"),
+        "agents": partial(_agents, document, where, base),
+        "team": partial(_team, document, where, base),
+        "mcp_servers": partial(_mcp_servers, document, where, base),
+        "max_steps": partial(_positive, document, where, "max_steps", 50),
+        "context_budget": partial(_positive, document, where, "context_budget", 200_000),
+        "shell_timeout": partial(_seconds, document, where, "shell_timeout", 120),
+        "max_ask_depth": partial(
+            _positive, document, where, "max_ask_depth", DEFAULT_MAX_ASK_DEPTH
         ),
-        shell=parse_shell(document, where),
-        web=parse_web_fetch(document, where),
-        sandbox=parse_sandbox(document, where, path.parent),
-        max_tool_calls=_positive(document, where, "max_tool_calls", DEFAULT_MAX_TOOL_CALLS),
-        max_argument_bytes=_positive(
-            document, where, "max_argument_bytes", DEFAULT_MAX_ARGUMENT_BYTES
+        "shell": partial(parse_shell, document, where),
+        "web": partial(parse_web_fetch, document, where),
+        "sandbox": partial(parse_sandbox, document, where, base),
+        "max_tool_calls": partial(
+            _positive, document, where, "max_tool_calls", DEFAULT_MAX_TOOL_CALLS
         ),
-        telemetry=_telemetry(document, where),
-    )
+        "max_argument_bytes": partial(
+            _positive, document, where, "max_argument_bytes", DEFAULT_MAX_ARGUMENT_BYTES
+        ),
+        "telemetry": partial(_telemetry, document, where),
+    }
+
+
+def _top_level_keys(document: Mapping[Any, Any], where: Where, path: Path) -> None:
+    """Refuse unknown top-level keys, with the one-line fix for the common misplacements:
+    a hook event at the top level, Claude Code's settings file given as the agent file."""
+    if path.parent.name == ".claude" and path.suffix == ".json":
+        raise where.error(
+            "this is Claude Code's settings file, not an agent file",
+            hint="put 'claude_settings: true' in your hookgate.yaml to read its hooks and "
+            "permissions, or run 'hookgate hooks import-claude' to print them as a hooks: block",
+        )
+    found = Collected()
+    for key in document:
+        if isinstance(key, str) and key in EVENT_NAMES:
+            found.errors.append(where.key(document, key).error(
+                f"{key!r} is a hook event, at the top level of the agent file",
+                hint=f"put it under hooks: (hooks:\n  {key}:\n    - command: ...)",
+            ))  # fmt: skip
+    reported = [key for key in document if isinstance(key, str) and key in EVENT_NAMES]
+    found.run(partial(check_keys, document, where, (*TOP_LEVEL_KEYS, *reported)))
+    found.raise_any()
 
 
 def _telemetry(document: Mapping[Any, Any], where: Where) -> TelemetrySettings | None:

@@ -27,6 +27,12 @@ class Answer(Enum):
     DENY = "reject_once"
 
 
+def call_line(tool: str, arguments: Mapping[str, Any]) -> str:
+    """A call as every front end writes it: the tool, then its arguments as JSON
+    (`shell {"command": "ls"}`), the form of the consent prompt, `-v` and `→` lines."""
+    return f"{tool} {json.dumps(dict(arguments), ensure_ascii=False, default=str)}"
+
+
 class ConsentRequest(NamedTuple):
     tool: str
     arguments: Mapping[str, Any]
@@ -39,9 +45,8 @@ class ConsentRequest(NamedTuple):
 
     def describe(self) -> str:
         """The whole call on one line: the tool and every argument, nothing cut."""
-        args = json.dumps(dict(self.arguments), ensure_ascii=False)
         note = " (arguments rewritten by a hook)" if self.rewritten else ""
-        return f"{self.tool} {args}{note}"
+        return f"{call_line(self.tool, self.arguments)}{note}"
 
     def details(self) -> str:
         """`describe()`, then for a shell call each command it runs, one a line, then why
@@ -80,6 +85,10 @@ class SessionConsent:
         self.answer = answer
         self._always: set[str] = set()
 
+    def waits(self, request: ConsentRequest) -> bool:
+        """Whether `ask(request)` waits for the person: not a call allowed "always"."""
+        return request.key() not in self._always
+
     async def ask(self, request: ConsentRequest) -> bool:
         key = request.key()
         if key in self._always:
@@ -88,6 +97,14 @@ class SessionConsent:
         if answer is Answer.ALWAYS:
             self._always.add(key)
         return answer is not Answer.DENY
+
+
+def waits_for_user(consent: Consent, request: ConsentRequest) -> bool:
+    """Whether `consent` would wait for a person on `request`: one that says so through
+    a `waits(request)` method (a front end's prompt), never one that answers by itself
+    (yolo, print mode without a terminal)."""
+    waits = getattr(consent, "waits", None)
+    return bool(waits(request)) if callable(waits) else False
 
 
 class AlwaysAllow:

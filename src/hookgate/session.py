@@ -219,14 +219,19 @@ class SessionStore:
     def latest(self, *, cwd: str | None = None, agent_file: str | None = None) -> Session | None:
         """The session written to last, or None; of those started in `cwd` with
         `agent_file`, where given (an asked agent's sessions share the directory)."""
+        sessions = self.of(cwd=cwd, agent_file=agent_file)
+        if not sessions:
+            return None
+        return self._load(max(sessions, key=lambda info: (info.updated, info.id)).path)
+
+    def of(self, *, cwd: str | None = None, agent_file: str | None = None) -> list[SessionInfo]:
+        """`list()`, of the sessions started in `cwd` with `agent_file`, where given."""
         sessions = self.list()
         if cwd is not None:
             sessions = [info for info in sessions if _same_path(info.cwd, cwd)]
         if agent_file is not None:
             sessions = [info for info in sessions if _same_path(_agent_path(info), agent_file)]
-        if not sessions:
-            return None
-        return self._load(max(sessions, key=lambda info: (info.updated, info.id)).path)
+        return sessions
 
     def list(self) -> list[SessionInfo]:
         """Every readable session, oldest first; files without a valid header are left out."""

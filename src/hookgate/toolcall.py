@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from hookgate.approvals import Approvals, ApproveMode, GuardrailBlock, blocking_guardrail
 from hookgate.callcaps import CallCaps
-from hookgate.consent import AlwaysDeny, Consent, ConsentRequest
+from hookgate.consent import AlwaysDeny, Consent, ConsentRequest, call_line, waits_for_user
 from hookgate.hooks import HookEngine, HookSpec, OnError, Outcome
 from hookgate.hooks.wording import (
     DENIED_CALL,
@@ -155,6 +155,9 @@ async def _approved_at_once(gate: ToolGate, block: GuardrailBlock, view: TurnVie
     said = f"guardrail {block.rule!r} blocked the {block.tool} call: {block.reason}"
     approvals = gate.approvals
     if approvals.mode is ApproveMode.ASK and approvals.ask is not None:
+        await notify_waiting(
+            gate, view, f"hookgate asks whether to let the {block.tool} call past {block.rule!r}"
+        )
         if await approvals.ask(block):
             approvals.approve(block.id, "permission request", now=True)
             return True
@@ -233,7 +236,8 @@ async def _guarded_call(
     assert tool is not None  # `_refusal` answers a call to an unknown tool
     arguments = pre.payload["arguments"]
     if "arguments" in pre.changed:
-        _mark(view, screened, MarkKind.REWRITTEN, pre.changed_by.get("arguments", "a hook"), "")
+        runs = f"runs {call_line(call.name, arguments)}"  # what runs, not what was asked
+        _mark(view, screened, MarkKind.REWRITTEN, pre.changed_by.get("arguments", "a hook"), runs)
     result = await tool.run(arguments, gate.context)
     post = await gate.engine.run(
         "postToolCall",
@@ -293,6 +297,8 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> To
     request = ConsentRequest(
         call.name, arguments, rewritten="arguments" in pre.changed, reason=decision.reason or ""
     )
+    if waits_for_user(consent, request):
+        await notify_waiting(gate, view, f"hookgate needs your permission to use {call.name}")
     if not await consent.ask(request):
         _mark(view, screened, MarkKind.DENIED, "user", "consent was refused")
         asked_by = decision.rule if decision.verdict is Verdict.ASK else None
@@ -336,6 +342,12 @@ def _withheld(post: Outcome) -> ToolResult | None:
         if failure.on_error is OnError.FAIL:
             return ToolResult(WITHHELD_RESULT.format(hook=failure.hook), is_error=True)
     return None
+
+
+async def notify_waiting(gate: ToolGate, view: TurnView, message: str) -> None:
+    """Run the `notification` hooks (Claude's Notification): hookgate waits for the user."""
+    payload = {"message": message, "notification_type": "permission_prompt"}
+    show_notices(await gate.engine.run("notification", payload), view)
 
 
 def show_notices(outcome: Outcome, view: TurnView, shown: tuple[str, ...] = ()) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,8 @@ from hookgate.messages import Message
 TRANSCRIPTS = "transcripts"
 #: The variable that tells a hook where the transcript is.
 TRANSCRIPT_ENV = "HOOKGATE_TRANSCRIPT_PATH"
+#: Claude Code writes compact JSON: scripts grep for `"role":"assistant"`.
+COMPACT = (",", ":")
 FILE_MODE = 0o600
 DIR_MODE = 0o700
 
@@ -85,14 +88,22 @@ class Transcript:
         if self._fd is None or message.role == "system":
             return  # a system message is not part of the conversation a transcript shows
         line_uuid = random_uuid()
-        record = {
-            "type": "assistant" if message.role == "assistant" else "user",
-            "message": _claude_message(message, self.model, self.cwd),
+        kind = "assistant" if message.role == "assistant" else "user"
+        body = _claude_message(message, self.model, self.cwd)
+        # Claude Code's key order: an assistant line has its message before its type.
+        record: dict[str, Any] = {"parentUuid": self._last_uuid, "isSidechain": False}
+        if kind == "assistant":
+            record |= {"message": body, "type": kind}
+        else:
+            record |= {"type": kind, "message": body}
+        record |= {
             "uuid": line_uuid,
-            "parentUuid": self._last_uuid,
+            "timestamp": _timestamp(),
+            "cwd": self.cwd,
             "sessionId": self.session_id,
         }
-        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
+        text = json.dumps(record, ensure_ascii=False, separators=COMPACT) + "\n"
+        data = text.encode("utf-8", "backslashreplace")
         try:
             view = memoryview(data)
             while view:
@@ -112,17 +123,23 @@ class Transcript:
         self._notify(f"the transcript {self.path} is no longer written: {exc.strerror or exc}")
 
 
+def _timestamp() -> str:
+    """Now, as Claude's transcripts write it: UTC, milliseconds, `Z`."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def _claude_message(message: Message, model: str, cwd: str) -> dict[str, Any]:
-    """`message` as Claude's transcript holds it: content blocks, tool results as `user`."""
+    """`message` as Claude's transcript holds it, keys in Claude's order: a question's
+    content a string, tool results as `user` blocks, an answer a list of blocks."""
     if message.role == "tool":
         block = {
-            "type": "tool_result",
             "tool_use_id": message.tool_call_id,
+            "type": "tool_result",
             "content": message.content,
         }
         return {"role": "user", "content": [block]}
     if message.role == "user":
-        return {"role": "user", "content": [{"type": "text", "text": message.content}]}
+        return {"role": "user", "content": message.content}
     content: list[dict[str, Any]] = []
     if message.content:
         content.append({"type": "text", "text": message.content})
@@ -135,4 +152,13 @@ def _claude_message(message: Message, model: str, cwd: str) -> dict[str, Any]:
         }
         for call in message.tool_calls
     ]
-    return {"role": "assistant", "model": model, "content": content}
+    stop = "tool_use" if message.tool_calls else "end_turn"
+    return {
+        "id": f"msg_{random_uuid().replace('-', '')}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+    }

@@ -169,7 +169,9 @@ async def _model_loop(
 ) -> TurnOutcome:
     """Ask the model, run the tools it calls, until it answers without calling any."""
     for _ in range(agent.config.max_steps):
-        await agent.compact_if_needed()
+        compaction = await agent.compact_if_needed()
+        if compaction is not None:
+            show_notices(compaction, view)
         try:
             reply = await agent.model.complete(
                 agent.model_messages(context), agent.tool_specs(), on_text=view.answer_text

@@ -6,6 +6,8 @@ prompt would show; the person at the keyboard answers with real keys.
 
 from __future__ import annotations
 
+import json
+
 from frontends import test_line
 from frontends.test_line import PROMPT, Terminal, start
 from runtime.project import Project
@@ -60,3 +62,55 @@ def test_always_allows_that_exact_call_for_the_session_and_nothing_else(
     assert not (project.dir / "two").exists()
     tool_answers = [m["content"] for m in project.messages() if m["role"] == "tool"]
     assert tool_answers == ["[no output]", "[no output]", "[denied by the user]"]
+
+
+def test_a_consent_prompt_fires_notification_with_claudes_payload(
+    project: Project, terminals: list[Terminal]
+) -> None:
+    log = project.dir / "notified.log"
+    hook = project.hook("notify.sh", f"jq -c . >> {log}")
+    calls = {"tool_calls": [shell("touch one")]}
+    project.write_agent(
+        project.script(calls, calls, {"text": "Done."}),
+        hooks={"Notification": [{"format": "claude", "matcher": "permission_prompt",
+                                 "command": hook}]},
+    )  # fmt: skip
+    terminal = start(terminals, project)
+
+    terminal.submit("Touch it twice")
+    terminal.expect(QUESTION)
+    terminal.type("a\r")  # always: the second, identical call asks no one
+    terminal.expect("Done.")
+    terminal.expect(PROMPT)
+    terminal.type("\x04")
+
+    assert terminal.wait() == 0
+    (payload,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert payload["hook_event_name"] == "Notification"
+    assert payload["notification_type"] == "permission_prompt"
+    assert payload["message"] == "hookgate needs your permission to use shell"
+
+
+def test_ctrl_c_at_the_consent_prompt_cancels_the_turn(
+    project: Project, terminals: list[Terminal]
+) -> None:
+    """docs/runtime.md: Ctrl-C cancels the turn; at the prompt it is no "no" the model
+    reads and acts on with another step."""
+    project.write_agent(project.script(
+        {"tool_calls": [shell("touch one")]}, {"text": "Went on after the no."},
+        {"text": "Next question answered."},
+    ))  # fmt: skip
+    terminal = start(terminals, project)
+
+    terminal.submit("Touch it")
+    terminal.expect(QUESTION)
+    terminal.type("\x03")
+    shown = terminal.expect("turn cancelled")
+    terminal.expect(PROMPT)
+    terminal.type("\x04")
+
+    assert terminal.wait() == 0
+    assert "Went on after the no." not in shown
+    assert not (project.dir / "one").exists()
+    answers = [m["content"] for m in project.messages() if m["role"] == "assistant"]
+    assert "Went on after the no." not in answers

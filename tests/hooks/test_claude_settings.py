@@ -109,7 +109,7 @@ def test_disable_all_hooks_turns_them_off(project: Path, tmp_path: Path) -> None
 
 def test_check_lists_what_never_fires_here_with_the_reason(project: Path, tmp_path: Path) -> None:
     settings(project / ".claude" / "settings.json", {
-        "PreCompact": [{"hooks": [{"type": "command", "command": "echo compact"}]}],
+        "SessionEnd": [{"hooks": [{"type": "command", "command": "echo bye"}]}],
         "PreToolUse": [{"matcher": "Bash", "hooks": [
             {"type": "prompt", "prompt": "Is this safe?"},
             {"type": "command", "command": "echo git", "if": "Bash(git *)"},
@@ -117,7 +117,7 @@ def test_check_lists_what_never_fires_here_with_the_reason(project: Path, tmp_pa
     })  # fmt: skip
     done = run("hooks", "check", "--config", "agent.yaml", cwd=project, home=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "PreCompact never fires here (hookgate has no hook around compaction yet)" in done.stdout
+    assert "SessionEnd never fires here (hookgate has no session-end hook yet)" in done.stdout
     assert "type 'prompt' is not supported here; this hook never fires" in done.stdout
     assert "the 'if' filter 'Bash(git *)' is not supported here" in done.stdout
     assert "'echo runs'" in done.stdout

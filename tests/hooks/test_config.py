@@ -190,7 +190,7 @@ def test_a_bad_timeout_shows_the_value(tmp_path: Path) -> None:
     assert "got a string '10 sec'" in message
 
 
-@pytest.mark.parametrize("event", ["postGeneration", "sessionStart", "preGeneration"])
+@pytest.mark.parametrize("event", ["postGeneration", "preGeneration"])
 def test_a_matcher_needs_a_tool_or_agent_to_match(tmp_path: Path, event: str) -> None:
     message = error_of(tmp_path, f"hooks:\n  {event}:\n    - {{command: x, matcher: shell}}\n")
     assert f"hooks.{event}[0].matcher: event {event!r} has no tool or agent name" in message

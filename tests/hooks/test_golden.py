@@ -37,6 +37,11 @@ PROJECT_DIR = "/home/dev/project"
 #: Each event's own fields, as the agent hands them to the engine.
 SAMPLES: dict[str, dict[str, Any]] = {
     "sessionStart": {"source": "startup"},
+    "preCompact": {"trigger": "auto", "custom_instructions": ""},
+    "notification": {
+        "message": "hookgate needs your permission to use shell",
+        "notification_type": "permission_prompt",
+    },
     "preGeneration": {"prompt": "Summarise README.md — en français, s'il te plaît ✓"},
     "preToolCall": {
         "tool": "shell",

@@ -32,12 +32,18 @@ def lines_of(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+def blocks(line: dict[str, Any]) -> list[dict[str, Any]]:
+    """The line's content blocks; a question's content is a string, as Claude writes it."""
+    content = line["message"]["content"]
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
 def texts(lines: list[dict[str, Any]]) -> list[tuple[str, str]]:
     """(type, text) of every text block, in order."""
     return [
         (line["type"], block["text"])
         for line in lines
-        for block in line["message"]["content"]
+        for block in blocks(line)
         if block["type"] == "text"
     ]
 
@@ -173,7 +179,7 @@ async def test_file_calls_are_written_as_claude_writes_them_with_absolute_paths(
     await run_turn(agent, "write the notes", RecordingView())
 
     lines = lines_of(transcript_path(project.home, agent.session_id))
-    uses = [b for line in lines for b in line["message"]["content"] if b["type"] == "tool_use"]
+    uses = [b for line in lines for b in blocks(line) if b["type"] == "tool_use"]
     assert [(use["name"], use["input"]) for use in uses] == [
         ("Write", {"file_path": str(Path.cwd() / "notes.txt"), "content": "hi"}),
         ("Bash", {"command": "true", "timeout": 5000}),

@@ -266,7 +266,8 @@ def test_rewritten_arguments_and_a_replaced_result_are_marked_with_the_hook(
     turn_ended(page, "answered")
 
     read = tool_row(page, 0)
-    assert read.find_element(By.CSS_SELECTOR, ".mark-rewritten").text == "rewritten by to-public"
+    marked = read.find_element(By.CSS_SELECTOR, ".mark-rewritten").text
+    assert marked == 'rewritten by to-public: runs read_file {"path": "public.txt"}'  # what runs
     assert "public notes" in read.find_element(By.CSS_SELECTOR, ".tool-result").get_attribute(
         "textContent"
     )

@@ -189,6 +189,9 @@ class AcpChannel:
         pending, self._pending = self._pending, []
         return pending
 
+    def waits(self, request: ConsentRequest) -> bool:
+        return self._consent.waits(request)
+
     async def ask(self, request: ConsentRequest) -> bool:
         """`Consent`: ask the editor; anything but "allow" (or no answer) denies."""
         return await self._consent.ask(request)

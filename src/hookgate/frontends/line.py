@@ -24,12 +24,14 @@ from prompt_toolkit.key_binding import KeyBindings
 
 from hookgate.agent import AgentSession, open_agent
 from hookgate.approvals import ApproveMode
+from hookgate.consent import call_line
 from hookgate.frontends.status import STATUS
 from hookgate.frontends.terminal import (
     TerminalConsent,
     TerminalTeamDisplay,
     notice_line,
     print_answer,
+    rewritten_line,
     use_colour,
     write_out,
     write_text,
@@ -46,7 +48,7 @@ from hookgate.trust.check import Untrusted
 from hookgate.trust.command import offer_trust
 from hookgate.trust.store import TrustStore
 from hookgate.turn import PromptBlocked, run_turn
-from hookgate.view import NoticeKind
+from hookgate.view import MarkKind, NoticeKind, ToolMark
 
 if TYPE_CHECKING:
     from hookgate.frontends.markdown import MarkdownAnswer
@@ -186,8 +188,12 @@ class LineView:
 
     def tool_started(self, call: ToolCall) -> None:
         self.end_answer()
-        notice_line(f"→ {call.name} {_short(dict(call.arguments))}")
+        notice_line(f"→ {_short(call_line(call.name, call.arguments))}")
         STATUS.show(f"running {call.name}")
+
+    def tool_marked(self, call: ToolCall, mark: ToolMark) -> None:
+        if mark.kind is MarkKind.REWRITTEN:  # denials: `tool_finished` says them
+            notice_line(rewritten_line(call, mark))
 
     def tool_finished(self, call: ToolCall, result: ToolResult) -> None:
         if result.denied:
@@ -384,7 +390,7 @@ def describe_hooks(agent: AgentSession) -> str:
     lines = []
     for event in EVENTS:
         for index, hook in enumerate(agent.engine.hooks_for(event), 1):
-            matcher = f" matcher {hook.matcher.pattern!r}" if hook.matcher else ""
+            matcher = f" matcher {hook.matcher_shown}" if hook.matcher else ""
             lines.append(f"{event} {index}. {hook.name}{matcher} (onError {hook.on_error.value})")
     return "\n".join(lines) or "no hooks"
 

@@ -9,6 +9,7 @@ colours are added after it. The answer of `-p`/`--ask` on a pipe is left byte fo
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
@@ -16,11 +17,11 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from hookgate.consent import Answer, ConsentRequest, SessionConsent
+from hookgate.consent import Answer, ConsentRequest, SessionConsent, call_line
 from hookgate.frontends.status import STATUS
 from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
-from hookgate.view import NoticeKind
+from hookgate.view import MarkKind, NoticeKind, ToolMark
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
@@ -96,6 +97,11 @@ def write_out(text: str, stream: TextIO) -> None:
             os.close(devnull)
 
 
+def rewritten_line(call: ToolCall, mark: ToolMark) -> str:
+    """A call a hook rewrote: which hook, and what runs instead of what the model asked."""
+    return f"↻ {call.name} rewritten by hook {mark.by!r}: {mark.reason}"
+
+
 class StderrView:
     """A view for `-p`: keeps the answer for stdout, puts everything else on stderr."""
 
@@ -110,7 +116,11 @@ class StderrView:
 
     def tool_started(self, call: ToolCall) -> None:
         if self.verbose:
-            notice_line(f"tool {call.name} {dict(call.arguments)}")
+            notice_line(f"tool {call_line(call.name, call.arguments)}")
+
+    def tool_marked(self, call: ToolCall, mark: ToolMark) -> None:
+        if self.verbose and mark.kind is MarkKind.REWRITTEN:
+            notice_line(rewritten_line(call, mark))
 
     def tool_finished(self, call: ToolCall, result: ToolResult) -> None:
         if self.verbose and result.denied:
@@ -140,6 +150,9 @@ class TerminalConsent:
         self._session: PromptSession[str] | None = None
         self._consent = SessionConsent(self._answer)
 
+    def waits(self, request: ConsentRequest) -> bool:
+        return self._consent.waits(request)
+
     async def ask(self, request: ConsentRequest) -> bool:
         return await self._consent.ask(request)
 
@@ -153,8 +166,13 @@ class TerminalConsent:
             self._session = PromptSession()
         try:
             answer = await self._session.prompt_async(self.QUESTION)
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             return Answer.DENY
+        except KeyboardInterrupt:  # Ctrl-C cancels the turn, as it does while the model works
+            task = asyncio.current_task()
+            if task is not None:
+                task.cancel()
+            raise asyncio.CancelledError from None
         return ANSWERS.get(answer.strip().lower(), Answer.DENY)
 
 

@@ -30,9 +30,7 @@ DEFAULT_FILES = ("~/.claude/settings.json", *PROJECT_FILES)
 #: Claude Code events hookgate has no counterpart of, and why.
 _MISSING_EVENTS = {
     "PostToolUseFailure": "hookgate runs PostToolUse (postToolCall) for failed calls too",
-    "PreCompact": "hookgate has no hook around compaction yet",
     "SessionEnd": "hookgate has no session-end hook yet",
-    "Notification": "hookgate shows notices itself; there is no notification hook",
     "PermissionRequest": "consent prompts have no hook here; use PreToolUse's 'ask'",
 }
 

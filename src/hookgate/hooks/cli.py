@@ -71,6 +71,9 @@ def add_parser(
         "check",
         help="validate the config and list each event's hooks (runs and imports none of them)",
     )
+    check.add_argument(
+        "file", nargs="?", type=Path, help=f"the same as --agent FILE ({config_help})"
+    )
     _add_file_option(check, config_help)
     check.add_argument("--strict", action="store_true", help="fail on warnings too (for CI)")
     check.set_defaults(handler=run_check, offered_tools=offered_tools, agent_report=agent_report)
@@ -118,6 +121,8 @@ def _add_file_option(parser: argparse.ArgumentParser, help_text: str) -> None:
 def run_check(args: argparse.Namespace) -> int:
     from hookgate.hooks.lint import lint_hooks  # `check` alone runs the linter
 
+    if args.file is not None:  # `hooks check FILE`, as `hookgate trust FILE` takes it
+        args.config = args.file
     config = args.load_config(args.config, False)
     project_dir = args.config.resolve().parent
     count = sum(1 for _ in config)
@@ -166,14 +171,18 @@ def _team_warnings(hook: HookSpec, offered: tuple[str, ...] | None) -> list[str]
 
 
 def _matcher_warnings(hook: HookSpec, offered: tuple[str, ...] | None) -> list[str]:
+    """A tool matcher that matches no tool offered, with the closest tool's name."""
     if offered is None or hook.matcher is None or hook.event.match_on is not MatchOn.TOOL:
         return []
     name = FORMATS[hook.format].match_name
     if any(hook.matches(name(tool)) for tool in offered):
         return []
-    shown = ", ".join(name(tool) for tool in offered)
-    return [f"matcher {hook.matcher.pattern!r} matches no tool this agent offers ({shown}); "
-            "the hook never runs"]  # fmt: skip
+    names = [name(tool) for tool in offered]
+    said = (f"matcher {hook.matcher_shown} matches no tool this agent offers "
+            f"({', '.join(names)}); the hook never runs")  # fmt: skip
+    written = hook.matcher_text if hook.matcher_text is not None else hook.matcher.pattern
+    guess = did_you_mean(written.strip("^$"), names)
+    return [f"{said}; {guess}" if guess else said]
 
 
 def run_fire(args: argparse.Namespace) -> int:
@@ -364,7 +373,7 @@ def _describe(hook: HookSpec) -> str:
     if hook.persistent:
         parts.append("persistent (one process for the session)")
     if hook.matcher is not None:
-        parts.append(f"matcher {hook.matcher.pattern!r}")
+        parts.append(f"matcher {hook.matcher_shown}")
     parts.append(f"format {hook.format}, timeout {hook.timeout:g}s, onError {hook.on_error.value}")
     return "; ".join(parts) + f"  [{_shown_origin(hook.origin)}]"
 

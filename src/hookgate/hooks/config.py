@@ -10,11 +10,12 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator, Mapping
+from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from hookgate.hooks.errors import ConfigError
+from hookgate.hooks.errors import Collected, ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, OnError, canonical_event
 from hookgate.hooks.formats import FORMATS, ReplyFormat
 from hookgate.hooks.yamlfile import (
@@ -82,6 +83,16 @@ class HookSpec(NamedTuple):
     """The phase name of another format (`PreToolUse`) the entry is listed under while it
     names no `format:`, so speaks the native one: a Mecatl hook that lacks `format: mecatl`
     (linting warns)."""
+    matcher_text: str | None = None
+    """The matcher as the file writes it (`Bash`), for messages: `matcher` is compiled."""
+
+    @property
+    def matcher_shown(self) -> str:
+        """The matcher as written, quoted for a listing: `'^shell$'`, `'Bash'` ("" if none)."""
+        if self.matcher is None:
+            return ""
+        text = self.matcher_text if self.matcher_text is not None else self.matcher.pattern
+        return f"'{text}'"
 
     def argv(self) -> tuple[str, ...]:
         """The command line the hook runs as (empty for a Python callable or an http hook)."""
@@ -187,32 +198,46 @@ def parse_hooks(
         return HooksConfig(source=where.file)
     node = expect_mapping(node, where, "a mapping of event names to lists of hooks")
     hooks: dict[str, tuple[HookSpec, ...]] = {}
+    found = Collected()
     for raw_name, entries in node.items():
-        spec = canonical_event(str(raw_name))
         at = where.key(node, raw_name)
-        if spec is None and raw_name == "hooks":
-            raise at.error("a whole Claude Code settings 'hooks' block, nested", hint=_PASTED_HINT)
+        spec = found.run(partial(_event_of, raw_name, at, hooks))
         if spec is None:
-            hint = did_you_mean(str(raw_name), EVENT_NAMES) or "events: " + ", ".join(EVENTS)
-            raise at.error(f"unknown event {raw_name!r}", hint=hint)
-        if spec.name in hooks:
-            raise at.error(f"{raw_name!r} repeats event {spec.name!r} under another spelling")
+            continue
         if entries is None:
             entries = []
         if not isinstance(entries, list):
-            raise at.error(f"expected a list of hooks, got {describe(entries)}")
-        hooks[spec.name] = tuple(
-            parse_hook(
-                entry,
-                spec,
-                at.item(entries, i),
-                base_dir=base_dir,
-                import_python=import_python,
-                listed_as=str(raw_name),
-            )
-            for i, entry in enumerate(entries)
-        )
+            found.errors.append(at.error(f"expected a list of hooks, got {describe(entries)}"))
+            continue
+        parsed: list[HookSpec | None] = []
+        for i, entry in enumerate(entries):
+            here = at.item(entries, i)
+            parsed.append(found.run(partial(
+                parse_hook, entry, spec, here, base_dir=base_dir,
+                import_python=import_python, listed_as=str(raw_name),
+            )))  # fmt: skip
+        hooks[spec.name] = tuple(hook for hook in parsed if hook is not None)
+    found.raise_any()
     return HooksConfig(hooks=hooks, source=where.file)
+
+
+def _event_of(raw_name: Any, at: Where, seen: Mapping[str, object]) -> EventSpec:
+    """The event a key of `hooks:` names; each mistake with the fix it most likely needs."""
+    spec = canonical_event(str(raw_name))
+    if spec is None and raw_name == "hooks":
+        raise at.error("a whole Claude Code settings 'hooks' block, nested", hint=_PASTED_HINT)
+    if spec is None:
+        hint = event_hint(str(raw_name)) or "events: " + ", ".join(EVENTS)
+        raise at.error(f"unknown event {raw_name!r}", hint=hint)
+    if spec.name in seen:
+        raise at.error(f"{raw_name!r} repeats event {spec.name!r} under another spelling")
+    return spec
+
+
+def event_hint(name: str) -> str | None:
+    """Did-you-mean for an event name: hookgate's spelling first (`onSessionStart` is
+    `sessionStart`), Claude's where only it is close."""
+    return did_you_mean(name, EVENTS) or did_you_mean(name, EVENT_NAMES)
 
 
 def parse_hook(
@@ -268,6 +293,7 @@ def parse_hook(
         model=_model_target(node, where, event, base_dir) if kind == "model" else None,
         shell=_string(node, where, "shell") or DEFAULT_SHELL,
         matcher=_matcher(node, where, event, fmt),
+        matcher_text=node["matcher"] if isinstance(node.get("matcher"), str) else None,
         env=_env(node, where),
         cwd=_cwd(node, where, base_dir),
         origin=f"{where.file}:{where.line}" if where.line else where.file,
@@ -471,8 +497,7 @@ def callable_hook(
     """A hook made of a Python callable, for `HookEngine(..., extra=[...])`."""
     spec = canonical_event(event)
     if spec is None:
-        hint = did_you_mean(event, EVENT_NAMES)
-        raise ConfigError(f"unknown event {event!r}", hint=hint)
+        raise ConfigError(f"unknown event {event!r}", hint=event_hint(event))
     return HookSpec(
         event=spec,
         name=name or str(getattr(function, "__qualname__", repr(function))),
@@ -480,5 +505,6 @@ def callable_hook(
         on_error=OnError(on_error) if on_error else spec.default_on_error,
         function=function,
         matcher=re.compile(matcher) if matcher else None,
+        matcher_text=matcher or None,
         origin="python",
     )

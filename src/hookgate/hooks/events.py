@@ -26,6 +26,10 @@ class MatchOn(StrEnum):
     NOTHING = "nothing"
     TOOL = "tool"
     AGENT = "agent"
+    # The payload field of that name, as Claude Code matches it:
+    SOURCE = "source"  # how the session started: startup, resume, clear, compact
+    TRIGGER = "trigger"  # what started a compaction: auto, manual
+    NOTIFICATION_TYPE = "notification_type"  # permission_prompt, ...
 
 
 class EventSpec(NamedTuple):
@@ -86,6 +90,7 @@ EVENTS: Mapping[str, EventSpec] = {
         _event(
             "sessionStart", "SessionStart", "once when a session starts",
             blocked_means="the run is aborted", fail_safe=True, payload=("source",),
+            match_on=MatchOn.SOURCE,
         ),
         _event(
             "preGeneration", "UserPromptSubmit",
@@ -107,6 +112,17 @@ EVENTS: Mapping[str, EventSpec] = {
         _event(
             "postGeneration", "Stop", "once the turn is over, whatever its outcome",
             payload=("prompt", "answer", "outcome", "continued"),
+        ),
+        _event(
+            "preCompact", "PreCompact", "before older turns are summarised (compaction)",
+            blocked_means="this compaction is skipped; the turn goes on uncompacted",
+            payload=("trigger", "custom_instructions"), mecatl=False, match_on=MatchOn.TRIGGER,
+        ),
+        _event(
+            "notification", "Notification",
+            "when hookgate waits for the user: a consent prompt, an approve-once question",
+            payload=("message", "notification_type"), mecatl=False,
+            match_on=MatchOn.NOTIFICATION_TYPE,
         ),
         _event(
             "preAsk", None, "before a hand-off to another agent",

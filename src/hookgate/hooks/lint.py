@@ -201,7 +201,30 @@ def _kind_findings(hook: HookSpec, project_dir: Path) -> list[str | _SyntaxCheck
     program = _program_of(hook, cwd, project_dir)
     if program is not None and program not in _BUILTINS:
         findings.extend(_check_program(program, env, cwd))
+    findings.extend(_missing_script(hook, cwd))
     return findings
+
+
+#: Interpreters whose first argument is the script they run (`python3 hooks/guard.py`).
+_INTERPRETERS = re.compile(r"(?:.*/)?(?:python[0-9.]*|bash|sh|dash|zsh|node|ruby|perl|deno|bun)")
+
+
+def _missing_script(hook: HookSpec, cwd: Path) -> list[str]:
+    """An interpreter's script that is not there: the hook fails on every event, and a
+    guard under the default `onError: warn` then lets every event through unchecked."""
+    words = command_words(hook)
+    if len(words) < 2 or not _INTERPRETERS.fullmatch(words[0]) or words[1].startswith("-"):
+        return []
+    script = words[1]
+    if "$" in script or (os.sep not in script and "." not in script):
+        return []  # a variable's value, or a word that is no file name (`sh -c`)
+    if (cwd / script).exists():
+        return []
+    unchecked = (
+        f"; under onError: {hook.on_error.value} every {hook.event.name} goes on unchecked"
+        if hook.event.can_block and hook.on_error.value != "fail" else ""
+    )  # fmt: skip
+    return [f"{script}: no such file (looked in {cwd}), which {words[0]} would run{unchecked}"]
 
 
 def _plain_words(command: str) -> bool:

@@ -76,9 +76,12 @@ class HookEngine:
         permission_mode: str | None = None,
         asked_agent: str | None = None,
         observer: EventObserver | None = None,
+        env_file: str | None = None,
     ) -> None:
         self.session_id = session_id
         self.observer = observer
+        #: `$CLAUDE_ENV_FILE` of the sessionStart hooks (`hookgate.envfile`), if any.
+        self.env_file = env_file
         self.transcript_path = transcript_path
         self.project_dir = os.path.abspath(project_dir or os.getcwd())
         self.asked_depth = asked_depth
@@ -419,6 +422,8 @@ class HookEngine:
             HOOKGATE_PROJECT_DIR=self.project_dir,
             HOOKGATE_ASKED_DEPTH=str(self.asked_depth),
         )
+        if self.env_file is not None and hook.event.name == "sessionStart":
+            env["CLAUDE_ENV_FILE"] = self.env_file
         return env
 
 
@@ -463,8 +468,11 @@ def _await_alone(answer: Awaitable[Any], timeout: float) -> Any:
 
 
 def _as_named_by(hook: HookSpec, target: str | None) -> str | None:
-    """The tool or agent name as the hook's format names it (Claude's `Bash` for `shell`)."""
-    return None if target is None else FORMATS[hook.format].match_name(target)
+    """The tool or agent name as the hook's format names it (Claude's `Bash` for `shell`);
+    a payload field (a session's `source`) as it is."""
+    if target is None or hook.event.match_on not in (MatchOn.TOOL, MatchOn.AGENT):
+        return target
+    return FORMATS[hook.format].match_name(target)
 
 
 def _target(spec: EventSpec, payload: Mapping[str, Any]) -> str | None:
@@ -472,7 +480,9 @@ def _target(spec: EventSpec, payload: Mapping[str, Any]) -> str | None:
         return str(payload.get("tool", ""))
     if spec.match_on is MatchOn.AGENT:
         return str(payload.get("agent", ""))
-    return None
+    if spec.match_on is MatchOn.NOTHING:
+        return None
+    return str(payload.get(spec.match_on.value, ""))  # a field: `source`, `trigger`
 
 
 __all__ = ["HookEngine", "HookFailure", "Outcome"]

@@ -53,6 +53,10 @@ FIELD_SCHEMAS: Mapping[str, dict[str, Any]] = {
     "error": _OPTIONAL_STRING,
     "outcome": {"enum": ["answered", "blocked", "error", "cancelled", "aborted"]},
     "source": _STRING,
+    "trigger": {"enum": ["auto", "manual"]},
+    "custom_instructions": _STRING,
+    "message": _STRING,
+    "notification_type": _STRING,
     "team": _STRING,
     "task": {
         "type": "object",
@@ -267,6 +271,8 @@ def _claude_reply(spec: EventSpec) -> dict[str, Any]:
 #: The fields Claude Code's input carries per event, besides the common ones.
 _CLAUDE_FIELDS: Mapping[str, tuple[str, ...]] = {
     "SessionStart": ("source",),
+    "PreCompact": ("trigger", "custom_instructions"),
+    "Notification": ("message", "notification_type"),
     "UserPromptSubmit": ("prompt",),
     "PreToolUse": ("tool_name", "tool_input", "tool_use_id"),
     "PostToolUse": ("tool_name", "tool_input", "tool_response", "tool_use_id"),
@@ -282,6 +288,7 @@ _CLAUDE_TYPES: Mapping[str, dict[str, Any]] = {
     "tool_input": {"type": "object"},
     "tool_response": {},
     "stop_hook_active": {"type": "boolean"},
+    "trigger": {"enum": ["auto", "manual"]},
     "permissionDecision": {"enum": ["allow", "deny", "ask", "defer"]},
     "updatedInput": {"type": "object"},
     "updatedToolOutput": {},

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
 from hookgate.hooks import parsecache
-from hookgate.hooks.errors import ConfigError
+from hookgate.hooks.errors import Collected, ConfigError
 
 #: Bytes a config file may hold (characters, of a text given whole). Agent files, hook
 #: configs and model scripts are a few KiB; a larger one is refused unparsed (the parser
@@ -208,12 +208,15 @@ def expect_mapping(node: Any, where: Where, what: str) -> Mapping[Any, Any]:
 
 
 def check_keys(node: Mapping[Any, Any], where: Where, allowed: Iterable[str]) -> None:
-    """Refuse any key of `node` not in `allowed`, with a did-you-mean hint."""
+    """Refuse the keys of `node` not in `allowed`, all of them at once, each with a
+    did-you-mean hint."""
     allowed = tuple(allowed)
+    found = Collected()
     for key in node:
         if not isinstance(key, str) or key not in allowed:
             hint = did_you_mean(str(key), allowed) or f"known keys: {', '.join(allowed)}"
-            raise where.key(node, key).error(f"unknown key {key!r}", hint=hint)
+            found.errors.append(where.key(node, key).error(f"unknown key {key!r}", hint=hint))
+    found.raise_any()
 
 
 def _kind(value: Any) -> str:

@@ -120,7 +120,8 @@ def _read(path: Path) -> bytes:
         return read_file(path)
     except FileNotFoundError:
         raise ConfigError(
-            f"{path}: no such file", hint="create it, or name another with --agent"
+            f"{path}: no such file",
+            hint="create one with 'hookgate init', or name another with --agent",
         ) from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from exc

@@ -200,7 +200,7 @@ class WindowSession:
         rows = []
         for event in EVENTS:
             for index, hook in enumerate(self.agent.engine.hooks_for(event), 1):
-                matcher = hook.matcher.pattern if hook.matcher else None
+                matcher = hook.matcher_text or (hook.matcher.pattern if hook.matcher else None)
                 rows.append({"event": event, "index": index, "name": hook.name,
                              "matcher": matcher, "on_error": hook.on_error.value})  # fmt: skip
         return rows
@@ -242,11 +242,13 @@ class Hub:
         return session
 
     def listing(self) -> dict[str, list[dict[str, Any]]]:
-        """The open sessions (newest last) and the saved ones not open here."""
+        """The open sessions (newest last) and the saved ones not open here: those of
+        this window's directory and agent file, which it can resume as they were."""
         opened = [{"id": s.id, "title": s.title, "running": s.turn is not None}
                   for s in self.sessions.values()]  # fmt: skip
         saved = []
-        for info in self.store.list():
+        mine = self.store.of(cwd=str(self.project_dir), agent_file=str(self.agent_file))
+        for info in mine:
             if info.id not in self.sessions:
                 _, created, cwd, _, first, turns = session_row(info)
                 saved.append({"id": info.id, "created": created, "cwd": cwd,

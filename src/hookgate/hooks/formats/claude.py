@@ -82,12 +82,14 @@ class ClaudeFormat:
         return claude_tool_name(name)
 
     def environment(self, project_dir: str) -> dict[str, str]:
-        return {"CLAUDE_PROJECT_DIR": project_dir}
+        return {"CLAUDE_PROJECT_DIR": project_dir, "CLAUDECODE": "1"}
 
     def encode(self, event: EventSpec, payload: Mapping[str, Any]) -> bytes:
         document = claude_payload(event, payload)
         # A lone surrogate (bytes kept by surrogateescape) becomes its JSON escape `\udcXX`.
-        return json.dumps(document, ensure_ascii=False).encode("utf-8", "backslashreplace")
+        # Compact, as Claude Code sends it: scripts grep stdin for `"tool_name":"Bash"`.
+        text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+        return text.encode("utf-8", "backslashreplace")
 
     def decode(
         self, event: EventSpec, payload: Mapping[str, Any], result: ProcessResult
@@ -113,6 +115,10 @@ class ClaudeFormat:
         return reply_from_claude(event, payload, reply)
 
 
+#: Event fields Claude Code's payload carries under hookgate's names, as they are.
+_AS_THEY_ARE = ("source", "trigger", "custom_instructions", "message", "notification_type")
+
+
 def claude_payload(event: EventSpec, payload: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON object Claude Code writes to a hook's stdin for `event`."""
     name = claude_event_name(event) or ""
@@ -129,8 +135,9 @@ def claude_payload(event: EventSpec, payload: Mapping[str, Any]) -> dict[str, An
         # Inside an asked agent, as inside Claude's subagent: who is running.
         document["agent_id"] = document["agent_type"] = asked["agent"]
     tool = str(payload.get("tool", ""))
-    if "source" in event.payload:
-        document["source"] = payload.get("source", "")
+    for passed in _AS_THEY_ARE:  # fields Claude Code names as hookgate does
+        if passed in event.payload:
+            document[passed] = payload.get(passed, "")
     if name == "UserPromptSubmit":
         document["prompt"] = payload.get("prompt", "")
     if name in ("PreToolUse", "PostToolUse"):
