@@ -232,7 +232,7 @@ def _top_level_keys(document: Mapping[Any, Any], where: Where, path: Path) -> No
         if isinstance(key, str) and key in EVENT_NAMES:
             found.errors.append(where.key(document, key).error(
                 f"{key!r} is a hook event, at the top level of the agent file",
-                hint=f"put it under hooks: (hooks:\n  {key}:\n    - command: ...)",
+                hint=f"put it under hooks: (hooks: {{{key}: [{{command: ...}}]}})",
             ))  # fmt: skip
     reported = [key for key in document if isinstance(key, str) and key in EVENT_NAMES]
     found.run(partial(check_keys, document, where, (*TOP_LEVEL_KEYS, *reported)))

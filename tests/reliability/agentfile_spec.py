@@ -318,6 +318,20 @@ def _permissions(check: Checker, permissions: Any) -> None:
         rules = permissions.get(key, [])
         if not isinstance(rules, list) or not all(isinstance(rule, str) for rule in rules):
             check.bad("permissions", key)
+            continue
+        for index, rule in enumerate(rules):
+            if not _is_rule(rule):
+                check.bad("permissions", key, _Index(index))
+
+
+def _is_rule(text: str) -> bool:
+    """`tool` or `tool(pattern)`: a name without parentheses, then at most one
+    parenthesised pattern that runs to the end."""
+    text = text.strip()
+    if "(" not in text:
+        return bool(text) and ")" not in text
+    head = text[: text.index("(")]
+    return bool(head.strip()) and ")" not in head and text.endswith(")")
 
 
 def _hooks(check: Checker, hooks: Any) -> None:

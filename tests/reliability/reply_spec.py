@@ -29,6 +29,7 @@ CONTEXT = ("preGeneration", "preToolCall", "postAsk")
 CAN_BLOCK = (
     "sessionStart", "preGeneration", "preToolCall", "preAsk",
     "teammateIdle", "taskCreated", "taskCompleted",
+    "preCompact",  # a block skips that compaction
 )  # fmt: skip
 #: ...though the Mecatl contract's team phases only annotate, exit 2 included...
 MECATL_ANNOTATE_ONLY = ("teammateIdle", "taskCreated", "taskCompleted")

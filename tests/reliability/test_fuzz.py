@@ -98,10 +98,13 @@ def attempt(load: Callable[[Path], T], path: Path) -> T | ConfigError:
 
 
 def assert_refusal_is_readable(error: ConfigError, file: Path) -> None:
-    """One line naming the file first, a hint at most after it: what a user is shown."""
-    lines = str(error).splitlines()
-    assert lines[0].startswith(str(file)), lines
-    assert all(line.startswith("  hint: ") for line in lines[1:]), lines
+    """Each mistake one line naming the file first, a hint at most after it: what a user
+    is shown (all of a file's mistakes at once, `ConfigErrors`, up to a cap)."""
+    errors = error.errors if isinstance(error, ConfigErrors) else [error]
+    for one in errors:
+        lines = str(one).splitlines()
+        assert lines[0].startswith(str(file)) or lines[0].startswith("... and "), lines
+        assert all(line.startswith("  hint: ") for line in lines[1:]), lines
 
 
 # --- the agent file -------------------------------------------------------------------------
@@ -346,6 +349,10 @@ payload_fields = {
     "error": st.none() | text,
     "team": st.sampled_from(["release"]),
     "task": st.fixed_dictionaries({"id": text, "subject": text, "description": text}),
+    "trigger": st.sampled_from(["auto", "manual"]),
+    "custom_instructions": text,
+    "message": text,
+    "notification_type": st.sampled_from(["permission_prompt", "idle_prompt"]),
 }
 native_fields = {
     "action": st.sampled_from(list(reply_spec.ACTIONS)) | json_values,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -272,7 +273,10 @@ def _as_str(value: object) -> str:
 def _as_delay(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
         raise ValueError
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # a whole number past what a float holds: wait for good
+        return math.inf
 
 
 def _as_object(value: object) -> dict[str, Any]:
