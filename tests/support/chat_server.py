@@ -115,6 +115,10 @@ class ChatServer:
         self._replies: deque[ServedReply] = deque()
         self._requests: list[RecordedRequest] = []
         self._call_ids = itertools.count(1)
+        self.context_chars: int | None = None
+        """A chat request whose messages hold more characters of content than this is
+        refused (400, `context_length_exceeded`, as OpenAI answers), and consumes no
+        reply: a model with a smaller context than the client's budget."""
         self.closing = threading.Event()  # wakes stalled streams on close
         self._httpd = _HTTPServer(self)
         self._thread = threading.Thread(
@@ -179,6 +183,18 @@ class ChatServer:
                 return None
             return self._replies.popleft()
 
+    def over_context(self, request: RecordedRequest) -> bool:
+        """Record `request` and say so, if it is a chat request past `context_chars`."""
+        messages = request.body.get("messages")
+        if self.context_chars is None or not isinstance(messages, list):
+            return False
+        size = sum(len(str(m.get("content") or "")) for m in messages if isinstance(m, dict))
+        if size <= self.context_chars:
+            return False
+        with self._lock:
+            self._requests.append(request)
+        return True
+
     def next_call_id(self) -> str:
         with self._lock:
             return f"call_{next(self._call_ids)}"
@@ -214,7 +230,15 @@ class _Handler(BaseHTTPRequestHandler):
             body = {}
         chat = self.server.chat
         headers = _lower_keys(self.headers.items())
-        reply = chat.take(RecordedRequest(self.path, headers, body, self.client_address[1]))
+        request = RecordedRequest(self.path, headers, body, self.client_address[1])
+        if chat.over_context(request):
+            message = f"This model's maximum context length is {chat.context_chars} characters"
+            error = {"message": message, "type": "invalid_request_error"}
+            self._send_body(
+                400, json.dumps({"error": {**error, "code": "context_length_exceeded"}})
+            )
+            return
+        reply = chat.take(request)
         if self.path != CHAT_PATH:
             self._send_body(404, json.dumps({"error": {"message": f"no route {self.path}"}}))
         elif reply is None:
