@@ -183,7 +183,8 @@ async def test_a_refused_summary_leaves_the_oldest_turns_out_and_is_not_asked_ag
     assert chat_messages(refused)[-1]["content"] == SUMMARY_REQUEST
     assert conversation_chars(sixth) <= 500
     contents = [m["content"] for m in chat_messages(sixth)]
-    assert contents[1].startswith(SUMMARY_NOTE) and "left out" in contents[1], contents[1]
+    assert contents[1].startswith(SUMMARY_NOTE), contents[1]
+    assert "left out" in contents[1], contents[1]
     assert question(1) not in contents
     assert contents[-1] == question(6)
     assert any("could not summarise older turns" in text and refusal in text for text in notices)
