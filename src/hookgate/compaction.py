@@ -11,7 +11,7 @@ requests at most half the size of the refused one: never the same request again.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from hookgate.errors import ModelError
 from hookgate.messages import Message
@@ -62,8 +62,7 @@ def safe_cut(messages: Sequence[Message], cut: int) -> int:
     return cut
 
 
-@dataclass(frozen=True)
-class Compaction:
+class Compaction(NamedTuple):
     """What a compaction left: the summary (or the marker that stands for what was left
     out), the messages kept verbatim after it, and whether the model wrote the summary."""
 
@@ -95,7 +94,7 @@ class Compactor:
             summary = await self._summarise(old, model, system, limit)
         except _Refused as refused:
             self._limit = max(1, refused.size // 2)
-            return replace(_dropped(messages, budget), refusal=refused.reason)
+            return _dropped(messages, budget)._replace(refusal=refused.reason)
         return Compaction(summary, recent, summarised=True)
 
     async def _summarise(

@@ -196,7 +196,10 @@ async def test_a_refused_summary_leaves_the_oldest_turns_out_and_is_not_asked_ag
     asked = [body for body in later if chat_messages(body)[-1]["content"] == SUMMARY_REQUEST]
     assert asked  # compacted again, by summary
     sizes = [conversation_chars(body) for body in asked]
-    assert all(size <= conversation_chars(refused) // 2 for size in sizes), (sizes, conversation_chars(refused))
+    assert all(size <= conversation_chars(refused) // 2 for size in sizes), (
+        sizes,
+        conversation_chars(refused),
+    )
     assert all(conversation_chars(body) <= 500 for body in later)
     compactions = [r["data"] for r in project.records() if r.get("kind") == "compacted"]
     assert [c["summarised"] for c in compactions] == [False] + [True] * (len(compactions) - 1)

@@ -88,11 +88,18 @@ class ServedReply:
     huge_bytes: int = 64 * 1024 * 1024  # the length of the "huge_line" line
     interleave: bool = False  # interleave the deltas of several tool calls
     repeat_name: bool = False  # name the call in every delta, as llama.cpp's server does
+    raw_body: str | None = None  # sent verbatim with status 200 and `content_type`, if set
+    content_type: str = "text/html; charset=utf-8"
 
     @classmethod
     def http_error(cls, status: int, body: str) -> ServedReply:
         """Answer with `status` and `body` (sent as JSON if it parses, else as text)."""
         return cls(status=status, error_body=body)
+
+    @classmethod
+    def raw(cls, body: str, content_type: str) -> ServedReply:
+        """Answer 200 with `body` as `content_type`, whatever the request asked for."""
+        return cls(raw_body=body, content_type=content_type)
 
 
 @dataclass(frozen=True)
@@ -244,6 +251,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif reply is None:
             message = "chat_server: no queued reply left"
             self._send_body(500, json.dumps({"error": {"message": message}}))
+        elif reply.raw_body is not None:
+            self._send_raw(reply.raw_body.encode(), reply.content_type)
         elif reply.fault == "hang":
             chat.closing.wait(reply.stall_s)
             self._drop()
@@ -258,6 +267,13 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_stream(reply, calls, model)
             else:
                 self._send_completion(reply, calls, model)
+
+    def _send_raw(self, data: bytes, content_type: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def _send_body(self, status: int, text: str) -> None:
         data = text.encode()
