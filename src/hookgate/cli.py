@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the port on 127.0.0.1 (default: any free one)")  # fmt: skip
     window.add_argument("--no-browser", dest="open_browser", action="store_false",
                         help="print the URL, do not open a browser")  # fmt: skip
+    window.add_argument("--max-sessions", type=_at_least_one, default=None, metavar="N",
+                        help="sessions kept open at most; one more closes the one idle "
+                             "the longest (default: 32)")  # fmt: skip
     window.set_defaults(handler=_run_window)
     return parser
 
@@ -243,10 +246,19 @@ def _run_acp(args: argparse.Namespace) -> int:
     return asyncio.run(acp_mode(args.agent))
 
 
-def _run_window(args: argparse.Namespace) -> int:
-    from hookgate.frontends.window.serve import window_mode
+def _at_least_one(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
 
-    return window_mode(args.agent, port=args.port, open_browser=args.open_browser)
+
+def _run_window(args: argparse.Namespace) -> int:
+    from hookgate.frontends.window.serve import DEFAULT_MAX_SESSIONS, window_mode
+
+    return window_mode(
+        args.agent, port=args.port, open_browser=args.open_browser,
+        max_sessions=args.max_sessions or DEFAULT_MAX_SESSIONS,
+    )  # fmt: skip
 
 
 def _run_sessions(args: argparse.Namespace) -> int:
