@@ -12,7 +12,6 @@ import contextlib
 import gc
 import os
 import shlex
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -22,13 +21,19 @@ from hookgate.home import CACHE_DIR, default_home
 from hookgate.hooks import HookgateError, HooksConfig, parsecache
 from hookgate.hooks import cli as hooks_cli
 from hookgate.hooks.process import adopt_orphans_at_first_start
+from hookgate.output import (
+    EXIT_BROKEN_PIPE,
+    EXIT_OUTPUT_FAILED,
+    OutputFailed,
+    guard_stdout,
+    output_failure,
+    quiet_stdout,
+)
 from hookgate.trust import command as trust_command
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
-#: What a shell reports for a writer stopped by a closed pipe, as for `yes | head -1`.
-EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -114,14 +119,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
+    guard_stdout()
     try:
         return _main(argv, started)
     except BrokenPipeError:
-        # The reader has gone: say nothing, and keep the interpreter's last flush of
-        # stdout from failing (and printing) once more on the way out.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        quiet_stdout()  # the reader has gone: say nothing
         return EXIT_BROKEN_PIPE
+    except OutputFailed as exc:
+        quiet_stdout()
+        print(output_failure(exc), file=sys.stderr, flush=True)
+        return EXIT_OUTPUT_FAILED
 
 
 def _main(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
