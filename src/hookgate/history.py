@@ -63,11 +63,17 @@ class History:
         self._compactor = Compactor()
 
     @classmethod
-    def load(cls, session: Session | None, notify: Callable[[str], None]) -> History:
-        """The history of `session` as the model should read it (empty for None)."""
+    def load(
+        cls,
+        session: Session | None,
+        notify: Callable[[str], None],
+        entries: list[Message | SessionEvent] | None = None,
+    ) -> History:
+        """The history of `session` as the model should read it (empty for None), from
+        its `entries` where the caller has read them already (a file is read once)."""
         if session is None:
             return cls(None, [], notify)
-        messages, dropped = replay(session.entries())
+        messages, dropped = replay(session.entries() if entries is None else entries)
         if dropped:
             notify(
                 f"left out {dropped} tool result(s) of {session.path} that answered no open "

@@ -135,8 +135,8 @@ class Session:
             raise SessionError(f"cannot read the session file {self.path}: {exc.strerror}") from exc
         # Split on b"\n" only: str.splitlines would also split inside text at U+2028.
         for number, line in enumerate(data.split(b"\n")[1:], start=2):
-            try:
-                record = json.loads(line)
+            try:  # decoded here: `json.loads` of bytes first guesses their encoding
+                record = json.loads(line.decode())
             except ValueError:  # torn, empty, or not UTF-8
                 continue
             if isinstance(record, dict):
@@ -169,11 +169,14 @@ class SessionStore:
         self.directory = self.home / "sessions"
         self._fsync = fsync
 
-    def create(self, *, agent_file: str, cwd: str) -> Session:
-        """Start a new session file (mode 0600, in a 0700 directory) holding its header."""
+    def create(self, *, agent_file: str, cwd: str, session_id: str | None = None) -> Session:
+        """Start a new session file (mode 0600, in a 0700 directory) holding its header,
+        named `session_id` (a fresh one if taken, or not given): the id a caller that
+        goes on without the file (it could not be written) names it by too."""
         self._make_directory()
-        for _ in range(CREATE_ATTEMPTS):
-            session_id = new_session_id()
+        for attempt in range(CREATE_ATTEMPTS):
+            if attempt or session_id is None:
+                session_id = new_session_id()
             path = self.directory / f"{session_id}{_SUFFIX}"
             created = datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
             header = {"type": "session", "id": session_id, "created": created,
