@@ -18,11 +18,10 @@ import pytest
 
 from hookgate.frontends.window.app import MAX_BODY
 from runtime.project import HOOKGATE, RUN_TIMEOUT, Project
-from window.conftest import Window, stop
+from window.conftest import Window, start_window, stop
 from window.test_window_guard import ask, client, open_session
 
-#: Seconds a turn of the scripted model may take to end on a loaded machine.
-TURN_S = 30.0
+__all__ = ["start_window"]  # the fixture
 
 
 def open_ids(http: httpx2.Client) -> list[str]:
@@ -40,9 +39,11 @@ def wait_idle(http: httpx2.Client, session_id: str) -> None:
     pytest.fail(f"the turn of {session_id} never ended")
 
 
+@pytest.mark.reliability("load")
 def test_one_session_past_the_cap_closes_the_one_idle_the_longest(
     project: Project, start_window: Callable[..., Window]
 ) -> None:
+    """`--max-sessions 2` and a third session: the one idle the longest is closed, the one used last kept."""
     project.write_agent(project.script({"text": "fine"}))
     window = start_window("--max-sessions", "2")
     first, second = open_session(window), open_session(window)
@@ -57,9 +58,11 @@ def test_one_session_past_the_cap_closes_the_one_idle_the_longest(
     assert "Traceback" not in err
 
 
+@pytest.mark.reliability("load")
 def test_a_closed_session_is_gone_and_its_stream_ends(
     project: Project, start_window: Callable[..., Window]
 ) -> None:
+    """`POST /api/sessions/ID/close`: the session is closed (saved, not open), its event stream ends."""
     project.write_agent(project.script({"text": "fine"}))
     window = start_window()
     session_id = open_session(window)
@@ -81,9 +84,11 @@ def test_a_closed_session_is_gone_and_its_stream_ends(
     assert "Traceback" not in err
 
 
+@pytest.mark.reliability("load")
 def test_with_every_session_running_a_turn_a_new_one_is_refused(
     project: Project, start_window: Callable[..., Window]
 ) -> None:
+    """Every open session running a turn, at the cap: a new one is refused (503), none is cut short."""
     project.write_agent(project.script({"delay": 60, "text": "late"}))
     window = start_window("--max-sessions", "1")
     busy = open_session(window)
@@ -106,11 +111,14 @@ def _chunks(total: int, size: int = 64 * 1024) -> Iterator[bytes]:
     yield b'"}'
 
 
+@pytest.mark.reliability("load")
 @pytest.mark.parametrize("declared", [True, False], ids=["content-length", "chunked"])
 def test_a_body_past_the_cap_is_413_and_not_read_whole(
     project: Project, start_window: Callable[..., Window], declared: bool
 ) -> None:
-    """A question of 20 MB: refused as too large (not read, then found too long), whether
+    """A 20 MB request body to the window: 413 as it is read, not read whole; the window serves on.
+
+    A question of 20 MB: refused as too large (not read, then found too long), whether
     its length is declared or it streams in chunks."""
     project.write_agent(project.script({"text": "fine"}))
     window = start_window()
@@ -136,8 +144,11 @@ def test_a_body_past_the_cap_is_413_and_not_read_whole(
 FEW_DESCRIPTORS = 40
 
 
+@pytest.mark.reliability("load")
 def test_running_out_of_file_descriptors_is_503_said_once(project: Project) -> None:
-    """Each session holds descriptors; past the process's limit, opening one more fails.
+    """The window out of file descriptors: each request that needs one is 503, said once on stderr, no traceback.
+
+    Each session holds descriptors; past the process's limit, opening one more fails.
     Each such request is answered 503 and the shortage said once on stderr, where every
     request was a 500 and a traceback."""
     project.write_agent(project.script({"text": "fine"}))
