@@ -379,8 +379,9 @@ def test_line_mode_on_an_unwritable_home(
 def test_a_session_that_cannot_be_saved_keeps_the_id_its_notice_names(
     project: Project, mark: str
 ) -> None:
-    """A new session on a full disk: the notice names a session file, and the session
-    goes on under that id (its transcript's, the hooks'), not under another one."""
+    """A new session on a full disk goes on under the id its notice names, not another one.
+
+    The notice names a session file; the transcript, the hooks' session id are that id."""
     project.write_agent(project.script({"text": ANSWER}))
 
     done = run(project, mark, preexec_fn=limit_file_size(0))
