@@ -183,12 +183,16 @@ async def open_agent(
     model = make_model(config.model_spec(), config.base_dir)
     project_dir = Path.cwd() if project_dir is None else project_dir
     store = store or SessionStore()
+    # Chosen first: a session whose file cannot be written keeps the id its notice named.
+    fresh_id = new_session_id()
     try:
-        session, source = _open_session(store, config, project_dir, resume, continue_last, notify)
+        session, source = _open_session(
+            store, config, project_dir, (resume, continue_last, fresh_id), notify
+        )
     except BaseException:
         await model.aclose()
         raise
-    session_id = session.id if session is not None else new_session_id()
+    session_id = session.id if session is not None else fresh_id
     transcript = transcript_path(store.home, session_id)
     env_file = envfile.create(store.home, session_id)
     engine = HookEngine(
@@ -199,12 +203,13 @@ async def open_agent(
         asked_agent=asked_as, observer=observer_for(config.telemetry, os.environ),
         env_file=str(env_file),
     )  # fmt: skip
-    history = History.load(session, notify)
+    recorded = session.entries() if session is not None else []  # the file, read once
+    history = History.load(session, notify, recorded)
     try:
         # Written before the first hook runs: sessionStart hooks of a resumed session read it.
         history.transcript = Transcript.start(
             store.home, session_id, model=_model_name(config), cwd=str(project_dir), notify=notify,
-            messages=session.messages() if session is not None else (),
+            messages=[entry for entry in recorded if isinstance(entry, Message)],
         )  # fmt: skip
         # What `hooks check` warns about, a session says too: a guard its own shell
         # cannot parse would otherwise block every question with no reason shown.
@@ -406,17 +411,19 @@ def _open_session(
     store: SessionStore,
     config: AgentConfig,
     project_dir: Path,
-    resume: str | None,
-    continue_last: bool,
+    which: tuple[str | None, bool, str],
     notify: Callable[[str], None],
 ) -> tuple[Session | None, str]:
-    """The session to resume or a new one, locked; None when a new one cannot be written.
+    """The session to resume (`which`: the id to resume, or whether to continue the
+    latest) or a new one (named by `which`'s fresh id), locked; None when a new one
+    cannot be written.
 
     A resumed session another process holds is `SessionBusy`: two writers would
     interleave their turns. A full disk or a read-only directory costs the user a
     notice, not the run: the session goes on in memory, as it does when a write fails
     later.
     """
+    resume, continue_last, fresh_id = which
     store.make_private(notify)
     session: Session | None = None
     if resume:
@@ -427,7 +434,9 @@ def _open_session(
         session.lock()
         return session, "resume"
     try:
-        session = store.create(agent_file=str(config.path.absolute()), cwd=str(project_dir))
+        session = store.create(
+            agent_file=str(config.path.absolute()), cwd=str(project_dir), session_id=fresh_id
+        )
         session.lock()
     except SessionError as exc:
         notify(f"history is not saved: {exc}")

@@ -12,7 +12,6 @@ import contextlib
 import gc
 import os
 import shlex
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,6 +22,14 @@ from hookgate.home import CACHE_DIR, default_home
 from hookgate.hooks import HookgateError, HooksConfig, parsecache
 from hookgate.hooks import cli as hooks_cli
 from hookgate.hooks.process import adopt_orphans_at_first_start
+from hookgate.output import (
+    EXIT_BROKEN_PIPE,
+    EXIT_OUTPUT_FAILED,
+    OutputFailed,
+    guard_stdout,
+    output_failure,
+    quiet_stdout,
+)
 from hookgate.policytest import cli as policytest_cli
 from hookgate.serve import cli as serve_cli
 from hookgate.trust import command as trust_command
@@ -30,8 +37,6 @@ from hookgate.trust import command as trust_command
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
-#: What a shell reports for a writer stopped by a closed pipe, as for `yes | head -1`.
-EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the port on 127.0.0.1 (default: any free one)")  # fmt: skip
     window.add_argument("--no-browser", dest="open_browser", action="store_false",
                         help="print the URL, do not open a browser")  # fmt: skip
+    window.add_argument("--max-sessions", type=_at_least_one, default=None, metavar="N",
+                        help="sessions kept open at most; one more closes the one idle "
+                             "the longest (default: 32)")  # fmt: skip
     window.set_defaults(handler=_run_window)
     return parser
 
@@ -133,14 +141,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
+    guard_stdout()
     try:
         return _main(argv, started)
     except BrokenPipeError:
-        # The reader has gone: say nothing, and keep the interpreter's last flush of
-        # stdout from failing (and printing) once more on the way out.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        quiet_stdout()  # the reader has gone: say nothing
         return EXIT_BROKEN_PIPE
+    except OutputFailed as exc:
+        quiet_stdout()
+        print(output_failure(exc), file=sys.stderr, flush=True)
+        return EXIT_OUTPUT_FAILED
 
 
 def _main(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
@@ -268,10 +278,19 @@ def _run_acp(args: argparse.Namespace) -> int:
     return asyncio.run(acp_mode(args.agent))
 
 
-def _run_window(args: argparse.Namespace) -> int:
-    from hookgate.frontends.window.serve import window_mode
+def _at_least_one(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
 
-    return window_mode(args.agent, port=args.port, open_browser=args.open_browser)
+
+def _run_window(args: argparse.Namespace) -> int:
+    from hookgate.frontends.window.serve import DEFAULT_MAX_SESSIONS, window_mode
+
+    return window_mode(
+        args.agent, port=args.port, open_browser=args.open_browser,
+        max_sessions=args.max_sessions or DEFAULT_MAX_SESSIONS,
+    )  # fmt: skip
 
 
 def _run_sessions(args: argparse.Namespace) -> int:

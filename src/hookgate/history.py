@@ -13,25 +13,38 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hookgate.errors import ModelError, SessionError
+from hookgate.compaction import (
+    KEEP_RECENT,
+    SUMMARY_ACK,
+    SUMMARY_NOTE,
+    SUMMARY_REQUEST,
+    Compactor,
+    size_of,
+    summarised,
+)
+from hookgate.errors import SessionError
 from hookgate.messages import Message
 from hookgate.models import ModelClient
 from hookgate.session import Session, SessionEvent
 from hookgate.transcript import Transcript
 
-SUMMARY_REQUEST = (
-    "Summarise the conversation so far for your own later use: the user's goals, what "
-    "was done, files touched, decisions and open questions. Be brief and factual."
-)
-#: Messages kept verbatim at the end when older ones are summarised.
-KEEP_RECENT = 6
+__all__ = [
+    "COMPACTED",
+    "KEEP_RECENT",
+    "SUMMARY_ACK",
+    "SUMMARY_NOTE",
+    "SUMMARY_REQUEST",
+    "UNSAVED_RESULT",
+    "History",
+    "answer_every_call",
+    "replay",
+]
+
 #: The answer a resumed session gives a tool call whose result never reached the file
 #: (the disk filled, or hookgate was killed mid-call): servers refuse a call unanswered.
 UNSAVED_RESULT = "[no result: it was not saved in the session file]"
 #: The event that records a compaction: the summary, and how many messages it left as they were.
 COMPACTED = "compacted"
-SUMMARY_NOTE = "[summary of earlier turns]\n"
-SUMMARY_ACK = "Understood."
 
 
 class History:
@@ -47,13 +60,20 @@ class History:
         self._write_failed = False
         self.transcript: Transcript | None = None
         """Where every appended message is also written for hooks to read, if anywhere."""
+        self._compactor = Compactor()
 
     @classmethod
-    def load(cls, session: Session | None, notify: Callable[[str], None]) -> History:
-        """The history of `session` as the model should read it (empty for None)."""
+    def load(
+        cls,
+        session: Session | None,
+        notify: Callable[[str], None],
+        entries: list[Message | SessionEvent] | None = None,
+    ) -> History:
+        """The history of `session` as the model should read it (empty for None), from
+        its `entries` where the caller has read them already (a file is read once)."""
         if session is None:
             return cls(None, [], notify)
-        messages, dropped = replay(session.entries())
+        messages, dropped = replay(session.entries() if entries is None else entries)
         if dropped:
             notify(
                 f"left out {dropped} tool result(s) of {session.path} that answered no open "
@@ -94,30 +114,30 @@ class History:
             self._notify(f"history is no longer saved: {exc}")
 
     def size(self) -> int:
-        return sum(
-            len(m.content) + sum(len(str(c.arguments)) for c in m.tool_calls) for m in self.messages
-        )
+        return size_of(self.messages)
 
     async def compact(self, model: ModelClient, system: str, budget: int) -> bool:
-        """Summarise older messages when the conversation exceeds `budget` characters.
+        """Summarise older messages when the conversation exceeds `budget` characters
+        (`hookgate.compaction`); where the summary is refused, leave the oldest out.
 
         Asks the model directly, with no tools and no hooks: the summary is the
         model's own notes, not a turn. Returns whether it compacted.
         """
-        if self.size() <= budget or len(self.messages) <= KEEP_RECENT:
+        done = await self._compactor.compact(self.messages, model, system, budget)
+        if done is None:
             return False
-        cut = _safe_cut(self.messages, len(self.messages) - KEEP_RECENT)
-        if cut <= 0:
-            return False
-        old, recent = self.messages[:cut], self.messages[cut:]
-        request = [Message("system", system), *old, Message("user", SUMMARY_REQUEST)]
-        try:
-            summary = await model.complete(request, [])
-        except ModelError as exc:
-            self._notify(f"could not summarise older turns: {exc}")
-            return False
-        self.messages[:] = _summarised(summary.text, recent)
-        data = {"messages_summarised": len(old), "kept": len(recent), "summary": summary.text}
+        if done.refusal is not None:
+            self._notify(
+                f"could not summarise older turns: {done.refusal}; "
+                f"{len(self.messages) - len(done.kept)} older message(s) left out instead"
+            )
+        data = {
+            "messages_summarised": len(self.messages) - len(done.kept),
+            "kept": len(done.kept),
+            "summary": done.summary,
+            "summarised": done.summarised,
+        }
+        self.messages[:] = summarised(done.summary, done.kept)
         self.event(COMPACTED, data)
         return True
 
@@ -140,7 +160,7 @@ def replay(entries: list[Message | SessionEvent]) -> tuple[list[Message], int]:
         conversation, left_out = answer_every_call(conversation)
         dropped += left_out
         if 0 <= kept <= len(conversation):
-            conversation = _summarised(summary, conversation[len(conversation) - kept :])
+            conversation = summarised(summary, conversation[len(conversation) - kept :])
     conversation, left_out = answer_every_call(conversation)
     return conversation, dropped + left_out
 
@@ -168,15 +188,3 @@ def answer_every_call(messages: list[Message]) -> tuple[list[Message], int]:
         waiting = [call.id for call in message.tool_calls] if message.role == "assistant" else []
     repaired += [Message("tool", UNSAVED_RESULT, tool_call_id=id_) for id_ in waiting]
     return repaired, dropped
-
-
-def _summarised(summary: str, recent: list[Message]) -> list[Message]:
-    """The conversation after a compaction: the summary, its acknowledgement, `recent`."""
-    return [Message("user", SUMMARY_NOTE + summary), Message("assistant", SUMMARY_ACK), *recent]
-
-
-def _safe_cut(messages: list[Message], cut: int) -> int:
-    """Move `cut` back so no tool result is separated from the call that asked for it."""
-    while cut > 0 and messages[cut].role == "tool":
-        cut -= 1
-    return cut

@@ -135,8 +135,8 @@ class Session:
             raise SessionError(f"cannot read the session file {self.path}: {exc.strerror}") from exc
         # Split on b"\n" only: str.splitlines would also split inside text at U+2028.
         for number, line in enumerate(data.split(b"\n")[1:], start=2):
-            try:
-                record = json.loads(line)
+            try:  # decoded here: `json.loads` of bytes first guesses their encoding
+                record = json.loads(line.decode())
             except ValueError:  # torn, empty, or not UTF-8
                 continue
             if isinstance(record, dict):
@@ -169,22 +169,26 @@ class SessionStore:
         self.directory = self.home / "sessions"
         self._fsync = fsync
 
-    def create(self, *, agent_file: str, cwd: str, session_id: str | None = None) -> Session:
-        """Start a new session file (mode 0600, in a 0700 directory) holding its header.
-
-        `session_id` names it (letters, digits, `-`, `_`); where another process made
-        that one first, it is opened instead."""
+    def create(
+        self, *, agent_file: str, cwd: str, session_id: str | None = None, reuse: bool = False
+    ) -> Session:
+        """Start a new session file (mode 0600, in a 0700 directory) holding its header,
+        named `session_id` (letters, digits, `-`, `_`): the id a caller that goes on
+        without the file (it could not be written) names it by too. Where that file
+        exists already, `reuse` opens it (another process of the same agent session made
+        it first); otherwise a fresh id is drawn, as when none is given."""
         self._make_directory()
-        for _ in range(CREATE_ATTEMPTS):
-            chosen = session_id or new_session_id()
-            path = self.directory / f"{chosen}{_SUFFIX}"
+        for attempt in range(CREATE_ATTEMPTS):
+            if session_id is None or (attempt and not reuse):
+                session_id = new_session_id()
+            path = self.directory / f"{session_id}{_SUFFIX}"
             created = datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
-            header = {"type": "session", "id": chosen, "created": created,
+            header = {"type": "session", "id": session_id, "created": created,
                       "agent_file": agent_file, "cwd": cwd, "version": SESSION_VERSION}  # fmt: skip
             try:
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
             except FileExistsError:
-                if session_id is not None:
+                if reuse:
                     return self._load(path)
                 continue
             except OSError as exc:

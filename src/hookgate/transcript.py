@@ -4,8 +4,10 @@
 the history records, as it records it, so a hook reads the conversation up to the event
 it handles; it holds exactly what the history holds (a blocked question's marker, a
 redacted call), never more, with tool calls under Claude's names and argument shapes
-(the claude format's own mapping, `claude_tools`). It is private (0600) and derived: rewritten from the session
-file when a session resumes. A write that fails costs a notice, never the turn.
+(the claude format's own mapping, `claude_tools`). It is private (0600) and derived from
+the session file: when a session resumes it is kept where it holds every message
+already (the last run wrote them), else rewritten from the file in one pass. A write
+that fails costs a notice, never the turn.
 """
 
 from __future__ import annotations
@@ -70,28 +72,85 @@ class Transcript:
         messages: Iterable[Message],
         notify: Callable[[str], None],
     ) -> Transcript:
-        """A fresh transcript of `session_id` holding `messages` (a resumed session's)."""
+        """The transcript of `session_id` holding `messages` (a resumed session's): the
+        file as the last run left it where it holds them all already (as many lines, the
+        last one the last message), else written afresh, in one pass."""
         transcript = cls(transcript_path(home, session_id), session_id, model, cwd, notify)
+        conversation = [message for message in messages if message.role != "system"]
         try:
             transcript.path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_NOFOLLOW
-            transcript._fd = os.open(transcript.path, flags | os.O_CLOEXEC, FILE_MODE)
+            kept = transcript._up_to_date(conversation) if conversation else None
+            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW
+            transcript._fd = os.open(
+                transcript.path, flags | (0 if kept else os.O_TRUNC) | os.O_CLOEXEC, FILE_MODE
+            )
             os.fchmod(transcript._fd, FILE_MODE)  # an older file may have been looser
         except OSError as exc:
             transcript._fail(exc)
-        for message in messages:
-            transcript.append(message)
+            return transcript
+        if kept:
+            transcript._last_uuid = kept
+        else:
+            transcript._write_all(conversation)  # one write, not one per message
         return transcript
+
+    def _up_to_date(self, conversation: list[Message]) -> str | None:
+        """The last line's uuid where the file holds `conversation` already: one line per
+        message, the last one this session's and the last message's. Else None."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            with os.fdopen(fd, "rb") as file:
+                data = file.read()
+        except OSError:
+            return None
+        if not data.endswith(b"\n") or data.count(b"\n") != len(conversation):
+            return None
+        try:
+            last = json.loads(data[data.rfind(b"\n", 0, len(data) - 1) + 1 :])
+        except ValueError:
+            return None
+        expected = _claude_message(conversation[-1], self.model, self.cwd)
+        if not isinstance(last, dict) or last.get("sessionId") != self.session_id:
+            return None
+        if last.get("message") != json.loads(json.dumps(expected, ensure_ascii=False)):
+            return None
+        uuid = last.get("uuid")
+        return uuid if isinstance(uuid, str) else None
 
     def append(self, message: Message) -> None:
         """Write `message` as one line of Claude's shape."""
-        if self._fd is None or message.role == "system":
-            return  # a system message is not part of the conversation a transcript shows
-        line_uuid = random_uuid()
+        self._write_all((message,))
+
+    def _write_all(self, messages: Iterable[Message]) -> None:
+        """Write `messages` (but system ones: not the conversation) as lines, in one pass."""
+        if self._fd is None:
+            return
+        lines, last = [], self._last_uuid
+        for message in messages:
+            if message.role != "system":
+                line_uuid = random_uuid()
+                lines.append(self._line(message, last, line_uuid))
+                last = line_uuid
+        if not lines:
+            return
+        try:
+            view = memoryview("".join(lines).encode("utf-8", "backslashreplace"))
+            while view:
+                view = view[os.write(self._fd, view) :]
+        except OSError as exc:
+            self._fail(exc)
+            return
+        self._last_uuid = last
+
+    def _line(self, message: Message, parent: str | None, line_uuid: str) -> str:
+        """One line of Claude Code's shape, compact and in its key order."""
         kind = "assistant" if message.role == "assistant" else "user"
         body = _claude_message(message, self.model, self.cwd)
         # Claude Code's key order: an assistant line has its message before its type.
-        record: dict[str, Any] = {"parentUuid": self._last_uuid, "isSidechain": False}
+        record: dict[str, Any] = {"parentUuid": parent, "isSidechain": False}
         if kind == "assistant":
             record |= {"message": body, "type": kind}
         else:
@@ -102,16 +161,7 @@ class Transcript:
             "cwd": self.cwd,
             "sessionId": self.session_id,
         }
-        text = json.dumps(record, ensure_ascii=False, separators=COMPACT) + "\n"
-        data = text.encode("utf-8", "backslashreplace")
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self._fd, view) :]
-        except OSError as exc:
-            self._fail(exc)
-            return
-        self._last_uuid = line_uuid
+        return json.dumps(record, ensure_ascii=False, separators=COMPACT) + "\n"
 
     def close(self) -> None:
         fd, self._fd = self._fd, None

@@ -171,6 +171,38 @@ def test_a_refused_connection_fails_the_hook(make_engine: MakeEngine, run_hooks:
     assert f"hook 'policy' failed: POST {url}" in (failed.reason or "")
 
 
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (Answer(reset=True), "the server reset the connection"),
+        (Answer(hang_up=True), "the server closed the connection without answering"),
+    ],
+    ids=["reset", "hang-up"],
+)
+def test_a_connection_lost_before_the_answer_says_so(
+    server: HookServer, make_engine: MakeEngine, run_hooks: RunHooks, answer: Answer, said: str
+) -> None:
+    """A server that drops the connection after the request: the reason says what
+    happened, in words, where it was an empty message after the URL."""
+    server.queue(answer)
+    engine = make_engine({"preGeneration": [http_hook(server.url, onError="fail")]})
+    failed = run_hooks(engine, "preGeneration", {"prompt": "hi"})
+    assert failed.blocked
+    assert failed.reason == f"hook 'policy' failed: POST {server.url}: {said}"
+
+
+def test_a_refused_connection_says_nothing_listens(
+    make_engine: MakeEngine, run_hooks: RunHooks
+) -> None:
+    url = refused_url()
+    engine = make_engine({"preGeneration": [http_hook(url, onError="fail")]})
+    failed = run_hooks(engine, "preGeneration", {"prompt": "hi"})
+    assert (
+        failed.reason
+        == f"hook 'policy' failed: POST {url}: connection refused: nothing listens there"
+    )
+
+
 def test_a_server_that_never_answers_is_cut_at_the_timeout(
     server: HookServer, make_engine: MakeEngine, run_hooks: RunHooks
 ) -> None:

@@ -124,6 +124,41 @@ def test_an_unreachable_or_failing_checker_blocks(
         assert "failed: checker m" in (outcome.reason or "") or "500" in (outcome.reason or "")
 
 
+@pytest.mark.parametrize(
+    ("reply", "said"),
+    [
+        (
+            ServedReply.raw("<html><body>Bad gateway</body></html>", "text/html"),
+            "did not answer JSON (text/html): '<html><body>Bad gateway</body></html>'",
+        ),
+        (
+            ServedReply.raw('data: {"choices": []}\n\ndata: [DONE]\n\n', "text/event-stream"),
+            "answered a stream (text/event-stream), not one JSON object",
+        ),
+        (
+            ServedReply.raw("{not json", "application/json"),
+            "did not answer JSON (application/json): '{not json'",
+        ),
+        (
+            ServedReply.raw('{"status": "ok"}', "application/json"),
+            'answered JSON that is not a chat completion: \'{"status": "ok"}\'',
+        ),
+    ],
+    ids=["html", "stream", "broken-json", "not-a-completion"],
+)
+def test_a_checker_answering_something_else_blocks_and_says_what(
+    chat: ChatServer, make_engine: MakeEngine, run_hooks: RunHooks, reply: ServedReply, said: str
+) -> None:
+    """A proxy's HTML page, a stream, a body that is not JSON: the reason says what
+    came, never a Python exception's text."""
+    chat.queue(reply)
+    engine = make_engine({"preToolCall": [model_hook(served(chat))]})
+    outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
+    assert outcome.blocked
+    where = f"checker checker-1b at {chat.url}"
+    assert outcome.reason == f"hook 'model checker-1b' failed: {where} {said}"
+
+
 def test_a_checker_whose_answer_never_ends_is_cut_at_the_output_cap(
     chat: ChatServer, make_engine: MakeEngine, run_hooks: RunHooks
 ) -> None:

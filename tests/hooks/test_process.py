@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import functools
 import gc
-import itertools
 import os
 import select
 import signal
@@ -35,6 +35,7 @@ from hookgate.hooks import (
     run_process,
     run_process_sync,
 )
+from hookgate.hooks import runner as runner_module
 from hookgate.hooks.process import (
     DEFAULT_PIPE_SIZE,
     HOLD_WAIT,
@@ -49,8 +50,9 @@ from hookgate.hooks.process.resident import Resident
 
 #: The timeout of the hooks below that are meant to run past it.
 TIMEOUT = 0.3
-#: Slack on every duration bound, for a loaded two-core machine.
-SLACK = 1.5
+#: How long the sleeping hooks below sleep: a bound that asserts an order (stopped
+#: before its own end), never the machine's speed.
+SLEEPER_S = 30
 #: A payload far larger than a pipe's buffer (64 KiB on Linux).
 BIG = 10 * 1024 * 1024
 #: What the flooding hooks write: 100 MB.
@@ -108,9 +110,8 @@ def test_exit_status_and_both_streams_come_back(sh: Run) -> None:
 
 def test_stdin_is_written_while_output_is_drained(run: Run) -> None:
     """`cat` echoes 10 MB back: writing it all before reading would deadlock both sides."""
-    started = time.monotonic()
     result = run(["cat"], stdin=b"x" * BIG)
-    assert time.monotonic() - started < SLACK
+    assert not result.timed_out  # the deadlock this avoids would end at the timeout
     assert result.returncode == 0
     assert result.stdout == b"x" * OUTPUT_CAP
     assert result.stdout_truncated
@@ -129,6 +130,25 @@ def test_input_of_any_size_arrives_whole(size: int, run: Run) -> None:
 
 #: Prints the capacity of its stdout pipe (fcntl F_GETPIPE_SZ).
 PRINTS_ITS_PIPE_SIZE = [sys.executable, "-c", "import fcntl; print(fcntl.fcntl(1, 1032))"]
+_F_GETPIPE_SZ, _F_SETPIPE_SZ = 1032, 1031
+#: The capacities a pipe is made with: the default, or two pages once the user's pipe
+#: budget (`/proc/sys/fs/pipe-user-pages-soft`, shared by every process of the user,
+#: other test runs included) is spent. A resize the kernel refuses leaves the pipe so
+#: (`enlarge_pipe`): the documented fallback.
+MADE_SIZES = {DEFAULT_PIPE_SIZE, 2 * os.sysconf("SC_PAGE_SIZE")}
+
+
+def _refuses_now(size: int) -> bool:
+    """Whether the kernel refuses a pipe of `size` bytes to this user at the moment."""
+    read_end, write_end = os.pipe()
+    try:
+        fcntl.fcntl(write_end, _F_SETPIPE_SZ, size)
+    except OSError:
+        return True
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    return False
 
 
 @pytest.mark.parametrize(
@@ -136,18 +156,32 @@ PRINTS_ITS_PIPE_SIZE = [sys.executable, "-c", "import fcntl; print(fcntl.fcntl(1
 )
 def test_the_stdout_pipe_holds_what_was_asked(asked: int | None, capacity: int, run: Run) -> None:
     """Output waits in the pipe until the exit is seen; `pipe_size` sets how much fits
-    (`PIPE_SIZE` unless said otherwise; None keeps the system's default)."""
-    assert int(run(PRINTS_ITS_PIPE_SIZE, pipe_size=asked).stdout) == capacity
-    if asked == PIPE_SIZE:
-        assert int(run(PRINTS_ITS_PIPE_SIZE).stdout) == PIPE_SIZE
+    (`PIPE_SIZE` unless said otherwise; None keeps the system's default). Where the
+    kernel refuses the size (the user's pipe budget is spent: a busy machine), the
+    pipe keeps the size it was made with, and the process runs all the same."""
+    for options in [{"pipe_size": asked}] + ([{}] if asked == PIPE_SIZE else []):
+        got = int(run(PRINTS_ITS_PIPE_SIZE, **options).stdout)
+        if got != capacity:
+            assert got in MADE_SIZES, got
+            assert asked is None or _refuses_now(asked), (asked, got)
+
+
+def test_a_size_the_kernel_refuses_leaves_the_pipe_as_made(run: Run) -> None:
+    """Asked for more than `/proc/sys/fs/pipe-max-size` (which only a process with
+    CAP_SYS_RESOURCE may pass), the pipe keeps the size it was made with; the process
+    runs, and its output arrives whole."""
+    too_big = 2 * int(Path("/proc/sys/fs/pipe-max-size").read_text())
+    if not _refuses_now(too_big):
+        pytest.skip("this process may pass pipe-max-size (CAP_SYS_RESOURCE)")
+    assert int(run(PRINTS_ITS_PIPE_SIZE, pipe_size=too_big).stdout) in MADE_SIZES
+    result = run(["cat"], stdin=b"x" * BIG, pipe_size=too_big)
+    assert (result.returncode, len(result.stdout)) == (0, OUTPUT_CAP)
 
 
 @pytest.mark.parametrize("stream", ["stdout", "stderr"])
 def test_a_flood_is_capped_and_flagged(stream: str, sh: Run) -> None:
     redirect = "" if stream == "stdout" else ">&2"
-    started = time.monotonic()
     result = sh(f"head -c {FLOOD} /dev/zero {redirect}", timeout=10)
-    assert time.monotonic() - started < 5
     assert result.returncode == 0
     assert not result.timed_out
     assert len(getattr(result, stream)) == OUTPUT_CAP
@@ -168,7 +202,7 @@ def test_a_sleeper_is_stopped_at_its_timeout(
     elapsed = time.monotonic() - started
     assert result.timed_out
     assert result.signal == signal.SIGTERM
-    assert TIMEOUT <= elapsed < TIMEOUT + SLACK
+    assert TIMEOUT <= elapsed < SLEEPER_S  # stopped at its timeout, not at its own end
     group_gone(read_pid(tmp_path / "pid"))
 
 
@@ -180,7 +214,7 @@ def test_a_process_ignoring_sigterm_is_killed_after_the_grace(
     elapsed = time.monotonic() - started
     assert result.timed_out
     assert result.signal == signal.SIGKILL
-    assert TIMEOUT + KILL_GRACE <= elapsed < TIMEOUT + KILL_GRACE + SLACK
+    assert TIMEOUT + KILL_GRACE <= elapsed < SLEEPER_S
     group_gone(read_pid(tmp_path / "pid"))
 
 
@@ -191,11 +225,9 @@ def test_a_grandchild_holding_stdout_does_not_hold_us(
     pid_alive: Callable[[int], bool],
     sh: Run,
 ) -> None:
-    started = time.monotonic()
     result = sh(
         f"echo $$ > {tmp_path}/pid; (sleep 30; echo late) & echo $! > {tmp_path}/kid; echo early"
     )
-    assert time.monotonic() - started < SLACK
     assert (result.returncode, result.stdout, result.timed_out) == (0, b"early\n", False)
     assert not pid_alive(read_pid(tmp_path / "kid"))
     group_gone(read_pid(tmp_path / "pid"))
@@ -227,7 +259,7 @@ def test_cancelling_the_caller_stops_the_group(
             await task
         return time.monotonic() - started
 
-    assert asyncio.run(cancel_soon()) < KILL_GRACE + SLACK
+    assert asyncio.run(cancel_soon()) < SLEEPER_S  # not its own end
     group_gone(read_pid(tmp_path / "pid"))
 
 
@@ -319,7 +351,7 @@ def test_an_interrupted_run_process_sync_stops_the_group_and_goes_on(
                 env=dict(os.environ),
                 timeout=30,
             )
-        assert time.monotonic() - started < 0.3 + KILL_GRACE + SLACK
+        assert time.monotonic() - started < SLEEPER_S  # not its own end
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
@@ -337,7 +369,7 @@ def test_without_a_pidfd_both_drivers_still_see_the_exit_and_the_timeout(
     result = run(["/bin/sh", "-c", script], timeout=TIMEOUT)
     if script == "sleep 30":
         assert result.timed_out
-        assert TIMEOUT <= time.monotonic() - started < TIMEOUT + SLACK
+        assert TIMEOUT <= time.monotonic() - started < SLEEPER_S
     else:
         assert (result.returncode, result.stdout, result.stderr) == (3, b"out\n", b"err\n")
         assert not result.timed_out
@@ -469,7 +501,6 @@ def test_a_resident_process_flooding_stderr_still_times_out(driver: str, dev_zer
     try:
         with never_stuck(), pytest.raises(TimeoutError):
             ask()
-        assert time.monotonic() - started < TIMEOUT + SLACK
         with never_stuck():
             runner.run(resident.stop()) if driver == "async" else resident.stop_sync()
     finally:
@@ -489,23 +520,25 @@ async def loop_ran_during(work: Callable[[], Awaitable[object]]) -> bool:
     return looped
 
 
-async def loop_gaps(work: Callable[[], Awaitable[object]]) -> list[float]:
-    """The seconds between the event loop's passes while `work()` was awaited: the
-    longest is the longest the loop was held."""
-    seen: list[float] = []
+#: What `QUICK` and `HOLD_WAIT` become where a test needs every run to count as quick:
+#: on a busy machine, a run of microseconds may take milliseconds, and what these tests
+#: assert is what follows from a run being quick (or not), not the machine's speed.
+EVERY_RUN_QUICK = 60.0
 
-    async def ticker() -> None:
-        while True:
-            seen.append(time.monotonic())
-            await asyncio.sleep(0)
 
-    ticking = asyncio.ensure_future(ticker())
-    await asyncio.sleep(0)
-    try:
-        await work()
-    finally:
-        ticking.cancel()
-    return [later - earlier for earlier, later in itertools.pairwise(seen)]
+@pytest.fixture
+def every_run_quick(monkeypatch: pytest.MonkeyPatch) -> Callable[[bool], None]:
+    """`every_run_quick(True)`: every run of a hook or a resident counts as quick, and a
+    held wait lasts until the answer; `every_run_quick(False)` puts the real bounds back."""
+    real = {name: getattr(process_core, name) for name in ("QUICK", "HOLD_WAIT")}
+
+    def set_(on: bool) -> None:
+        for module in (resident_module, runner_module):
+            for name, value in real.items():
+                monkeypatch.setattr(module, name, EVERY_RUN_QUICK if on else value)
+
+    set_(True)
+    return set_
 
 
 #: A resident child that answers each line after `argv[1]` seconds.
@@ -527,7 +560,9 @@ def _resident_echo(after: float) -> Resident:
     return _resident(ECHO_AFTER, str(after))
 
 
-def test_a_quick_resident_answer_is_read_without_a_pass_of_the_loop() -> None:
+def test_a_quick_resident_answer_is_read_without_a_pass_of_the_loop(
+    every_run_quick: Callable[[bool], None],
+) -> None:
     """A persistent hook that answers within `QUICK` is waited for with the loop held:
     a pass of the loop would cost as much as the exchange. Whether the loop ran
     meanwhile shows in a callback scheduled before the event was written."""
@@ -542,28 +577,66 @@ def test_a_quick_resident_answer_is_read_without_a_pass_of_the_loop() -> None:
         return looped
 
     looped = asyncio.run(asks())
-    # The first asks wait on the loop (the interpreter starting, then eager waits off
-    # until a reply comes within QUICK); a loaded machine may miss a few more.
-    assert looped[0]
-    assert looped.count(False) >= 10, looped
+    # The first ask waits on the loop (not known to be quick yet); every later one holds it.
+    assert looped == [True] + [False] * 29, looped
 
 
-def test_a_slow_resident_answer_does_not_hold_the_loop() -> None:
+#: A resident child that answers each line at once, or after 0.05 s once the file named
+#: by `argv[1]` exists.
+ECHO_SLOW_ONCE_TOLD = (
+    "import os, sys, time\n"
+    "for line in sys.stdin:\n"
+    "    if os.path.exists(sys.argv[1]):\n"
+    "        time.sleep(0.05)\n"
+    "    sys.stdout.write(line)\n"
+    "    sys.stdout.flush()\n"
+)
+
+
+def test_a_slow_resident_answer_does_not_hold_the_loop(
+    tmp_path: Path, every_run_quick: Callable[[bool], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A hook slower than `QUICK` holds the loop once, for `HOLD_WAIT` at most: then
-    it is waited for on the loop, which runs other work meanwhile."""
-    resident = _resident_echo(0.05)
+    it is waited for on the loop, which runs other work meanwhile. Counted: the asks
+    that wait with the loop held (`_one_read`), once quick, then once slow (50 ms is
+    past `QUICK` on any machine)."""
+    slow = tmp_path / "slow"
+    resident = _resident(ECHO_SLOW_ONCE_TOLD, str(slow))
+    held = count_calls(monkeypatch, Resident, "_one_read")
 
-    async def asks() -> None:
-        for number in range(8):
-            await resident.ask(b"%d\n" % number, time.monotonic() + 10)
+    async def asks(numbers: range) -> list[bool]:
+        looped = []
+        for number in numbers:
+            ask = functools.partial(resident.ask, b"%d\n" % number, time.monotonic() + 10)
+            looped.append(await loop_ran_during(ask))
+        return looped
 
-    async def gaps() -> list[float]:
-        found = await loop_gaps(asks)
+    async def quick_then_slow() -> tuple[int, list[bool]]:
+        await asks(range(5))
+        quick_holds = held[0]
+        every_run_quick(False)
+        slow.touch()
+        held[0] = 0
+        looped = await asks(range(5, 10))
         await resident.stop()
-        return found
+        return quick_holds, looped
 
-    longest = max(asyncio.run(gaps()))
-    assert longest < 0.03, longest  # each reply takes 0.05 s: the loop was not held for one
+    quick_holds, looped = asyncio.run(quick_then_slow())
+    assert quick_holds == 4  # each ask after the first
+    assert held[0] == 1  # the first slow one, then no more
+    assert looped == [True] * 5  # none of which was answered with the loop held
+
+
+def count_calls(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[int]:
+    """A counter of the calls of method `name` of class `owner` from now on."""
+    calls, real = [0], getattr(owner, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
 
 
 #: A resident child whose answer to each line is out before the line is: `n + 1` to
@@ -598,7 +671,9 @@ def _answered(resident: Resident) -> None:
 
 
 @pytest.mark.parametrize("driver", ["sync", "async"])
-def test_an_answer_already_there_is_read_without_a_poll(driver: str) -> None:
+def test_an_answer_already_there_is_read_without_a_poll(
+    driver: str, every_run_quick: Callable[[bool], None]
+) -> None:
     """A process on our processor usually runs as soon as its line is written, and its
     answer is there by the time we look: it is read at once, without a poll(2) (about
     a tenth of such an exchange), and on the event loop without a pass of the loop.
@@ -628,7 +703,8 @@ def test_an_answer_already_there_is_read_without_a_poll(driver: str) -> None:
     try:
         if driver == "async":
             held = asyncio.run(asks())
-            assert held.count(True) >= 10, held  # quick answers: the loop held
+            # The first waits on the loop (not known to be quick yet); then each holds it.
+            assert held == [False] + [True] * 29, held
         else:
             for number in range(30):
                 ask_sync(number)
@@ -640,7 +716,7 @@ def test_an_answer_already_there_is_read_without_a_poll(driver: str) -> None:
 
 @pytest.mark.parametrize("driver", ["sync", "async"])
 def test_an_answer_not_there_at_once_is_looked_for_again_before_any_poll(
-    driver: str, monkeypatch: pytest.MonkeyPatch
+    driver: str, monkeypatch: pytest.MonkeyPatch, every_run_quick: Callable[[bool], None]
 ) -> None:
     """A process on another processor answers a short event within microseconds, less
     than a sleep in poll(2) costs to wake from: an answer the first look misses is
@@ -692,8 +768,8 @@ def test_an_answer_not_there_at_once_is_looked_for_again_before_any_poll(
         resident.kill()
     assert counted.calls == 0
     # Two looks again at each event, at least (the second finds the answer if it is
-    # out); on the event loop, at each event a quick answer holds it for (most).
-    assert yields[0] >= (60 if driver == "sync" else 20), yields[0]
+    # out); on the event loop, at each event (each counts as quick here).
+    assert yields[0] >= 60, yields[0]
 
 
 def test_an_answer_never_there_at_once_is_looked_for_less_and_less(
@@ -702,29 +778,31 @@ def test_an_answer_never_there_at_once_is_looked_for_less_and_less(
     """Where the answer takes longer than `LOOK_AGAIN`, looking for it before the poll
     finds nothing, and costs that much processor time: each miss in a row doubles the
     events that go straight to the poll, up to 63, and it is tried again after them (a
-    process can move to our processor, or answer sooner)."""
-    resident = _resident_echo(0.005)
-    counted = resident._poll = CountedPoll(resident._poll)  # type: ignore[assignment]
-    stdout, looked, event = resident.process.stdout.fd, set(), {"number": 0, "polls": 0}
-    real_read = os.read
+    process can move to our processor, or answer sooner). Here every early look misses,
+    whatever the machine's speed; a look that finds the answer starts the series again."""
+    resident = _resident_echo(0)
+    looked: list[int] = []
+    number = 0
+    found_at = {6}  # the early look at this event finds the answer
+    real_read_soon = resident_module._read_soon
 
-    def read(fd: int, size: int) -> bytes:
-        if fd == stdout and counted.calls == event["polls"]:
-            looked.add(event["number"])  # a read of this event's answer before its poll
-        return real_read(fd, size)
+    def read_soon(fd: int, seconds: float) -> bytes | None:
+        looked.append(number)
+        if number in found_at:
+            assert select.select([fd], [], [], 10)[0]
+            return real_read_soon(fd, seconds)
+        return None
 
-    monkeypatch.setattr(os, "read", read)
+    monkeypatch.setattr(resident_module, "_read_soon", read_soon)
     try:
-        for number in range(200):
-            event.update(number=number, polls=counted.calls)
+        for number in range(200):  # `read_soon` reads it
             assert resident.ask_sync(b"%d\n" % number, time.monotonic() + 10) == b"%d" % number
     finally:
         monkeypatch.undo()
         resident.stop_sync()
-    # Looked for early at the events numbered 0, 2, 6, 14, 30, 62, 126 and 190. (A
-    # loaded machine may pause us past the answer's 5 ms once, between the write and
-    # the look: a look that finds it starts the series again.)
-    assert 8 <= len(looked) <= 14, sorted(looked)
+    # Missed at 0 and 2 (1, then 3 skipped after); found at 6, so the series starts
+    # again at 7: 1, 3, 7, 15, 31, 63 skipped between misses, and 63 at most.
+    assert looked == [0, 2, 6, 7, 9, 13, 21, 37, 69, 133, 197], looked
 
 
 #: A resident child whose answer to a line `n` is `n` bytes, in one write.
@@ -797,7 +875,9 @@ def guard(command: str, **options: Any) -> dict[str, Any]:
 SHELL_CALL = {"tool": "shell", "arguments": {"command": "ls"}}
 
 
-def test_a_quick_hook_is_awaited_without_a_pass_of_the_loop(make_engine: MakeEngine) -> None:
+def test_a_quick_hook_is_awaited_without_a_pass_of_the_loop(
+    make_engine: MakeEngine, every_run_quick: Callable[[bool], None]
+) -> None:
     """Once a process hook has run within `QUICK`, `await engine.run` waits for its next
     run with the loop held: the loop's own wake-up would cost a twentieth of the run.
     Whether the loop ran meanwhile shows in a callback scheduled before each event."""
@@ -811,34 +891,40 @@ def test_a_quick_hook_is_awaited_without_a_pass_of_the_loop(make_engine: MakeEng
         return [await loop_ran_during(event) for _ in range(20)]
 
     looped = asyncio.run(events())
-    assert looped[0]  # not known to be quick yet
-    # A loaded machine may miss `QUICK` now and then.
-    assert looped.count(False) >= 10, looped
+    assert looped == [True] + [False] * 19, looped  # the first: not known to be quick yet
 
 
 def test_a_quick_hook_that_turns_slow_holds_the_loop_once_and_briefly(
-    tmp_path: Path, make_engine: MakeEngine
+    tmp_path: Path, make_engine: MakeEngine, every_run_quick: Callable[[bool], None]
 ) -> None:
-    """A hook that was quick and now takes 50 ms holds the loop for `HOLD_WAIT` at most,
-    once: then it is waited for on the loop, which runs other work meanwhile. Its
-    verdict is the same either way."""
+    """A hook that was quick and now takes 50 ms (past `QUICK` on any machine) holds
+    the loop for `HOLD_WAIT` at most, once: then it is waited for on the loop, which
+    runs other work meanwhile. Its verdict is the same either way. Counted: the runs
+    started with a hold, and the events the loop ran during."""
     slow = tmp_path / "slow"
     engine = make_engine(guard(f"if [ -e {slow} ]; then sleep 0.05; exit 2; fi"))
+    holds: list[float] = []
+    real_run = engine._run_process
 
-    async def slow_events() -> None:
-        for _ in range(4):
-            assert (await engine.run("preToolCall", SHELL_CALL)).blocked
+    async def run_process(*args: Any, hold: float, **options: Any) -> ProcessResult:
+        holds.append(hold)
+        return await real_run(*args, hold=hold, **options)
 
-    async def gaps() -> list[float]:
+    engine._run_process = run_process  # type: ignore[method-assign]
+
+    async def slow_event() -> None:
+        assert (await engine.run("preToolCall", SHELL_CALL)).blocked
+
+    async def events() -> list[bool]:
         for _ in range(5):  # quick: known to be so from the first on
             assert (await engine.run("preToolCall", SHELL_CALL)).allowed
+        every_run_quick(False)
         slow.touch()
-        return await loop_gaps(slow_events)
+        return [await loop_ran_during(slow_event) for _ in range(4)]
 
-    found = asyncio.run(gaps())
-    assert max(found) < HOLD_WAIT + 0.02, max(found)  # never for the hook's 50 ms
-    held = [gap for gap in found if gap >= 0.8 * HOLD_WAIT]
-    assert len(held) <= 2, held  # once (and a loaded machine's pause), not each time
+    looped = asyncio.run(events())
+    assert holds == [0.0] + [EVERY_RUN_QUICK] * 4 + [HOLD_WAIT] + [0.0] * 3, holds
+    assert looped == [True] * 4  # the held wait ended before the hook did
 
 
 #: A hook that logs its stdout pipe's capacity to the file named by its first argument,
@@ -853,7 +939,7 @@ LOGS_ITS_PIPE_SIZE = (
 
 @pytest.mark.parametrize("driver", ["sync", "async"])
 def test_a_hook_whose_reply_filled_a_pipe_gets_a_larger_one_from_then_on(
-    driver: str, tmp_path: Path, make_engine: MakeEngine
+    driver: str, tmp_path: Path, make_engine: MakeEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A reply longer than a default pipe is half-written when the pipe fills, and
     waits for hookgate to drain it (`QUIET_START` after the start, when the hook is not
@@ -867,6 +953,8 @@ def test_a_hook_whose_reply_filled_a_pipe_gets_a_larger_one_from_then_on(
         for name, log in logs.items()
     ]})  # fmt: skip
 
+    granted = record_resizes(monkeypatch)
+
     async def events() -> list[Outcome]:
         return [await engine.run("preToolCall", SHELL_CALL) for _ in range(3)]
 
@@ -876,10 +964,25 @@ def test_a_hook_whose_reply_filled_a_pipe_gets_a_larger_one_from_then_on(
         outcomes = asyncio.run(events())
     assert all(outcome.allowed and not outcome.errors for outcome in outcomes)
     seen = {name: [int(size) for size in log.read_text().split()] for name, log in logs.items()}
-    assert seen == {
-        "long": [DEFAULT_PIPE_SIZE, PIPE_SIZE, PIPE_SIZE],
-        "short": [DEFAULT_PIPE_SIZE] * 3,
-    }
+    # Asked for twice, both for the long one; what the kernel granted (`PIPE_SIZE`, or
+    # the pipe as made where the user's pipe budget is spent) is what the hook saw.
+    assert [asked for asked, _ in granted] == [PIPE_SIZE, PIPE_SIZE]
+    assert seen["long"][1:] == [capacity for _, capacity in granted]
+    assert all(capacity in {PIPE_SIZE, *MADE_SIZES} for _, capacity in granted), granted
+    assert {*seen["long"][:1], *seen["short"]} <= MADE_SIZES, seen
+
+
+def record_resizes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """Each stdout pipe resize from now on, as (size asked, capacity the kernel left)."""
+    granted: list[tuple[int, int]] = []
+    real_enlarge = process_core.enlarge_pipe
+
+    def enlarge(fd: int, size: int) -> None:
+        real_enlarge(fd, size)
+        granted.append((size, fcntl.fcntl(fd, _F_GETPIPE_SZ)))
+
+    monkeypatch.setattr(process_core, "enlarge_pipe", enlarge)
+    return granted
 
 
 @pytest.mark.parametrize(
@@ -899,7 +1002,7 @@ def test_sleeper_times_out_and_on_error_decides(
     )
     started = time.monotonic()
     outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
-    assert time.monotonic() - started < TIMEOUT + SLACK
+    assert time.monotonic() - started < SLEEPER_S  # not its own end
     assert outcome.blocked is blocked
     if on_error == "fail":
         assert outcome.reason == "hook 'guard' failed: timed out after 0.3s"
@@ -922,7 +1025,7 @@ def test_sigterm_ignorer_is_killed_after_the_grace(
     )
     started = time.monotonic()
     outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
-    assert TIMEOUT + KILL_GRACE <= time.monotonic() - started < TIMEOUT + KILL_GRACE + SLACK
+    assert TIMEOUT + KILL_GRACE <= time.monotonic() - started < SLEEPER_S
     assert outcome.blocked
     assert "timed out" in (outcome.reason or "")
     group_gone(read_pid(tmp_path / "pid"))
@@ -955,9 +1058,7 @@ def test_a_large_payload_never_deadlocks(
     payload = {"prompt": "p" * BIG}
     envelope = {"event": "preGeneration", "session_id": engine.session_id, "cwd": os.getcwd()}
     size = len(FORMATS["native"].encode(EVENTS["preGeneration"], {**envelope, **payload}))
-    started = time.monotonic()
     outcome = run_hooks(engine, "preGeneration", payload)
-    assert time.monotonic() - started < 0.2 + SLACK
     assert outcome.allowed
     assert outcome.errors == ()
     assert outcome.notices == ("h: " + notice.format(size=size),)
@@ -984,9 +1085,7 @@ def test_a_stalled_hook_with_a_large_payload_is_still_timed_out(
             ]
         }
     )
-    started = time.monotonic()
     outcome = run_hooks(engine, "preGeneration", {"prompt": "p" * BIG})
-    assert time.monotonic() - started < TIMEOUT + SLACK
     assert outcome.blocked
     assert outcome.reason == "hook 'h' failed: timed out after 0.3s"
     group_gone(read_pid(tmp_path / "pid"))
@@ -1006,9 +1105,7 @@ def test_grandchild_holding_stdout_after_the_hook_exits(
             'echo \'{"message": "done"}\''
         )
     )
-    started = time.monotonic()
     outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
-    assert time.monotonic() - started < SLACK  # not the grandchild's 30 s, nor the 10 s timeout
     assert outcome.allowed
     assert outcome.notices == ("guard: done",)
     assert not pid_alive(read_pid(tmp_path / "kid"))
@@ -1027,9 +1124,7 @@ def test_an_output_flood_is_bounded(
     engine = make_engine(
         guard(f"echo $$ > {tmp_path}/pid; head -c {FLOOD} /dev/zero | tr '\\0' a", format=fmt)
     )
-    started = time.monotonic()
     outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
-    assert time.monotonic() - started < 5
     assert outcome.allowed
     if fmt == "native":  # not a JSON reply: the hook failed, under `warn`
         assert len(outcome.errors) == 1
@@ -1050,9 +1145,7 @@ def test_an_endless_flood_is_stopped_at_the_timeout(
     engine = make_engine(
         guard(f"echo $$ > {tmp_path}/pid; cat /dev/zero", timeout=TIMEOUT, onError="fail")
     )
-    started = time.monotonic()
     outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
-    assert time.monotonic() - started < TIMEOUT + SLACK
     assert outcome.blocked
     assert outcome.reason == "hook 'guard' failed: timed out after 0.3s"
     group_gone(read_pid(tmp_path / "pid"))
@@ -1260,9 +1353,7 @@ def test_a_hook_killed_by_a_signal_has_failed(
     engine = make_engine(
         guard(f"echo $$ > {tmp_path}/pid; sleep 30 & kill -{name} $$", onError="fail")
     )
-    started = time.monotonic()
     outcome = run_hooks(engine, "preToolCall", SHELL_CALL)
-    assert time.monotonic() - started < SLACK  # its orphaned `sleep` does not hold us
     assert outcome.blocked
     assert outcome.reason == f"hook 'guard' failed: killed by signal {int(signum)}"
     group_gone(read_pid(tmp_path / "pid"))

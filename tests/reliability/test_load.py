@@ -80,8 +80,9 @@ PROCESSES_GONE_S = 2.0
 #: loaded two-core runner; a hook or a session stuck behind another breaks it.
 TURN_P99_LIMIT_S = scale(10, 30)
 #: Messages in the history of the long session, and the longest the event loop may be
-#: held while its request is sent, in seconds: encoding its ~600 KB of JSON takes tens of
-#: milliseconds; the openai SDK's walk of every message against its types took 1.4-2.4 s.
+#: held while its request is sent, in CPU seconds (`longest_stall`): encoding its ~600 KB
+#: of JSON takes tens of milliseconds; the openai SDK's walk of every message against
+#: its types took 1.4-2.4 s.
 LONG_HISTORY, STALL_LIMIT_S = 5000, 0.5
 #: Seconds between two ticks of the task that watches the event loop.
 TICK_S = 0.001
@@ -762,15 +763,19 @@ def long_history(size: int) -> list[Message]:
 
 
 async def longest_stall(work: Awaitable[object]) -> float:
-    """Seconds of the longest gap between two ticks of a task sharing the loop with `work`."""
+    """The most processor time the loop's thread spent between two ticks of a task sharing
+    the loop with `work`: how long the loop was held, in CPU seconds. Not wall-clock
+    time: on a busy machine, a thread waiting for a processor (or for the GIL, which the
+    chat server's thread holds meanwhile) holds nothing, and the gap would measure the
+    machine, not the code."""
     longest = 0.0
 
     async def tick() -> None:
         nonlocal longest
-        last = time.perf_counter()
+        last = time.thread_time()
         while True:
             await asyncio.sleep(TICK_S)
-            now = time.perf_counter()
+            now = time.thread_time()
             longest, last = max(longest, now - last), now
 
     ticker = asyncio.create_task(tick())
@@ -788,7 +793,7 @@ async def longest_stall(work: Awaitable[object]) -> float:
 async def test_a_long_history_does_not_stall_the_sessions_that_share_its_loop(
     chat_server: ChatServer, tmp_path: Path
 ) -> None:
-    """A session with a 5,000-message history asks its model: the event loop its neighbours share is never held half a second."""
+    """A session with a 5,000-message history asks its model: the event loop its neighbours share is never held half a second of CPU."""
     model = make_model({"name": "load", "base_url": chat_server.url}, tmp_path)
     try:
         chat_server.queue(ServedReply(text="warm"), ServedReply(text="Answer."))

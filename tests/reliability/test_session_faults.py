@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -372,3 +373,21 @@ def test_line_mode_on_an_unwritable_home(
     assert terminal.screen.count("input history is kept in memory only") == 1
     assert history.read_text() == "\n# earlier\n+an earlier question\n"
     assert_nothing_left(mark)
+
+
+@pytest.mark.reliability("session")
+def test_a_session_that_cannot_be_saved_keeps_the_id_its_notice_names(
+    project: Project, mark: str
+) -> None:
+    """A new session on a full disk goes on under the id its notice names, not another one.
+
+    The notice names a session file; the transcript, the hooks' session id are that id."""
+    project.write_agent(project.script({"text": ANSWER}))
+
+    done = run(project, mark, preexec_fn=limit_file_size(0))
+
+    assert (done.returncode, done.stdout) == (0, ANSWER + "\n"), done.stderr
+    named = re.findall(r"/sessions/([0-9A-Za-z_-]+)\.jsonl", done.stderr)
+    transcripts = re.findall(r"/transcripts/([0-9A-Za-z_-]+)\.jsonl", done.stderr)
+    assert len(named) == 1, done.stderr
+    assert transcripts == named, done.stderr

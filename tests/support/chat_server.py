@@ -88,11 +88,18 @@ class ServedReply:
     huge_bytes: int = 64 * 1024 * 1024  # the length of the "huge_line" line
     interleave: bool = False  # interleave the deltas of several tool calls
     repeat_name: bool = False  # name the call in every delta, as llama.cpp's server does
+    raw_body: str | None = None  # sent verbatim with status 200 and `content_type`, if set
+    content_type: str = "text/html; charset=utf-8"
 
     @classmethod
     def http_error(cls, status: int, body: str) -> ServedReply:
         """Answer with `status` and `body` (sent as JSON if it parses, else as text)."""
         return cls(status=status, error_body=body)
+
+    @classmethod
+    def raw(cls, body: str, content_type: str) -> ServedReply:
+        """Answer 200 with `body` as `content_type`, whatever the request asked for."""
+        return cls(raw_body=body, content_type=content_type)
 
 
 @dataclass(frozen=True)
@@ -115,6 +122,10 @@ class ChatServer:
         self._replies: deque[ServedReply] = deque()
         self._requests: list[RecordedRequest] = []
         self._call_ids = itertools.count(1)
+        self.context_chars: int | None = None
+        """A chat request whose messages hold more characters of content than this is
+        refused (400, `context_length_exceeded`, as OpenAI answers), and consumes no
+        reply: a model with a smaller context than the client's budget."""
         self.closing = threading.Event()  # wakes stalled streams on close
         self._httpd = _HTTPServer(self)
         self._thread = threading.Thread(
@@ -179,6 +190,18 @@ class ChatServer:
                 return None
             return self._replies.popleft()
 
+    def over_context(self, request: RecordedRequest) -> bool:
+        """Record `request` and say so, if it is a chat request past `context_chars`."""
+        messages = request.body.get("messages")
+        if self.context_chars is None or not isinstance(messages, list):
+            return False
+        size = sum(len(str(m.get("content") or "")) for m in messages if isinstance(m, dict))
+        if size <= self.context_chars:
+            return False
+        with self._lock:
+            self._requests.append(request)
+        return True
+
     def next_call_id(self) -> str:
         with self._lock:
             return f"call_{next(self._call_ids)}"
@@ -214,12 +237,22 @@ class _Handler(BaseHTTPRequestHandler):
             body = {}
         chat = self.server.chat
         headers = _lower_keys(self.headers.items())
-        reply = chat.take(RecordedRequest(self.path, headers, body, self.client_address[1]))
+        request = RecordedRequest(self.path, headers, body, self.client_address[1])
+        if chat.over_context(request):
+            message = f"This model's maximum context length is {chat.context_chars} characters"
+            error = {"message": message, "type": "invalid_request_error"}
+            self._send_body(
+                400, json.dumps({"error": {**error, "code": "context_length_exceeded"}})
+            )
+            return
+        reply = chat.take(request)
         if self.path != CHAT_PATH:
             self._send_body(404, json.dumps({"error": {"message": f"no route {self.path}"}}))
         elif reply is None:
             message = "chat_server: no queued reply left"
             self._send_body(500, json.dumps({"error": {"message": message}}))
+        elif reply.raw_body is not None:
+            self._send_raw(reply.raw_body.encode(), reply.content_type)
         elif reply.fault == "hang":
             chat.closing.wait(reply.stall_s)
             self._drop()
@@ -234,6 +267,13 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_stream(reply, calls, model)
             else:
                 self._send_completion(reply, calls, model)
+
+    def _send_raw(self, data: bytes, content_type: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def _send_body(self, status: int, text: str) -> None:
         data = text.encode()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import socket
+import struct
 import threading
 import time
 from collections import deque
@@ -43,6 +44,10 @@ class Answer:
     stall: bool = False
     trickle: bool = False
     """Send the status line, then one byte of a header every `TRICKLE_S`, never ending."""
+    reset: bool = False
+    """Read the request, then reset the connection (TCP RST) without a word."""
+    hang_up: bool = False
+    """Read the request, then close the connection without a word."""
 
     @classmethod
     def reply(cls, reply: Mapping[str, Any]) -> Answer:
@@ -138,6 +143,14 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {key.lower(): value for key, value in self.headers.items()}
         posted = Posted(self.path, headers, body, self.client_address[1])
         answer = self.server.owner._next(posted)
+        if answer.reset or answer.hang_up:
+            self.close_connection = True
+            if answer.reset:  # a zero linger time: close(2) sends RST, not FIN
+                self.connection.setsockopt(
+                    socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+                )
+            self.connection.close()
+            return
         if answer.stall or answer.trickle:
             self.close_connection = True
             if answer.trickle:

@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import anyio
 import pytest
 
 from frontends.test_line import PROMPT, Terminal, start, terminals
 from handoff.conftest import AgentDir, read_log, wait_for_pid_file
 from runtime.project import Project
-from support.acp_client import RecordingClient, check_golden
+from support.acp_client import RecordingClient, check_golden, wait_for_file
 from team.conftest import WAIT, StartAcp, calls, create, team_entry
 
 __all__ = ["terminals"]  # the fixture
@@ -113,3 +114,45 @@ async def test_acp_sends_the_task_list_as_the_plan(
         {0: "initialize", 1: "session/new", 2: "session/prompt"},
         session=session,
     )
+
+
+@pytest.mark.anyio
+async def test_acp_cancel_mid_team_sends_a_plan_with_every_task_cancelled(
+    project: Project, supervisor: AgentDir, reviewer: AgentDir, tester: AgentDir,
+    start_acp: StartAcp, tmp_path: Path,
+) -> None:  # fmt: skip
+    """`session/cancel` while the members work: a last plan follows, every task in it
+    ended (cancelled), where the editor showed them in progress for good."""
+    pid = tmp_path / "reviewer.pid"
+    supervisor.write(
+        calls(create("review the diff", "reviewer"), create("run the tests", "tester"), WAIT),
+        yolo=True,
+        team=team_entry(reviewer, tester, max_parallel=1),  # the second task waits: pending
+    )
+    reviewer.write(
+        {"delay": 60, "text": "too late"},
+        hooks={"sessionStart": [reviewer.hook("pid", f'echo "$PPID" > "{pid}"')]},
+    )
+    tester.write({"delay": 60, "text": "too late"})
+    client = RecordingClient()
+
+    async with start_acp(client) as peer:
+        session = await peer.new_session()
+        async with anyio.create_task_group() as group:
+
+            async def prompt() -> None:
+                response = await peer.prompt(session, "Review and test the release.")
+                assert response.stop_reason == "cancelled"
+
+            group.start_soon(prompt)
+            await wait_for_file(pid)
+            await peer.conn.cancel(session_id=session)
+
+    plans = [u for u in client.updates[session] if u.session_update == "plan"]
+    assert ("review the diff — reviewer", "in_progress") in [
+        (e.content, e.status) for plan in plans for e in plan.entries
+    ]
+    assert [(e.content, e.status) for e in plans[-1].entries] == [
+        ("review the diff — reviewer (cancelled)", "completed"),
+        ("run the tests — tester (cancelled)", "completed"),
+    ]

@@ -49,7 +49,7 @@ def open_audit(store: SessionStore, event: AgentEvent, agent_file: str) -> Sessi
     index = store.home / INDEX_DIR / f"{event.agent}-{_id_part(event.session_id)}"
     session_id = _indexed(index, audit_session_id(event.agent, event.session_id))
     # Made by whichever process wrote the index entry; opened where it exists already.
-    return store.create(agent_file=agent_file, cwd=event.cwd, session_id=session_id)
+    return store.create(agent_file=agent_file, cwd=event.cwd, session_id=session_id, reuse=True)
 
 
 def _indexed(index: Path, new_id: str) -> str:

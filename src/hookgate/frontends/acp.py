@@ -12,6 +12,7 @@ JSON-RPC: fd 1 is handed to the protocol and replaced by stderr for everything e
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import signal
 import sys
@@ -42,6 +43,7 @@ from hookgate.frontends.terminal import notice_line
 from hookgate.hooks import HookgateError
 from hookgate.hooks.process import reap_orphans
 from hookgate.interrupts import Interrupts, cancel_started
+from hookgate.output import EXIT_BROKEN_PIPE, EXIT_OUTPUT_FAILED, output_failure
 from hookgate.session import SessionStore
 from hookgate.trust.check import is_trusted, load_trusted
 from hookgate.trust.closure import closure_of
@@ -230,24 +232,39 @@ async def acp_mode(agent_file: Path) -> int:
     # subreaper): at once, not at the next hook, or each turn could leave a zombie.
     loop.add_signal_handler(signal.SIGCHLD, reap_orphans)
     with Interrupts() as interrupts:
+        # The router serves the methods an agent defines; the rest answer "not found".
+        # session/close is still "unstable" to the SDK: the one such method defined here.
+        serving = asyncio.ensure_future(interrupts.run(run_agent(
+            cast(Agent, server), GuardedNdjson(stdio.reader, stdio.writer, stdio.output_lost),
+            use_unstable_protocol=True,
+        )))  # fmt: skip
+        # stdout gone (closed by the editor, or failing): nobody reads the answers, stop
+        # now rather than at the end of stdin, which may never come.
+        stdio.lost.add_done_callback(lambda _: serving.cancel())
         try:
-            # The router serves the methods an agent defines; the rest answer "not found".
-            # session/close is still "unstable" to the SDK: the one such method defined here.
-            await interrupts.run(
-                run_agent(
-                    cast(Agent, server),
-                    GuardedNdjson(stdio.reader, stdio.writer),
-                    use_unstable_protocol=True,
-                )
-            )
+            await serving
+        except asyncio.CancelledError:
+            if not stdio.lost.done():
+                raise
         finally:
             await server.aclose()
             await stdio.close()
             loop.remove_signal_handler(signal.SIGCHLD)
+    if stdio.lost.done():
+        return _output_lost(stdio.lost.result())
     if interrupts.exit_code is not None:
         notice_line("interrupted; every session was closed")
         return interrupts.exit_code
     return 0
+
+
+def _output_lost(exc: OSError) -> int:
+    """One line for a stdout that failed; 141 when the editor closed it, as for `| head`."""
+    if isinstance(exc, BrokenPipeError) or exc.errno == errno.EPIPE:
+        notice_line("stdout was closed (the editor left); every session was closed")
+        return EXIT_BROKEN_PIPE
+    print(output_failure(exc), file=sys.stderr, flush=True)
+    return EXIT_OUTPUT_FAILED
 
 
 def _project_dir(cwd: object) -> Path:

@@ -45,7 +45,7 @@ from hookgate.consent import Answer, ConsentRequest, SessionConsent
 from hookgate.frontends.terminal import notice_line
 from hookgate.messages import ToolCall
 from hookgate.policy import MAIN_ARGUMENT
-from hookgate.team.board import Task, TaskStatus
+from hookgate.team.board import CANCELLED, Task, TaskStatus
 from hookgate.tools import ToolResult
 from hookgate.view import NoticeKind
 
@@ -245,7 +245,9 @@ _PLAN_STATUS: Mapping[TaskStatus, PlanEntryStatus] = {
 
 
 def _plan_entry(task: Task) -> PlanEntry:
-    failed = " (failed)" if task.status is TaskStatus.FAILED else ""
+    failed = ""
+    if task.status is TaskStatus.FAILED:
+        failed = " (cancelled)" if task.error == CANCELLED else " (failed)"
     content = f"{task.subject} — {task.member or 'unassigned'}{failed}"
     return plan_entry(content, status=_PLAN_STATUS[task.status])
 

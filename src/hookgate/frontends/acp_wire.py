@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import json
 import os
 import selectors
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,23 +39,41 @@ Message = dict[str, Any]
 
 @dataclass
 class Stdio:
-    """The protocol's two streams, and the thread copying answers where epoll cannot."""
+    """The protocol's two streams, the thread copying answers where epoll cannot, and
+    `lost`: done, with the error, once stdout cannot be written (the editor closed it,
+    or a write failed), which the protocol may not notice until much later, or ever."""
 
     reader: asyncio.StreamReader
     writer: asyncio.StreamWriter
     answers_copier: threading.Thread | None
+    lost: asyncio.Future[OSError]
+
+    def output_lost(self, exc: OSError) -> None:
+        """Record that stdout failed with `exc` (the first failure is the one said)."""
+        if not self.lost.done():
+            self.lost.set_result(exc)
 
     async def close(self) -> None:
         """Close the writer; wait until what was written has reached stdout."""
+        protocol = self.writer.transport.get_protocol()
+        if isinstance(protocol, _WatchedOutput):
+            protocol.closing = True
         self.writer.close()
         await asyncio.sleep(0)  # the transport closes its pipe on the next iteration
         if self.answers_copier is not None:
             self.answers_copier.join(DRAIN_WAIT)
+            await asyncio.sleep(0)  # a failure it met reaches `lost` (call_soon_threadsafe)
 
 
 async def open_stdio(rpc_in: int, rpc_out: int, limit: int) -> Stdio:
     """Streams over the fds `rpc_in` and `rpc_out` (both ours), whatever files they are."""
     loop = asyncio.get_running_loop()
+    lost: asyncio.Future[OSError] = loop.create_future()
+
+    def output_lost(exc: OSError) -> None:
+        if not lost.done():
+            lost.set_result(exc)
+
     if not _watchable(rpc_in, selectors.EVENT_READ):
         pipe_out, pipe_in = os.pipe()
         _start_copier("acp-stdin", rpc_in, pipe_in, closes=(pipe_in,))
@@ -61,14 +81,38 @@ async def open_stdio(rpc_in: int, rpc_out: int, limit: int) -> Stdio:
     answers_copier = None
     if not _watchable(rpc_out, selectors.EVENT_WRITE):
         pipe_out, pipe_in = os.pipe()
-        answers_copier = _start_copier("acp-stdout", pipe_out, rpc_out, closes=(pipe_out, rpc_out))
+        answers_copier = _start_copier(
+            "acp-stdout", pipe_out, rpc_out, closes=(pipe_out, rpc_out),
+            on_error=lambda exc: loop.call_soon_threadsafe(output_lost, exc),
+        )  # fmt: skip
         rpc_out = pipe_in
     reader = asyncio.StreamReader(limit=limit)
     source = os.fdopen(rpc_in, "rb", buffering=0)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), source)
     sink = os.fdopen(rpc_out, "wb", buffering=0)
-    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, sink)
-    return Stdio(reader, asyncio.StreamWriter(transport, protocol, None, loop), answers_copier)
+    transport, protocol = await loop.connect_write_pipe(lambda: _WatchedOutput(output_lost), sink)
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    return Stdio(reader, writer, answers_copier, lost)
+
+
+class _WatchedOutput(asyncio.streams.FlowControlMixin):
+    """The write pipe's protocol: asyncio sees the reader of a pipe leave (the editor
+    closed its end) even while nothing is written, and calls `connection_lost`."""
+
+    def __init__(self, on_lost: Callable[[OSError], None]) -> None:
+        super().__init__()
+        self._on_lost = on_lost
+        self.closing = False
+        """Set by our own close: the end of the writer is then no loss."""
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if not self.closing:
+            self._on_lost(
+                exc
+                if isinstance(exc, OSError)
+                else BrokenPipeError(errno.EPIPE, "the reader of stdout closed it")
+            )
 
 
 def _watchable(fd: int, events: int) -> bool:
@@ -81,19 +125,35 @@ def _watchable(fd: int, events: int) -> bool:
     return True
 
 
-def _start_copier(name: str, source: int, sink: int, closes: tuple[int, ...]) -> threading.Thread:
-    copier = threading.Thread(target=_copy, args=(source, sink, closes), name=name, daemon=True)
+def _start_copier(
+    name: str,
+    source: int,
+    sink: int,
+    closes: tuple[int, ...],
+    on_error: Callable[[OSError], object] | None = None,
+) -> threading.Thread:
+    copier = threading.Thread(
+        target=_copy, args=(source, sink, closes, on_error), name=name, daemon=True
+    )
     copier.start()
     return copier
 
 
-def _copy(source: int, sink: int, closes: tuple[int, ...]) -> None:
-    """Copy `source` to `sink` until the end of either; then close `closes`."""
+def _copy(
+    source: int, sink: int, closes: tuple[int, ...], on_error: Callable[[OSError], object] | None
+) -> None:
+    """Copy `source` to `sink` until the end of either; then close `closes`. A write
+    that fails is told to `on_error` (stdout: the protocol's answers go nowhere)."""
     try:
         while chunk := os.read(source, 65536):
             view = memoryview(chunk)
             while view:
-                view = view[os.write(sink, view) :]
+                try:
+                    view = view[os.write(sink, view) :]
+                except OSError as exc:
+                    if on_error is not None:
+                        on_error(exc)
+                    return
     except OSError:
         pass  # the other side is gone, and with it what there was to copy
     finally:
@@ -105,16 +165,29 @@ def _copy(source: int, sink: int, closes: tuple[int, ...]) -> None:
 class GuardedNdjson:
     """An `acp` Transport over stdio that answers malformed lines itself."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        on_lost: Callable[[OSError], None] | None = None,
+    ) -> None:
         self._reader = reader
         self._writer = writer
         self._sending = asyncio.Lock()
+        self._on_lost = on_lost
 
     async def send(self, message: Message) -> None:
+        """Write one message; a stdout that fails is told to `on_lost` (which ends the
+        serving), and the message dropped: the SDK would print a traceback per message."""
         data = json.dumps(message, separators=(",", ":")) + "\n"
         async with self._sending:  # one message, one whole line
-            self._writer.write(data.encode())
-            await self._writer.drain()
+            try:
+                self._writer.write(data.encode())
+                await self._writer.drain()
+            except OSError as exc:
+                if self._on_lost is None:
+                    raise
+                self._on_lost(exc)
 
     async def receive(self) -> Message | None:
         """The next well-formed message; None at the end of input."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks.httptarget import HttpHookError
+from hookgate.hooks.neterrors import connection_failure
 from hookgate.hooks.process import OUTPUT_CAP, ProcessResult
 
 if TYPE_CHECKING:  # httpx2 costs ~0.1 s to import: only engines with http hooks pay it
@@ -159,8 +160,10 @@ def _translated(url: str) -> Iterator[None]:
         yield
     except httpx2.TimeoutException as exc:
         raise TimeoutError from exc
+    except httpx2.TransportError as exc:
+        raise HttpHookError(f"POST {url}: {connection_failure(exc)}") from exc
     except httpx2.HTTPError as exc:
-        raise HttpHookError(f"POST {url}: {exc or type(exc).__name__}") from exc
+        raise HttpHookError(f"POST {url}: {exc or connection_failure(exc)}") from exc
 
 
 def _take(

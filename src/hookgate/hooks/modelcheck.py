@@ -21,6 +21,7 @@ from hookgate.hooks.digest import sha256
 from hookgate.hooks.errors import HookgateError
 from hookgate.hooks.formats import BadReply, HookReply
 from hookgate.hooks.modeltarget import Checker, ModelTarget
+from hookgate.hooks.neterrors import connection_failure
 from hookgate.hooks.process import OUTPUT_CAP
 from hookgate.hooks.scriptedchecker import ScriptedChecker
 
@@ -97,8 +98,9 @@ class ModelChecks:
         from hookgate.hooks.cappedhttp import BodyTooLong
 
         client = self._client(checker, timeout)
+        where = f"checker {checker.describe()}"
         try:
-            completion = await client.chat.completions.create(
+            raw = await client.chat.completions.with_raw_response.create(
                 model=checker.name,
                 messages=[
                     {"role": "system", "content": system},
@@ -108,15 +110,16 @@ class ModelChecks:
                 temperature=0,
                 timeout=timeout,
             )
+            body = raw.content
         except openai.APITimeoutError as exc:
             raise TimeoutError from exc
+        except openai.APIConnectionError as exc:
+            raise CheckerError(f"{where}: {connection_failure(exc)}") from exc
         except openai.APIError as exc:
-            raise CheckerError(f"checker {checker.describe()}: {exc}") from exc
+            raise CheckerError(f"{where}: {exc}") from exc
         except BodyTooLong as exc:
-            raise CheckerError(f"checker {checker.describe()} {exc}") from exc
-        if not completion.choices:
-            raise BadReply("the checker answered no choice")
-        return completion.choices[0].message.content or ""
+            raise CheckerError(f"{where} {exc}") from exc
+        return completion_text(where, raw.headers.get("content-type", ""), body)
 
     def _client(self, checker: Checker, timeout: float) -> openai.AsyncOpenAI:
         import asyncio
@@ -220,6 +223,31 @@ def parse_verdict(answer: str, event: str) -> HookReply:
         withheld = {"content": WITHHELD_BY_GUARDRAILS.format(reason=reason), "is_error": True}
         return HookReply(block=True, reason=reason, changes={"result": withheld})
     return HookReply(block=True, reason=reason)
+
+
+def completion_text(where: str, content_type: str, body: bytes) -> str:
+    """The text of the first choice of a chat completion `body`; `CheckerError` naming
+    what came instead (a proxy's HTML page, a stream, JSON of another shape), in words."""
+    kind = content_type.split(";")[0].strip() or "no content type"
+    text = body.decode("utf-8", "replace")
+    if kind == "text/event-stream":
+        raise CheckerError(f"{where} answered a stream ({kind}), not one JSON object")
+    try:
+        completion = json.loads(text)
+    except ValueError:
+        raise CheckerError(f"{where} did not answer JSON ({kind}): {_excerpt(text)}") from None
+    choices = completion.get("choices") if isinstance(completion, dict) else None
+    if not isinstance(choices, list):
+        raise CheckerError(f"{where} answered JSON that is not a chat completion: {_excerpt(text)}")
+    if not choices:
+        raise BadReply("the checker answered no choice")
+    message = choices[0].get("message") if isinstance(choices[0], dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    if content is not None and not isinstance(content, str):
+        raise CheckerError(
+            f"{where} answered a message whose content is not text: {_excerpt(text)}"
+        )
+    return content or ""
 
 
 def _excerpt(text: str, limit: int = 200) -> str:

@@ -60,7 +60,9 @@ def failure(hook: HookSpec, exc: Exception) -> str:
         return f"timed out after {hook.timeout:g}s"
     if _says_what_went_wrong(exc):
         return str(exc)
-    return f"raised {type(exc).__name__}: {exc}"  # a Python hook's own bug: its failure
+    # A Python hook's own bug: its failure. (A server's hook translates its exceptions
+    # into words where it catches them: `neterrors`, `modelcheck.completion_text`.)
+    return f"raised {type(exc).__name__}: {exc}" if str(exc) else f"raised {type(exc).__name__}"
 
 
 def _as_native(reply: HookReply) -> dict[str, Any]:

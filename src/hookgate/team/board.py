@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+#: A task's error once its turn was cancelled before it ended.
+CANCELLED = "cancelled"
+
 
 class TaskStatus(StrEnum):
     PENDING = "pending"

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from hookgate.agentfile import AgentConfig, TeamConfig
 from hookgate.handoff import Handoffs, Refused, delegate, handoffs_for
 from hookgate.hooks import HookEngine, Outcome
-from hookgate.team.board import Task, TaskBoard, TaskStatus
+from hookgate.team.board import CANCELLED, Task, TaskBoard, TaskStatus
 from hookgate.view import NoticeKind
 
 
@@ -103,11 +103,19 @@ class Team:
 
     async def run_rounds(self) -> None:
         """Run the pending tasks, round after round, until none is left or `max_rounds`
-        rounds have run; tasks still pending then fail with the reason."""
-        for _ in range(self.config.max_rounds):
-            if not self.board.pending():
-                return
-            await self._round()
+        rounds have run; tasks still pending then fail with the reason. Cancelled, every
+        task not ended fails as cancelled, and the display is told (ACP's last plan)."""
+        try:
+            for _ in range(self.config.max_rounds):
+                if not self.board.pending():
+                    return
+                await self._round()
+        except asyncio.CancelledError:
+            for task in self.board.tasks.values():
+                if task.status in (TaskStatus.PENDING, TaskStatus.RUNNING):
+                    task.status, task.error = TaskStatus.FAILED, CANCELLED
+            self._changed()
+            raise
         for task in self.board.pending():
             task.status = TaskStatus.FAILED
             task.error = f"not run: the team ran its {self.config.max_rounds} rounds (max_rounds)"
@@ -153,7 +161,7 @@ class Team:
             await self._completed(task, member)
         except asyncio.CancelledError:
             if task.status is TaskStatus.RUNNING:  # not if taskCompleted had decided
-                task.status, task.error = TaskStatus.FAILED, "cancelled"
+                task.status, task.error = TaskStatus.FAILED, CANCELLED
                 self.display.notice(f"task {task.id} cancelled ({member})", NoticeKind.ERROR)
             raise
         finally:

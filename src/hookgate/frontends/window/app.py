@@ -9,8 +9,11 @@
     POST /api/sessions/ID/turns     {"question": ...}: run a turn
     POST /api/sessions/ID/cancel    cancel the running turn
     POST /api/sessions/ID/consent   {"id": ..., "answer": allow_once|allow_always|reject_once}
+    POST /api/sessions/ID/close     close the session (its running turn cancelled first)
 
-Every request passes `guard.TokenGuard` first. Errors answer JSON `{"error": ...}`.
+Every request passes `guard.TokenGuard` first. Errors answer JSON `{"error": ...}`: a
+body past `MAX_BODY` bytes is 413, read no further; a shortage of file descriptors is
+503 (said once on stderr), never a traceback per request.
 """
 
 from __future__ import annotations
@@ -30,8 +33,13 @@ from starlette.staticfiles import StaticFiles
 
 from hookgate.consent import Answer
 from hookgate.frontends.window.guard import App, TokenGuard
-from hookgate.frontends.window.hub import Hub, TurnRunning, WindowSession
+from hookgate.frontends.window.hub import Hub, TurnRunning, WindowFull, WindowSession
 from hookgate.frontends.window.render import code_css
+from hookgate.frontends.window.shortage import (
+    DESCRIPTOR_SHORTAGE,
+    descriptor_shortage,
+    say_descriptor_shortage,
+)
 from hookgate.hooks import HookgateError
 
 #: Seconds between keep-alive comments on an idle event stream: a page that left is
@@ -39,6 +47,9 @@ from hookgate.hooks import HookgateError
 KEEPALIVE = 15.0
 #: The longest question the page may send, in characters (the page's own limit too).
 MAX_QUESTION = 200_000
+#: The largest request body, in bytes, read as it arrives: a question of `MAX_QUESTION`
+#: characters, each escaped in JSON (`\\uXXXX`, 6 bytes), and room for the rest.
+MAX_BODY = 6 * MAX_QUESTION + 4096
 #: Headers of every answer: no caching, no framing by another site, no foreign scripts.
 SECURITY_HEADERS = {
     "cache-control": "no-store",
@@ -68,8 +79,10 @@ def build_app(hub: Hub, *, token: str, port: int) -> App:
         Route("/api/sessions/{id}/turns", _turn, methods=["POST"]),
         Route("/api/sessions/{id}/cancel", _cancel, methods=["POST"]),
         Route("/api/sessions/{id}/consent", _consent, methods=["POST"]),
+        Route("/api/sessions/{id}/close", _close, methods=["POST"]),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    handlers = {BodyTooLarge: _too_large, OSError: _descriptor_shortage}
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
     app.state.hub = hub
     return TokenGuard(_with_headers(app), token=token, port=port)
 
@@ -112,12 +125,44 @@ def _session(request: Request) -> WindowSession | JSONResponse:
     return session
 
 
+class BodyTooLarge(Exception):
+    """A request body passed `MAX_BODY` bytes (said, or as read)."""
+
+
 async def _body(request: Request) -> dict[str, Any] | None:
+    """The request's JSON object (None when it is not one), read up to `MAX_BODY`
+    bytes as it arrives: past that, `BodyTooLarge`, and the rest is never read."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise BodyTooLarge
+    received = bytearray()
+    async for chunk in request.stream():
+        received += chunk
+        if len(received) > MAX_BODY:
+            raise BodyTooLarge
     try:
-        body = json.loads(await request.body())
+        body = json.loads(received)
     except ValueError:
         return None
     return body if isinstance(body, dict) else None
+
+
+async def _too_large(request: Request, exc: Exception) -> Response:
+    return _error(f"the request body passed {MAX_BODY:,} bytes", 413)
+
+
+async def _descriptor_shortage(request: Request, exc: Exception) -> Response:
+    """503 for a shortage of file descriptors, said once on stderr; any other OSError
+    is a bug of ours, as before."""
+    shortage = descriptor_shortage(exc)
+    if shortage is None:
+        raise exc
+    return _shortage_answer(shortage)
+
+
+def _shortage_answer(shortage: OSError) -> JSONResponse:
+    say_descriptor_shortage(shortage)
+    return _error(f"{DESCRIPTOR_SHORTAGE}: close a session, or wait", 503)
 
 
 async def _sessions(request: Request) -> Response:
@@ -130,8 +175,11 @@ async def _sessions(request: Request) -> Response:
         return _error('expected {} or {"resume": "SESSION-ID"}', 400)
     try:
         session = await hub.open(resume)
+    except WindowFull as exc:
+        return _error(str(exc), 503)
     except HookgateError as exc:
-        return _error(str(exc), 409)
+        shortage = descriptor_shortage(exc)
+        return _error(str(exc), 409) if shortage is None else _shortage_answer(shortage)
     return JSONResponse({"id": session.id}, status_code=201)
 
 
@@ -162,7 +210,10 @@ async def _with_keepalive(events: AsyncIterator[str], closing: asyncio.Event) ->
                 {pending, closed}, timeout=KEEPALIVE, return_when=asyncio.FIRST_COMPLETED
             )
             if pending in done:
-                yield pending.result()
+                try:
+                    yield pending.result()
+                except StopAsyncIteration:  # the session was closed: its stream ends
+                    return
                 pending = asyncio.ensure_future(anext(events))
             elif not done:
                 yield ": keep-alive\n\n"
@@ -212,3 +263,9 @@ async def _consent(request: Request) -> Response:
     if not session.answer_consent(ask_id, answer):
         return _error(f"no pending consent request {ask_id!r}", 404)
     return JSONResponse({"answered": answer.value})
+
+
+async def _close(request: Request) -> Response:
+    if not await _hub(request).close(request.path_params["id"]):
+        return _error(f"no open session {request.path_params['id']!r}", 404)
+    return JSONResponse({"closed": request.path_params["id"]})

@@ -20,8 +20,9 @@ from hookgate.approvals import ApproveMode, GuardrailBlock
 from hookgate.consent import Answer, ConsentRequest, SessionConsent
 from hookgate.frontends.sessionlist import session_row
 from hookgate.frontends.window.render import render_markdown
+from hookgate.frontends.window.serve import DEFAULT_MAX_SESSIONS
 from hookgate.frontends.window.view import Event, WindowView, pretty
-from hookgate.hooks import EVENTS
+from hookgate.hooks import EVENTS, HookgateError
 from hookgate.hooks.wording import BLOCKED_MARKER
 from hookgate.interrupts import cancel_started
 from hookgate.messages import Message
@@ -35,9 +36,15 @@ from hookgate.turn import (
 )
 from hookgate.view import NoticeKind
 
+_ACTIVITY = itertools.count()
+
 
 class TurnRunning(Exception):
     """A question was sent while the session's turn was still running."""
+
+
+class WindowFull(HookgateError):
+    """Every open session is running a turn, and there are as many as the window keeps."""
 
 
 class EventLog:
@@ -67,7 +74,7 @@ class EventLog:
 
     async def follow(self, start: int = 0) -> AsyncIterator[Event]:
         """Every event from number `start` on (but superseded updates), waiting for new
-        ones, forever."""
+        ones, until the session is closed (its last event: `closed`)."""
         index = max(start, 0)
         while True:
             grown = self._grown
@@ -76,6 +83,8 @@ class EventLog:
                 index += 1
                 if event is not None:
                     yield event
+                    if event["type"] == "closed":
+                        return
             await grown.wait()
 
 
@@ -92,6 +101,8 @@ class WindowSession:
         self._asks = itertools.count(1)
         self._pending: dict[str, asyncio.Future[Answer]] = {}
         self.title = ""
+        self.active = next(_ACTIVITY)
+        """When the session was last used (opened, a turn started or ended): an order."""
 
     @property
     def id(self) -> str:
@@ -126,6 +137,7 @@ class WindowSession:
         self.log.emit(asked)
         self.log.emit({"type": "turn_start"})
         self._started = asyncio.Event()
+        self.active = next(_ACTIVITY)
         self.turn = asyncio.create_task(self._run(question, asked, self._started))
 
     async def _run(self, question: str, asked: Event, started: asyncio.Event) -> None:
@@ -144,6 +156,7 @@ class WindowSession:
             outcome = TurnFailed(str(exc))
         finally:
             self.turn = None
+            self.active = next(_ACTIVITY)
         if isinstance(outcome, PromptBlocked):
             # Kept as the history keeps it: a page that loads later sees the marker, not
             # what the hook stopped (a password); the page showing it now keeps it.
@@ -206,20 +219,32 @@ class WindowSession:
         return rows
 
     async def aclose(self) -> None:
-        turn = self.turn
-        if turn is not None and await self.cancel_turn():
-            await asyncio.wait({turn})
-        if self.agent is not None:
-            await self.agent.aclose()
+        """Cancel the running turn (its postGeneration hooks run), close the agent, and
+        end the session's event streams (`closed`)."""
+        try:
+            turn = self.turn
+            if turn is not None and await self.cancel_turn():
+                await asyncio.wait({turn})
+            if self.agent is not None:
+                await self.agent.aclose()
+        finally:
+            self.log.emit({"type": "closed"})
 
 
 class Hub:
     """The sessions this window process has open, by id."""
 
-    def __init__(self, agent_file: Path, store: SessionStore, project_dir: Path) -> None:
+    def __init__(
+        self,
+        agent_file: Path,
+        store: SessionStore,
+        project_dir: Path,
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
+    ) -> None:
         self.agent_file = agent_file
         self.store = store
         self.project_dir = project_dir
+        self.max_sessions = max_sessions
         self.sessions: dict[str, WindowSession] = {}
         self.closing = asyncio.Event()
         """Set when the server begins to stop: event streams end, so that it can."""
@@ -229,6 +254,7 @@ class Hub:
         file, a session another process holds, a sessionStart block)."""
         if resume is not None and resume in self.sessions:
             return self.sessions[resume]
+        await self._make_room()
         session = WindowSession()
         session.agent = await open_agent(
             self.agent_file, notify=session.notify, consent=session.consent,
@@ -254,6 +280,26 @@ class Hub:
                 saved.append({"id": info.id, "created": created, "cwd": cwd,
                               "title": first, "turns": turns})  # fmt: skip
         return {"open": opened, "saved": saved}
+
+    async def _make_room(self) -> None:
+        """Close the sessions idle the longest until one more fits; `WindowFull` when
+        every open one is running a turn."""
+        while len(self.sessions) >= self.max_sessions:
+            idle = [s for s in self.sessions.values() if s.turn is None]
+            if not idle:
+                raise WindowFull(
+                    f"all {len(self.sessions)} open sessions are running a turn (the window "
+                    "keeps --max-sessions at most): wait for one, or close one"
+                )
+            await self.close(min(idle, key=lambda s: s.active).id)
+
+    async def close(self, session_id: str) -> bool:
+        """Close an open session (its turn cancelled first); False when none is open."""
+        session = self.sessions.pop(session_id, None)
+        if session is None:
+            return False
+        await session.aclose()
+        return True
 
     async def aclose(self) -> None:
         sessions, self.sessions = list(self.sessions.values()), {}

@@ -29,11 +29,17 @@ from hookgate.trust.check import load_trusted
 HOST = "127.0.0.1"
 #: Connections the kernel queues until the server accepts them (uvicorn's default).
 BACKLOG = 2048
+#: Sessions one window keeps open at most (`--max-sessions`): each holds its session file,
+#: its hooks' processes, its event log. Opening one more closes the session idle the
+#: longest; with every one running a turn, the new one is refused (503).
+DEFAULT_MAX_SESSIONS = 32
 #: Seconds open streams get to end when the server stops, before they are cut.
 GRACEFUL_SHUTDOWN = 2
 
 
-def window_mode(agent_file: Path, *, port: int, open_browser: bool) -> int:
+def window_mode(
+    agent_file: Path, *, port: int, open_browser: bool, max_sessions: int = DEFAULT_MAX_SESSIONS
+) -> int:
     # An untrusted (or broken) agent file stops the command here, before anything of
     # it runs: `hookgate trust` first, as for every entry point.
     load_trusted(agent_file)
@@ -56,21 +62,25 @@ def window_mode(agent_file: Path, *, port: int, open_browser: bool) -> int:
     if open_browser:
         # webbrowser may wait for the browser it starts: never on the server's thread.
         threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
-    return asyncio.run(_serve(agent_file.resolve(), listener, token, bound))
+    return asyncio.run(_serve(agent_file.resolve(), listener, token, bound, max_sessions))
 
 
-async def _serve(agent_file: Path, listener: socket.socket, token: str, port: int) -> int:
+async def _serve(
+    agent_file: Path, listener: socket.socket, token: str, port: int, max_sessions: int
+) -> int:
     import uvicorn  # the window's own dependencies: imported only when it runs
 
     from hookgate.frontends.window.app import build_app
     from hookgate.frontends.window.hub import Hub
+    from hookgate.frontends.window.shortage import quiet_shortage_handler
 
-    hub = Hub(agent_file, SessionStore(), Path.cwd())
+    hub = Hub(agent_file, SessionStore(), Path.cwd(), max_sessions)
     config = uvicorn.Config(
         build_app(hub, token=token, port=port), log_level="warning", access_log=False,
         lifespan="on", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN, ws="none",
     )  # fmt: skip
     loop = asyncio.get_running_loop()
+    loop.set_exception_handler(quiet_shortage_handler)
 
     class WindowServer(uvicorn.Server):
         @contextlib.contextmanager

@@ -109,6 +109,18 @@ def resolve_program(program: str, env: Mapping[str, str]) -> str:
     return found
 
 
+def enlarge_pipe(fd: int, size: int) -> None:
+    """Ask for a pipe (either end's `fd`) of `size` bytes, which holds that much output
+    until it is read. Where the kernel refuses (over `/proc/sys/fs/pipe-max-size`, or the
+    user's pipe budget, shared by all their processes, is spent), the pipe keeps the
+    size it was made with: the documented fallback, slower only for long output."""
+    # (`contextlib.suppress` would cost three Python calls on every hook.)
+    try:  # noqa: SIM105
+        fcntl.fcntl(fd, _F_SETPIPE_SZ, size)
+    except OSError:
+        pass
+
+
 class Output:
     """The read end of a child's stdout or stderr, non-blocking.
 
@@ -126,15 +138,6 @@ class Output:
         """False once at end of file, or once the process is finished."""
         self._sink = sink
         os.set_blocking(fd, False)
-
-    def enlarge(self, size: int) -> None:
-        """Ask for a pipe of `size` bytes, which holds that much output until it is read;
-        over the user's limit, the default will do."""
-        # (`contextlib.suppress` would cost three Python calls on every hook.)
-        try:  # noqa: SIM105
-            fcntl.fcntl(self.fd, _F_SETPIPE_SZ, size)
-        except OSError:
-            pass
 
     def read_available(self) -> None:
         """Read what the pipe holds now, at most `READ_BUDGET` bytes; stop at end of file.
@@ -186,7 +189,6 @@ class Process:
         fds: tuple[int, int, int],
         cap: int,
         on_stdout: Callable[[bytes], None] | None = None,
-        pipe_size: int | None = None,
     ) -> None:
         stdin_fd, stdout_fd, stderr_fd = fds
         self.pid = pid  # == the process group id: the child called setsid
@@ -197,8 +199,6 @@ class Process:
         self.stdin_fd: int | None = stdin_fd
         self._pending = memoryview(b"")
         self.stdout = self.output_type(stdout_fd, cap, on_stdout)
-        if pipe_size is not None:
-            self.stdout.enlarge(pipe_size)
         self.stderr = self.output_type(stderr_fd, cap)
         self.pidfd = pidfd
         self.started()
@@ -228,6 +228,8 @@ class Process:
         stdout_r, stdout_w = os.pipe()
         stderr_r, stderr_w = os.pipe()
         ours = (stdin_w, stdout_r, stderr_r)
+        if pipe_size is not None:  # before the start: a quick writer must find it so
+            enlarge_pipe(stdout_r, pipe_size)
         pid: int | None = None
         pidfd: int | None = None
         # From the start on, an interrupt (Ctrl-C) at any step kills the child. Once this
@@ -243,7 +245,7 @@ class Process:
                 for fd in (stdin_r, stdout_w, stderr_w):
                     os.close(fd)
             pidfd = _open_pidfd(pid)
-            return cls(pid, pidfd, ours, output_cap, on_stdout, pipe_size)
+            return cls(pid, pidfd, ours, output_cap, on_stdout)
         except BaseException as exc:
             if pid is None and not isinstance(exc, SpawnError):
                 pid = _child_on_pipes(ours)  # started, but the interrupt lost its pid

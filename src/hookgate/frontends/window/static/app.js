@@ -54,6 +54,11 @@ function brief(text) {
 
 const draw = {
   turn_start() { setRunning(true); },
+  closed() {  // closed by the server (the window keeps --max-sessions) or another page
+    if (state.source) state.source.close();
+    setRunning(false);
+    refreshSessions();
+  },
   question(event) { $("#conversation").append(element("div", "question", event.text)); },
   answer(event, received) {
     let block = document.querySelector(`.answer[data-block="${event.block}"]`);
