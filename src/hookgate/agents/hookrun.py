@@ -29,6 +29,21 @@ if TYPE_CHECKING:
 DEFAULT_AGENT_FILE = "hookgate.yaml"
 
 
+def read_event(
+    protocol: AgentProtocol, text: str, environ: Mapping[str, str]
+) -> AgentEvent | Reply:
+    """The agent's event in `text`; or, where there is none to decide, the reply: an
+    error for one that cannot be read, nothing for an event hookgate does not answer."""
+    try:
+        given = json.loads(text)
+        event = protocol.parse(given, environ) if isinstance(given, dict) else None
+    except (ValueError, TypeError, KeyError) as exc:
+        return Reply(
+            stderr=f"hookgate: cannot read the {protocol.name} event: {exc}\n", exit_code=1
+        )
+    return Reply() if event is None else event
+
+
 def run_agent_hook(
     protocol: AgentProtocol,
     text: str,
@@ -40,15 +55,9 @@ def run_agent_hook(
     `hookgate.yaml` in the agent's project directory. Never raises for a bad event or
     file: the agent always gets an answer it reads."""
     environ = os.environ if environ is None else environ
-    try:
-        given = json.loads(text)
-        event = protocol.parse(given, environ) if isinstance(given, dict) else None
-    except (ValueError, TypeError, KeyError) as exc:
-        return Reply(
-            stderr=f"hookgate: cannot read the {protocol.name} event: {exc}\n", exit_code=1
-        )
-    if event is None:
-        return Reply()
+    event = read_event(protocol, text, environ)
+    if isinstance(event, Reply):
+        return event
     path = agent_file or Path(event.project_dir) / DEFAULT_AGENT_FILE
     if agent_file is None and not path.exists():
         return Reply()  # no hookgate.yaml in this project: no policy to apply

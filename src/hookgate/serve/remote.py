@@ -15,6 +15,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping
 
+from hookgate.agents.hookrun import read_event
 from hookgate.agents.protocol import AgentProtocol, Reply
 from hookgate.serve.tokens import TOKEN_VARIABLE
 
@@ -26,15 +27,9 @@ MAX_ANSWER = 4 * 1024 * 1024
 
 def remote_hook(protocol: AgentProtocol, text: str, url: str, environ: Mapping[str, str]) -> Reply:
     """The service's reply to the agent event `text`, or a refusal where it gave none."""
-    try:
-        given = json.loads(text)
-        event = protocol.parse(given, environ) if isinstance(given, dict) else None
-    except (ValueError, TypeError, KeyError) as exc:
-        return Reply(
-            stderr=f"hookgate: cannot read the {protocol.name} event: {exc}\n", exit_code=1
-        )
-    if event is None:
-        return Reply()  # an event hookgate answers with nothing, locally or remotely
+    event = read_event(protocol, text, environ)  # as locally: unreadable, or not answered
+    if isinstance(event, Reply):
+        return event
     target = f"{url.rstrip('/')}/v1/hook/{protocol.name}"
     request = urllib.request.Request(
         target, data=text.encode(), method="POST",
