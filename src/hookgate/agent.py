@@ -201,7 +201,7 @@ async def open_agent(
         environ={**os.environ, TRANSCRIPT_ENV: str(transcript)},
         transcript_path=str(transcript), permission_mode=permission_mode(config, consent),
         asked_agent=asked_as, observer=observer_for(config.telemetry, os.environ),
-        env_file=str(env_file),
+        env_file=None if env_file is None else str(env_file),
     )  # fmt: skip
     recorded = session.entries() if session is not None else []  # the file, read once
     history = History.load(session, notify, recorded)

@@ -10,6 +10,7 @@ never the session.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from collections.abc import Callable, Mapping
@@ -25,11 +26,15 @@ RUN_TIMEOUT = 10.0
 _BASH_OWN = frozenset({"_", "SHLVL", "PWD", "OLDPWD"})
 
 
-def create(home: Path, session_id: str) -> Path:
-    """An empty file, private (0600 in a 0700 folder), for `session_id`'s hooks to write."""
+def create(home: Path, session_id: str) -> Path | None:
+    """An empty file, private (0600 in a 0700 folder), for `session_id`'s hooks to write;
+    None where the home cannot hold it (read-only, full): the session goes on without."""
     path = home / ENV_FILES / f"{session_id}.sh"
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        return None
     os.close(fd)
     return path
 
@@ -54,10 +59,21 @@ def exported(path: Path, env: Mapping[str, str]) -> dict[str, str]:
     }
 
 
-def applied(path: Path, env: Mapping[str, str], notify: Callable[[str], None]) -> dict[str, str]:
-    """`exported`, where a file that cannot run is a notice and the tools get none of it."""
+def applied(
+    path: Path | None, env: Mapping[str, str], notify: Callable[[str], None]
+) -> dict[str, str]:
+    """`exported`, where a file that cannot run is a notice and the tools get none of it.
+
+    The file is removed once read: what it set lives on in the tools' environment, and
+    `$HOOKGATE_HOME` keeps no empty file per session.
+    """
+    if path is None:
+        return {}
     try:
         return exported(path, env)
     except (OSError, subprocess.SubprocessError) as exc:
         notify(f"warning: {ENV_FILE_VAR} ({path}) was not applied: {exc}")
         return {}
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()

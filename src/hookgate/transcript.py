@@ -115,7 +115,10 @@ class Transcript:
         expected = _claude_message(conversation[-1], self.model, self.cwd)
         if not isinstance(last, dict) or last.get("sessionId") != self.session_id:
             return None
-        if last.get("message") != json.loads(json.dumps(expected, ensure_ascii=False)):
+        written = last.get("message")
+        expected = json.loads(json.dumps(expected, ensure_ascii=False))
+        # An answer's `id` is drawn anew for every line written: the rest must match.
+        if not isinstance(written, dict) or {**written, "id": None} != {**expected, "id": None}:
             return None
         uuid = last.get("uuid")
         return uuid if isinstance(uuid, str) else None
