@@ -1,5 +1,7 @@
 """The distribution PyPI would get: it builds, passes `twine check`, carries the LICENSE,
-the example hooks and the schemas, and its description links nowhere relative.
+the example hooks and the schemas, and every link of its description leads somewhere: to
+the web, or (README's links are relative, for a clone or a fork) to a file the sdist
+carries.
 
 Built once for the module, offline (`--no-isolation`, with the dev extra's setuptools).
 """
@@ -9,6 +11,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tarfile
 import zipfile
 from email.parser import Parser
 from pathlib import Path
@@ -62,6 +65,16 @@ def test_the_wheel_carries_license_examples_schemas_and_metadata(dist: Path) -> 
     assert "Programming Language :: Python :: 3.11" in metadata.get_all("Classifier")
     urls = dict(entry.split(", ", 1) for entry in metadata.get_all("Project-URL"))
     assert {"Homepage", "Documentation", "Changelog"} <= set(urls)
-    description = metadata.get_payload()
-    relative = re.findall(r"\]\((?!https?://|#)([^)]+)\)", description)
-    assert relative == [], f"links that break on PyPI: {relative}"
+
+
+def test_every_relative_link_of_the_description_is_a_file_the_sdist_carries(dist: Path) -> None:
+    (sdist,) = dist.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        top, *_ = archive.getnames()
+        carried = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    description = (ROOT / "README.md").read_text(encoding="utf-8")
+
+    relative = set(re.findall(r"\]\((?!https?://|#)([^)#]+)", description))
+
+    assert relative, "README links no page of docs/ (this test would test nothing)"
+    assert sorted(relative - carried) == [], f"README links that lead nowhere in {top}"
