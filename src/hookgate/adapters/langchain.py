@@ -177,9 +177,9 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         run, prompt = state.get("hookgate_run"), _prompt_of(state)
         if run and not state.get("hookgate_blocked"):
 
-            def end(outcome: TurnEnd) -> None:
+            async def end(outcome: TurnEnd) -> None:
                 if self._ends({"hookgate_run": run}):
-                    self.gate.finish_sync(prompt, None, outcome)
+                    await self.gate.finish(prompt, None, outcome)
 
             RUN_ENDS.watch(run, end)
 

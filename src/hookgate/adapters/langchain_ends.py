@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any
 from uuid import UUID
@@ -27,7 +27,7 @@ from langgraph.errors import GraphBubbleUp
 
 from hookgate.adapters.gate import TurnEnd
 
-End = Callable[[TurnEnd], None]
+End = Callable[[TurnEnd], Awaitable[None]]
 """Ends one hookgate run with the outcome given, unless it has ended already."""
 
 
@@ -60,18 +60,24 @@ class RunEnds(BaseCallbackHandler):
         """A run that ends well was ended by the middleware (or paused for a person)."""
         self._forget(run_id)
 
-    def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Async, so that an async run (whose graph awaits it, shielded) runs the hooks
+        on its own loop without blocking it; a sync run's callbacks run it on a loop of
+        their own."""
         ends = self._forget(run_id)
-        if isinstance(error, GraphBubbleUp):  # an interrupt: paused, not over
+        if not ends or isinstance(error, GraphBubbleUp):  # an interrupt: paused, not over
             return
         abandoned = isinstance(error, (GeneratorExit, asyncio.CancelledError, KeyboardInterrupt))
         for end in ends.values():
-            end("cancelled" if abandoned else "error")
+            await end("cancelled" if abandoned else "error")
 
     def watch(self, run: str, end: End) -> None:
         """End hookgate run `run` with `end` if the graph run the caller is a node of
         fails or is abandoned (nothing happens if it ends well)."""
-        callbacks = get_config().get("callbacks")
+        try:
+            callbacks = get_config().get("callbacks")
+        except RuntimeError:  # not inside a graph run
+            return
         node = getattr(callbacks, "parent_run_id", None)
         if node is None:
             return
