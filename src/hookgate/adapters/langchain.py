@@ -40,7 +40,6 @@ from langgraph.runtime import Runtime
 from hookgate.adapters.gate import (
     CallAllowed,
     CallDenied,
-    CheckedResult,
     Gate,
     HooksSource,
     PromptAllowed,
@@ -56,6 +55,7 @@ from hookgate.adapters.langchain_approval import (
     calls_of,
 )
 from hookgate.adapters.langchain_checked import (
+    Checks,
     ToolAnswer,
     arguments_of,
     as_checked,
@@ -262,19 +262,11 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         self.screened.pop(call_id or "", None)
         if isinstance(decision, CallDenied):
             return denied(decision, name, call_id)
-        done: list[CheckedResult] = []
-
-        def check(text: str, is_error: bool) -> CheckedResult:
-            done.append(self.gate.check_result_sync(decision, name, text, is_error))
-            return done[-1]
-
-        request = rewritten(request, decision)
-        if request.tool is not None and name not in self.gate.agents:
-            request = request.override(tool=checked_tool(request.tool, call_id or "", check))
-        answer = self._run_tool(request, handler)
+        checks = Checks(self.gate, decision, name)
+        answer = self._run_tool(self._checking(rewritten(request, decision), checks), handler)
         if not isinstance(answer, ToolMessage):
             return answer
-        return as_checked(answer, done[-1] if done else check(*result_of(answer)))
+        return as_checked(answer, checks.last or checks.check(*result_of(answer)))
 
     async def _atool_call(
         self,
@@ -289,24 +281,21 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         self.screened.pop(call_id or "", None)
         if isinstance(decision, CallDenied):
             return denied(decision, name, call_id)
-        done: list[CheckedResult] = []
-
-        def check(text: str, is_error: bool) -> CheckedResult:
-            done.append(self.gate.check_result_sync(decision, name, text, is_error))
-            return done[-1]
-
-        async def acheck(text: str, is_error: bool) -> CheckedResult:
-            done.append(await self.gate.check_result(decision, name, text, is_error))
-            return done[-1]
-
-        request = rewritten(request, decision)
-        if request.tool is not None and name not in self.gate.agents:
-            tool = checked_tool(request.tool, call_id or "", check, acheck)
-            request = request.override(tool=tool)
+        checks = Checks(self.gate, decision, name)
+        request = self._checking(rewritten(request, decision), checks)
         answer = await self._arun_tool(request, handler)
         if not isinstance(answer, ToolMessage):
             return answer
-        return as_checked(answer, done[-1] if done else await acheck(*result_of(answer)))
+        return as_checked(answer, checks.last or await checks.acheck(*result_of(answer)))
+
+    def _checking(self, request: ToolCallRequest, checks: Checks) -> ToolCallRequest:
+        """`request` with its tool checking its own result, before anything sees it; a
+        hand-off's is checked after its run (postAsk runs on the answer first)."""
+        tool, call = request.tool, request.tool_call
+        if tool is None or call["name"] in self.gate.agents:
+            return request
+        checked = checked_tool(tool, call["id"] or "", checks.check, checks.acheck)
+        return request.override(tool=checked)
 
     def _screened(self, call: Mapping[str, Any]) -> CallAllowed | CallDenied | None:
         """The decision made when the model asked for `call`, if it runs as screened."""

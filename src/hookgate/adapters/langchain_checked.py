@@ -22,7 +22,7 @@ from langchain_core.tools import BaseTool, ToolException
 from langchain_core.tools.base import _format_output, _handle_tool_error
 from langgraph.types import Command
 
-from hookgate.adapters.gate import Answer, CallAllowed, CallDenied, CheckedResult
+from hookgate.adapters.gate import Answer, CallAllowed, CallDenied, CheckedResult, Gate
 
 ToolAnswer = ToolMessage | Command[Any]
 
@@ -36,6 +36,23 @@ _CHECKING: ContextVar[bool] = ContextVar("hookgate_checking", default=False)
 
 def text_of(message: BaseMessage) -> str:
     return message.content if isinstance(message.content, str) else message.text
+
+
+class Checks:
+    """postToolCall on one call's result, sync or async, and the last result checked
+    (None: the tool's run checked nothing, as for a failure LangChain handled)."""
+
+    def __init__(self, gate: Gate, decision: CallAllowed, tool: str) -> None:
+        self.gate, self.decision, self.tool = gate, decision, tool
+        self.last: CheckedResult | None = None
+
+    def check(self, text: str, is_error: bool) -> CheckedResult:
+        self.last = self.gate.check_result_sync(self.decision, self.tool, text, is_error)
+        return self.last
+
+    async def acheck(self, text: str, is_error: bool) -> CheckedResult:
+        self.last = await self.gate.check_result(self.decision, self.tool, text, is_error)
+        return self.last
 
 
 def checked_tool(
