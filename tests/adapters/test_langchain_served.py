@@ -225,3 +225,35 @@ def test_the_recursion_limit_ending_a_run_records_post_generation_once(
     with pytest.raises(GraphRecursionError):
         built.invoke(QUESTION, {"recursion_limit": 3})
     assert hooked.ends() == [{"prompt": "read the vault", "answer": None, "outcome": "error"}]
+
+
+def test_a_resumed_stream_the_caller_stops_reading_records_post_generation_once(
+    hooked: Hooked, server: ChatServer, tools: Tools
+) -> None:
+    """A run paused for a person (a hook's `ask`) and resumed is a new graph run, which
+    the caller may stop reading too."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command
+
+    server.queue(
+        ServedReply(tool_calls=[ServedToolCall("deploy", {"text": "now"})]), ServedReply("never")
+    )
+    model = ChatOpenAI(model="served", base_url=server.url, api_key="test", streaming=True)
+    built = create_agent(
+        model,
+        [StructuredTool.from_function(tools.deploy)],
+        middleware=[hookgate_middleware(hooked.file)],
+        checkpointer=InMemorySaver(),
+    )
+    thread = {"configurable": {"thread_id": "1"}}
+    approve = Command(resume={"decisions": [{"type": "approve"}]})
+
+    async def go() -> None:
+        paused = await built.ainvoke(QUESTION, thread)
+        assert paused["__interrupt__"]
+        assert hooked.ends() == []  # paused, not over
+        await first_chunk_then(built.astream(approve, thread, stream_mode="updates"), "close")
+
+    asyncio.run(go())
+    assert tools.calls == [("deploy", {"text": "now"})]
+    assert hooked.ends() == [{"prompt": "read the vault", "answer": None, "outcome": "cancelled"}]

@@ -230,6 +230,7 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
     def wrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolAnswer]
     ) -> ToolAnswer:
+        self._watch(request.state)  # a run resumed after an interrupt is a new graph run
         try:
             return self._tool_call(request, handler)
         except _NOT_AN_END:
@@ -243,6 +244,7 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], Awaitable[ToolAnswer]],
     ) -> ToolAnswer:
+        self._watch(request.state)
         try:
             return await self._atool_call(request, handler)
         except _NOT_AN_END:
