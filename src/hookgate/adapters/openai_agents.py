@@ -57,9 +57,8 @@ from hookgate.adapters.openai_agents_screen import (
     function_calls,
     prompt_text,
     rewritten_input,
+    screened_run,
     screening,
-    screening_options,
-    with_context,
 )
 
 Screened = CallAllowed | CallDenied
@@ -130,8 +129,8 @@ class HookgateAgent:
             token = _HANDED_TO.set(handed_to)
             answer, error = "", "the run ended before the agent answered"
             try:
-                screened = screening_options(with_context(decision, options), self._screen)
-                result = await Runner.run(self.agent, question, **screened)
+                async with screened_run(options, self._screen, decision) as screened:
+                    result = await Runner.run(self.agent, question, **screened)
                 answer, error = str(result.final_output), ""
                 return result
             except Exception as exc:
@@ -160,7 +159,8 @@ class HookgateAgent:
         resumed = PromptAllowed(prompt_text(original if isinstance(original, (str, list)) else ""))
 
         async def go_on(decision: PromptAllowed) -> RunResult:
-            return await Runner.run(self.agent, state, **screening_options(options, self._screen))
+            async with screened_run(options, self._screen) as screened:
+                return await Runner.run(self.agent, state, **screened)
 
         return await self.gate.end_turn(resumed, go_on, lambda result: str(result.final_output))
 

@@ -13,10 +13,12 @@ too.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import inspect
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from agents import Model, ModelProvider, ModelResponse, RunConfig
@@ -48,6 +50,9 @@ class ScreeningModel(Model):
     async def close(self) -> None:
         await self.inner.close()
 
+    async def _cleanup_on_run_end(self, owner: object) -> None:
+        await self.inner._cleanup_on_run_end(owner)
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
@@ -71,8 +76,18 @@ def screening(model: Model, screen: Screen) -> Model:
     return model if isinstance(model, ScreeningModel) else ScreeningModel(model, screen)
 
 
-def screening_options(options: dict[str, Any], screen: Screen) -> dict[str, Any]:
-    """`Runner.run`'s `options` with the run config's model and provider screened."""
+@contextlib.asynccontextmanager
+async def screened_run(
+    options: dict[str, Any], screen: Screen, decision: PromptAllowed | None = None
+) -> AsyncIterator[dict[str, Any]]:
+    """`Runner.run`'s `options` with the run config's model and provider screened (and
+    the context `decision`'s hooks added). The SDK closes the provider it made for a run
+    given no run config (or a dict without `model_provider`); given ours, it does not,
+    so such a provider is closed here, after the run, as the SDK would have."""
+    given = options.get("run_config")
+    made = given is None or (isinstance(given, dict) and "model_provider" not in given)
+    if decision is not None:
+        options = with_context(decision, options)
     config = options.get("run_config") or RunConfig()
     if isinstance(config, dict):
         config = RunConfig(**config)
@@ -80,8 +95,14 @@ def screening_options(options: dict[str, Any], screen: Screen) -> dict[str, Any]
     provider = config.model_provider
     if not isinstance(provider, ScreeningProvider):
         provider = ScreeningProvider(provider, screen)
-    screened = dataclasses.replace(config, model=model, model_provider=provider)
-    return {**options, "run_config": screened}
+    try:
+        yield {
+            **options,
+            "run_config": dataclasses.replace(config, model=model, model_provider=provider),
+        }
+    finally:
+        if made:
+            await asyncio.shield(provider.aclose())
 
 
 def function_calls(response: ModelResponse) -> list[tuple[int, Any, dict[str, Any]]]:
