@@ -29,9 +29,9 @@ ToolAnswer = ToolMessage | Command[Any]
 Check = Callable[[str, bool], CheckedResult]
 """postToolCall on a result's text and whether it failed: the result the model reads."""
 AsyncCheck = Callable[[str, bool], Awaitable[CheckedResult]]
-#: Set while an async run of a checked tool runs: the sync run inside it (a tool with no
-#: coroutine, run in a thread) leaves the check to it.
-_CHECKING: ContextVar[bool] = ContextVar("hookgate_checking", default=False)
+#: The checked tool whose async run is running: its sync run inside it (a tool with no
+#: coroutine, run in a thread) leaves the check to it (another tool's does not).
+_CHECKING: ContextVar[BaseTool | None] = ContextVar("hookgate_checking", default=None)
 
 
 def text_of(message: BaseMessage) -> str:
@@ -66,7 +66,7 @@ def checked_tool(
 
     @functools.wraps(run)
     def checked(*args: Any, **kwargs: Any) -> Any:
-        if _CHECKING.get():  # inside `acheck`'s wrapper, which checks the result
+        if _CHECKING.get() is copy:  # inside `acheck`'s wrapper, which checks the result
             return run(*args, **kwargs)
         try:
             response = run(*args, **kwargs)
@@ -79,16 +79,18 @@ def checked_tool(
 
     object.__setattr__(copy, "_run", checked)
     if acheck is not None:
-        object.__setattr__(copy, "_arun", _achecked(tool, copy._arun, call_id, acheck))
+        object.__setattr__(copy, "_arun", _achecked(tool, copy, call_id, acheck))
     return copy
 
 
 def _achecked(
-    tool: BaseTool, run: Callable[..., Awaitable[Any]], call_id: str, check: AsyncCheck
+    tool: BaseTool, copy: BaseTool, call_id: str, check: AsyncCheck
 ) -> Callable[..., Awaitable[Any]]:
+    run = copy._arun
+
     @functools.wraps(run)
     async def checked(*args: Any, **kwargs: Any) -> Any:
-        token = _CHECKING.set(True)
+        token = _CHECKING.set(copy)
         try:
             response = await run(*args, **kwargs)
         except ToolException as exc:
