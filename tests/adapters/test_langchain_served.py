@@ -154,9 +154,19 @@ def test_a_stream_the_caller_stops_reading_records_post_generation_once(
 
     async def go() -> None:
         await first_chunk_then(built.astream(QUESTION, stream_mode=mode), stop)
+        await recorded(hooked)  # while the loop runs on, as a server's does
 
     asyncio.run(go())
     assert hooked.ends() == [{"prompt": "read the vault", "answer": None, "outcome": "cancelled"}]
+
+
+async def recorded(hooked: Hooked) -> None:
+    """Wait (on the running loop) until the hooks recorded a postGeneration."""
+    for _ in range(1200):  # a bound for a hung run, not a time the test measures
+        if hooked.ends():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("no postGeneration was recorded while the loop ran")
 
 
 def test_a_stream_whose_task_is_cancelled_between_chunks_records_post_generation_once(
