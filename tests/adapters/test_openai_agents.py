@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -260,7 +261,8 @@ def test_an_ask_interrupts_the_run_for_a_person_who_sees_the_call_as_it_will_run
     guarded = deploying(hooked, tools, model, approvals=True)
     paused = guarded.run_sync("ship it")
     [pending] = paused.interruptions
-    assert (pending.tool_name, guarded.as_run(pending)) == ("deploy", {"text": "GO LOWER"})
+    assert (pending.tool_name, json.loads(pending.arguments)) == ("deploy", {"text": "GO LOWER"})
+    assert guarded.as_run(pending) == {"text": "GO LOWER"}
     assert tools.calls == []
     state = paused.to_state()
     if approve:
@@ -275,6 +277,31 @@ def test_an_ask_interrupts_the_run_for_a_person_who_sees_the_call_as_it_will_run
         assert tools.calls == []
         assert tool_answers(model) == ["not on a Friday"]
     assert [end["prompt"] for end in hooked.ends()][-1] == "ship it"
+
+
+@pytest.mark.parametrize("round_trip", [False, True], ids=["state", "state-as-json"])
+def test_the_sdks_own_approval_shows_the_person_the_rewritten_call(
+    hooked: Hooked, tools: Tools, round_trip: bool
+) -> None:
+    """A tool the program marked `needs_approval=True`: the SDK asks, with no hook's
+    `ask`, and the person approves the call a hook rewrote, as it will run."""
+    from agents import RunState
+
+    model = ScriptedModel([call("echo", text="say it lower"), said("done")])
+    echo = function_tool(tools.echo, needs_approval=True)
+    guarded = hookgate_agent(Agent(name="helper", model=model, tools=[echo]), hooked.file)
+    paused = guarded.run_sync("echo it")
+    [pending] = paused.interruptions
+    assert json.loads(pending.arguments or "") == {"text": "SAY IT LOWER"}
+    state = paused.to_state()
+    if round_trip:
+        state = asyncio.run(RunState.from_json(guarded.agent, state.to_json()))
+        [pending] = state.get_interruptions()
+    state.approve(pending)
+    done = guarded.run_sync(state)
+    assert done.final_output == "done"
+    assert tools.calls == [("echo", {"text": "SAY IT LOWER"})]
+    assert tool_answers(model) == ["echo: SAY IT LOWER"]
 
 
 def test_a_failed_tool_reaches_post_tool_call_as_a_failure(hooked: Hooked, tools: Tools) -> None:
@@ -312,3 +339,31 @@ def test_an_mcp_servers_tools_are_screened(hooked: Hooked) -> None:
 
     asyncio.run(run())
     assert tool_answers(model) == ["[denied by a hook: no clocks here]"]
+
+
+def test_a_model_named_through_the_run_configs_provider_is_screened_too(
+    hooked: Hooked, tools: Tools
+) -> None:
+    """The model by name, resolved by the run config's provider: OpenAI's chat
+    completions client against a real server on loopback."""
+    from agents import OpenAIProvider
+
+    from support.chat_server import ChatServer, ServedReply, ServedToolCall
+
+    with ChatServer() as server:
+        server.queue(
+            ServedReply(tool_calls=[ServedToolCall("deploy", {"text": "go lower"})]),
+            ServedReply("shipped"),
+        )
+        provider = OpenAIProvider(base_url=server.url, api_key="test", use_responses=False)
+        plain = Agent(name="helper", model="served", tools=[function_tool(tools.deploy)])
+        guarded = hookgate_agent(plain, hooked.file, approvals=True)
+        config = RunConfig(model_provider=provider)
+        paused = guarded.run_sync("ship it", run_config=config)
+        [pending] = paused.interruptions
+        assert json.loads(pending.arguments or "") == {"text": "GO LOWER"}
+        state = paused.to_state()
+        state.approve(pending)
+        assert guarded.run_sync(state, run_config=config).final_output == "shipped"
+        assert tools.calls == [("deploy", {"text": "GO LOWER"})]
+        assert '\\"GO LOWER\\"' in server.sent_text()  # the history keeps the call as it ran

@@ -236,11 +236,38 @@ def test_an_ask_defers_the_call_for_a_person_who_sees_it_as_it_will_run(
     assert isinstance(paused.output, DeferredToolRequests)
     [pending] = paused.output.approvals
     assert paused.output.metadata[pending.tool_call_id]["arguments"] == {"text": "GO LOWER"}
+    assert pending.args_as_dict() == {"text": "GO LOWER"}
     assert tools.calls == []
     approved = DeferredToolResults(approvals={pending.tool_call_id: True})
     done = built.run_sync(message_history=paused.all_messages(), deferred_tool_results=approved)
     assert tools.calls == [("deploy", {"text": "GO LOWER"})]
     assert done.output == "shipped"
+
+
+def test_pydantic_ais_own_approval_shows_the_person_the_rewritten_call(
+    hooked: Hooked, tools: Tools
+) -> None:
+    """A tool the program marked `requires_approval=True`: pydantic-ai defers it with no
+    hook's `ask`, and the person approves the call a hook rewrote, as it will run."""
+    from pydantic_ai import DeferredToolRequests, DeferredToolResults, Tool
+
+    script = Script(call("echo", text="say it lower"), said("done"))
+    built = Agent(
+        FunctionModel(script),
+        tools=[Tool(tools.echo, requires_approval=True)],
+        output_type=[str, DeferredToolRequests],
+        capabilities=[hookgate_capability(hooked.file)],
+    )
+    paused = built.run_sync("echo it")
+    assert isinstance(paused.output, DeferredToolRequests)
+    [pending] = paused.output.approvals
+    assert pending.args_as_dict() == {"text": "SAY IT LOWER"}
+    assert tools.calls == []
+    approved = DeferredToolResults(approvals={pending.tool_call_id: True})
+    done = built.run_sync(message_history=paused.all_messages(), deferred_tool_results=approved)
+    assert tools.calls == [("echo", {"text": "SAY IT LOWER"})]
+    assert script.tool_answers() == ["echo: SAY IT LOWER"]
+    assert done.output == "done"
 
 
 def test_a_deferred_call_handler_is_asked_and_its_refusal_keeps_the_call_unrun(

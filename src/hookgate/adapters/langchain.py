@@ -3,13 +3,17 @@
     create_agent(model, tools, middleware=[hookgate_middleware("hookgate.yaml")])
 
 preGeneration in `before_agent` (a block ends the run with the hook's answer), pre- and
-postToolCall around every tool call (sync and async), postGeneration in `after_agent`,
-and on an error or a cancellation that ends the run from the model or a tool.
+postToolCall around every tool call (sync and async; postToolCall inside the tool's own
+run, so that no callback or stream event carries a result the hooks replaced),
+postGeneration in `after_agent`, on an error or a cancellation that ends the run from
+the model or a tool, and when the graph run fails or is abandoned anywhere else (a
+stream the caller stopped reading: `langchain_ends`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, NotRequired, cast
@@ -25,7 +29,6 @@ from langchain.agents.middleware import (
 from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import (
     AIMessage,
-    AnyMessage,
     HumanMessage,
     SystemMessage,
     ToolMessage,
@@ -33,13 +36,10 @@ from langchain_core.messages import (
 from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt.tool_node import ToolInvocationError
 from langgraph.runtime import Runtime
-from langgraph.types import Command
 
 from hookgate.adapters.gate import (
-    Answer,
     CallAllowed,
     CallDenied,
-    CheckedResult,
     Gate,
     HooksSource,
     PromptAllowed,
@@ -54,9 +54,23 @@ from hookgate.adapters.langchain_approval import (
     call_of,
     calls_of,
 )
+from hookgate.adapters.langchain_checked import (
+    Checks,
+    ToolAnswer,
+    arguments_of,
+    as_checked,
+    checked_tool,
+    denied,
+    hand_off_result,
+    handed_off,
+    result_of,
+    rewritten,
+    text_of,
+    with_args,
+)
+from hookgate.adapters.langchain_ends import RUN_ENDS
 from hookgate.hooks.wording import UNCHECKED_MARKER
 
-ToolAnswer = ToolMessage | Command[Any]
 #: Raised through the wrappers without ending the run: LangChain answers the model with a
 #: tool's bad arguments, and an interrupt (human in the loop) pauses the run.
 _NOT_AN_END = (ToolInvocationError, GraphBubbleUp)
@@ -100,6 +114,7 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         is screened again."""
         self.ended: set[str] = set()
         """The runs postGeneration was recorded for."""
+        self.lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -110,8 +125,8 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
     def before_agent(self, state: HookgateState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         question = _question(state)
         if question is None:
-            return _fresh("")
-        return _screened(question, self.gate.screen_prompt_sync(_text(question)))
+            return self._begun(_fresh(""))
+        return self._begun(_screened(question, self.gate.screen_prompt_sync(text_of(question))))
 
     @hook_config(can_jump_to=["end"])
     async def abefore_agent(
@@ -119,13 +134,13 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
     ) -> dict[str, Any] | None:
         question = _question(state)
         if question is None:
-            return _fresh("")
+            return self._begun(_fresh(""))
         try:
-            decision = await self.gate.screen_prompt(_text(question))
+            decision = await self.gate.screen_prompt(text_of(question))
         except asyncio.CancelledError:
             await self.gate.finish(UNCHECKED_MARKER, None, "cancelled")
             raise
-        return _screened(question, decision)
+        return self._begun(_screened(question, decision))
 
     # postGeneration: once per run, however it ends
     def after_agent(self, state: HookgateState, runtime: Runtime[Any]) -> dict[str, Any] | None:
@@ -144,11 +159,29 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         """True the first time the run of `state` ends: parallel tools that raise, or a
         tool's error after the run's answer, end it once."""
         run = state.get("hookgate_run", "") if isinstance(state, dict) else ""
-        if run in self.ended:
-            return False
-        if run:
-            self.ended.add(run)
+        with self.lock:
+            if run in self.ended:
+                return False
+            if run:
+                self.ended.add(run)
         return True
+
+    def _begun(self, update: dict[str, Any]) -> dict[str, Any]:
+        """`update` (a new run's state), with the run watched (`_watch`)."""
+        self._watch(update)
+        return update
+
+    def _watch(self, state: Any) -> None:
+        """End the run of `state` if its graph run fails or is abandoned where no
+        middleware hook runs: a stream the caller stopped reading, say (RUN_ENDS)."""
+        run, prompt = state.get("hookgate_run"), _prompt_of(state)
+        if run and not state.get("hookgate_blocked"):
+
+            async def end(outcome: TurnEnd) -> None:
+                if self._ends({"hookgate_run": run}):
+                    await self.gate.finish(prompt, None, outcome)
+
+            RUN_ENDS.watch(run, end)
 
     def _failed_sync(self, state: Any) -> None:
         if self._ends(state):
@@ -163,6 +196,7 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
     def wrap_model_call(
         self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
     ) -> Any:
+        self._watch(request.state)
         try:
             response = handler(_with_context(request))
             for call in calls_of(request, response):
@@ -179,6 +213,7 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> Any:
+        self._watch(request.state)
         try:
             response = await handler(_with_context(request))
             for call in calls_of(request, response):
@@ -195,6 +230,7 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
     def wrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolAnswer]
     ) -> ToolAnswer:
+        self._watch(request.state)  # a run resumed after an interrupt is a new graph run
         try:
             return self._tool_call(request, handler)
         except _NOT_AN_END:
@@ -208,6 +244,7 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], Awaitable[ToolAnswer]],
     ) -> ToolAnswer:
+        self._watch(request.state)
         try:
             return await self._atool_call(request, handler)
         except _NOT_AN_END:
@@ -226,11 +263,12 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         decision = approved(request, decision)  # may pause the run (an interrupt)
         self.screened.pop(call_id or "", None)
         if isinstance(decision, CallDenied):
-            return _denied(decision, name, call_id)
-        answer = self._run_tool(_rewritten(request, decision), handler)
+            return denied(decision, name, call_id)
+        checks = Checks(self.gate, decision, name)
+        answer = self._run_tool(self._checking(rewritten(request, decision), checks), handler)
         if not isinstance(answer, ToolMessage):
             return answer
-        return _checked(answer, self.gate.check_result_sync(decision, name, *_result(answer)))
+        return as_checked(answer, checks.last or checks.check(*result_of(answer)))
 
     async def _atool_call(
         self,
@@ -244,12 +282,22 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         decision = approved(request, decision)  # may pause the run (an interrupt)
         self.screened.pop(call_id or "", None)
         if isinstance(decision, CallDenied):
-            return _denied(decision, name, call_id)
-        answer = await self._arun_tool(_rewritten(request, decision), handler)
+            return denied(decision, name, call_id)
+        checks = Checks(self.gate, decision, name)
+        request = self._checking(rewritten(request, decision), checks)
+        answer = await self._arun_tool(request, handler)
         if not isinstance(answer, ToolMessage):
             return answer
-        checked = await self.gate.check_result(decision, name, *_result(answer))
-        return _checked(answer, checked)
+        return as_checked(answer, checks.last or await checks.acheck(*result_of(answer)))
+
+    def _checking(self, request: ToolCallRequest, checks: Checks) -> ToolCallRequest:
+        """`request` with its tool checking its own result, before anything sees it; a
+        hand-off's is checked after its run (postAsk runs on the answer first)."""
+        tool, call = request.tool, request.tool_call
+        if tool is None or call["name"] in self.gate.agents:
+            return request
+        checked = checked_tool(tool, call["id"] or "", checks.check, checks.acheck)
+        return request.override(tool=checked)
 
     def _screened(self, call: Mapping[str, Any]) -> CallAllowed | CallDenied | None:
         """The decision made when the model asked for `call`, if it runs as screened."""
@@ -266,10 +314,12 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         answers: list[ToolAnswer] = []
 
         def run(arguments: dict[str, Any]) -> tuple[str, bool]:
-            answers.append(handler(_with_args(request, arguments)))
-            return _hand_off_result(answers[-1])
+            answers.append(handler(with_args(request, arguments)))
+            return hand_off_result(answers[-1])
 
-        return _handed_off(request, answers, self.gate.hand_off_sync(agent, _args(request), run))
+        return handed_off(
+            request, answers, self.gate.hand_off_sync(agent, arguments_of(request), run)
+        )
 
     async def _arun_tool(
         self,
@@ -282,37 +332,11 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         answers: list[ToolAnswer] = []
 
         async def run(arguments: dict[str, Any]) -> tuple[str, bool]:
-            answers.append(await handler(_with_args(request, arguments)))
-            return _hand_off_result(answers[-1])
+            answers.append(await handler(with_args(request, arguments)))
+            return hand_off_result(answers[-1])
 
-        answer = await self.gate.hand_off(agent, _args(request), run)
-        return _handed_off(request, answers, answer)
-
-
-def _args(request: ToolCallRequest) -> dict[str, Any]:
-    return dict(request.tool_call["args"])
-
-
-def _with_args(request: ToolCallRequest, arguments: dict[str, Any]) -> ToolCallRequest:
-    if arguments == request.tool_call["args"]:
-        return request
-    return request.override(tool_call={**request.tool_call, "args": arguments})
-
-
-def _hand_off_result(answer: ToolAnswer) -> tuple[str, bool]:
-    return _result(answer) if isinstance(answer, ToolMessage) else ("", False)
-
-
-def _handed_off(request: ToolCallRequest, answers: list[ToolAnswer], answer: Answer) -> ToolAnswer:
-    """The hand-off tool's message as the hooks left it (a refusal when it did not run)."""
-    if not answers:
-        name, call_id = request.tool_call["name"], request.tool_call["id"]
-        return _denied(CallDenied(answer.content), name, call_id)
-    ran = answers[-1]
-    if not isinstance(ran, ToolMessage) or answer.content == _text(ran):
-        return ran
-    status = "error" if answer.is_error else "success"
-    return ran.model_copy(update={"content": answer.content, "status": status})
+        answer = await self.gate.hand_off(agent, arguments_of(request), run)
+        return handed_off(request, answers, answer)
 
 
 def _question(state: HookgateState) -> HumanMessage | None:
@@ -321,10 +345,6 @@ def _question(state: HookgateState) -> HumanMessage | None:
         if isinstance(message, HumanMessage):
             return message
     return None
-
-
-def _text(message: AnyMessage) -> str:
-    return message.content if isinstance(message.content, str) else message.text
 
 
 def _fresh(prompt: str, context: tuple[str, ...] = (), *, blocked: bool = False) -> dict[str, Any]:
@@ -356,7 +376,7 @@ def _screened(question: HumanMessage, decision: PromptAllowed | PromptBlocked) -
 
 def _ending(state: HookgateState) -> tuple[str, str | None, TurnEnd]:
     answer = next((m for m in reversed(state["messages"]) if isinstance(m, AIMessage)), None)
-    text = None if answer is None else _text(answer)
+    text = None if answer is None else text_of(answer)
     return _prompt_of(state), text, "blocked" if state.get("hookgate_blocked") else "answered"
 
 
@@ -375,28 +395,5 @@ def _with_context(request: ModelRequest[Any]) -> ModelRequest[Any]:
         return request
     notes = "\n\n".join(context)
     system = request.system_message
-    text = notes if system is None else f"{_text(system)}\n\n{notes}"
+    text = notes if system is None else f"{text_of(system)}\n\n{notes}"
     return request.override(system_message=SystemMessage(content=text))
-
-
-def _rewritten(request: ToolCallRequest, decision: CallAllowed) -> ToolCallRequest:
-    if not decision.rewritten:
-        return request
-    return request.override(tool_call={**request.tool_call, "args": decision.arguments})
-
-
-def _denied(decision: CallDenied, name: str, call_id: str | None) -> ToolMessage:
-    return ToolMessage(
-        content=decision.message, tool_call_id=call_id or "", name=name, status="error"
-    )
-
-
-def _result(answer: ToolMessage) -> tuple[str, bool]:
-    return _text(answer), answer.status == "error"
-
-
-def _checked(answer: ToolMessage, checked: CheckedResult) -> ToolMessage:
-    if checked.content == _text(answer) and not checked.replaced:
-        return answer
-    status = "error" if checked.is_error else "success"
-    return answer.model_copy(update={"content": checked.content, "status": status})

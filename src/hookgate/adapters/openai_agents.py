@@ -28,9 +28,17 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from typing import Any
 
-from agents import Agent, FunctionTool, RunConfig, RunContextWrapper, Runner, RunResult, handoff
+from agents import (
+    Agent,
+    FunctionTool,
+    Model,
+    ModelResponse,
+    RunContextWrapper,
+    Runner,
+    RunResult,
+    handoff,
+)
 from agents.items import ToolApprovalItem
-from agents.run_config import CallModelData, ModelInputData
 from agents.run_state import RunState
 from agents.testing import ScriptedModel, assistant_message
 from agents.tool import maybe_invoke_function_tool_failure_error_function
@@ -44,6 +52,13 @@ from hookgate.adapters.gate import (
     PromptAllowed,
     PromptBlocked,
     unasked,
+)
+from hookgate.adapters.openai_agents_screen import (
+    function_calls,
+    prompt_text,
+    rewritten_input,
+    screened_run,
+    screening,
 )
 
 Screened = CallAllowed | CallDenied
@@ -84,8 +99,12 @@ class HookgateAgent:
         self.gate = gate
         self.approvals = approvals
         self.screened: dict[str, Screened] = {}
-        """preToolCall's decisions made when the SDK asked whether a call needs
-        approval, by call id, until the call runs."""
+        """preToolCall's decisions made when the model asked for the calls (or, for a
+        call no model answer showed, when the SDK asked whether it needs approval), by
+        call id, until the call runs."""
+        self.tool_names: set[str] = set()
+        """The function tools screened: the model's calls to them are screened as the
+        model makes them."""
         self.unscreened: list[str] = []
         """What no hook sees: hosted tools, `Handoff` objects, and the
         tools of an agent run by `Agent.as_tool()`, by name."""
@@ -105,12 +124,13 @@ class HookgateAgent:
             return await self._resume(input, options)
 
         async def allowed(decision: PromptAllowed) -> RunResult:
-            question = _rewritten(input, decision)
+            question = rewritten_input(input, decision)
             handed_to: list[str] = []
             token = _HANDED_TO.set(handed_to)
             answer, error = "", "the run ended before the agent answered"
             try:
-                result = await Runner.run(self.agent, question, **_with_context(decision, options))
+                async with screened_run(options, self._screen, decision) as screened:
+                    result = await Runner.run(self.agent, question, **screened)
                 answer, error = str(result.final_output), ""
                 return result
             except Exception as exc:
@@ -130,23 +150,38 @@ class HookgateAgent:
             return await self._answer_blocked(decision, options)
 
         return await self.gate.run_turn(
-            _prompt_text(input), allowed, blocked, lambda result: str(result.final_output)
+            prompt_text(input), allowed, blocked, lambda result: str(result.final_output)
         )
 
     async def _resume(self, state: RunState[Any], options: dict[str, Any]) -> RunResult:
         """The rest of an interrupted run, ended by postGeneration like any run."""
         original = state._original_input
-        resumed = PromptAllowed(_prompt_text(original if isinstance(original, (str, list)) else ""))
+        resumed = PromptAllowed(prompt_text(original if isinstance(original, (str, list)) else ""))
 
         async def go_on(decision: PromptAllowed) -> RunResult:
-            return await Runner.run(self.agent, state, **options)
+            async with screened_run(options, self._screen) as screened:
+                return await Runner.run(self.agent, state, **screened)
 
         return await self.gate.end_turn(resumed, go_on, lambda result: str(result.final_output))
 
+    async def _screen(self, response: ModelResponse) -> ModelResponse:
+        """preToolCall on the model's calls to screened tools, before the SDK reads the
+        answer: a call a hook rewrote is, from then on, the call the model made (the
+        approval item, the call run, the history)."""
+        output = list(response.output)
+        for index, item, arguments in function_calls(response):
+            if item.name in self.tool_names:
+                decision = await self.gate.screen_call(item.name, arguments, item.call_id)
+                self.screened[item.call_id] = decision
+                if isinstance(decision, CallAllowed) and decision.rewritten:
+                    update = {"arguments": json.dumps(decision.arguments)}
+                    output[index] = item.model_copy(update=update)
+        return dataclasses.replace(response, output=output)
+
     def as_run(self, item: ToolApprovalItem) -> dict[str, Any] | None:
         """The arguments a call awaiting approval will run with, as the hooks left them
-        (what to show the person; the item itself keeps the model's, which the SDK
-        checks the approval against), or None for a call no hook screened."""
+        (the item's own `arguments` show the same: the model's answer was rewritten
+        before the SDK read it), or None for a call no hook screened."""
         decision = self.screened.get(str(getattr(item.raw_item, "call_id", "")))
         return dict(decision.arguments) if isinstance(decision, CallAllowed) else None
 
@@ -186,6 +221,8 @@ class HookgateAgent:
             return done[id(agent)]
         clone = agent.clone()
         done[id(agent)] = clone
+        if isinstance(agent.model, Model):
+            clone.model = screening(agent.model, self._screen)
         clone.tools = [self._screened(tool, agent.name) for tool in agent.tools]
         clone.handoffs = [
             handoff(self._guarded(target, done), on_handoff=self._observed(target.name))
@@ -221,6 +258,14 @@ class HookgateAgent:
 
         return started
 
+    def _decided(self, call_id: str, arguments: dict[str, Any]) -> Screened | None:
+        """The decision made on the call when the model asked for it, if it is the call
+        as it was screened (a rewrite: as the hooks left it)."""
+        decision = self.screened.get(call_id)
+        if isinstance(decision, CallAllowed) and decision.arguments != arguments:
+            return None
+        return decision
+
     def _unscreened(self, item: Any, owner: str) -> Any:
         self.unscreened.append(
             f"{owner}: {type(item).__name__} {getattr(item, 'name', '')}".rstrip()
@@ -230,6 +275,7 @@ class HookgateAgent:
     def _screened(self, tool: Any, owner: str) -> Any:
         if not isinstance(tool, FunctionTool):
             return self._unscreened(tool, owner)
+        self.tool_names.add(tool.name)
         invoke, gate = tool.on_invoke_tool, self.gate
         asked = gate.agents.get(tool.name) or _asked_agent(tool)
         inner = getattr(tool, "_agent_instance", None)
@@ -243,7 +289,9 @@ class HookgateAgent:
             context: RunContextWrapper[Any], arguments: dict[str, Any], call_id: str
         ) -> bool:
             """preToolCall, before the SDK asks anyone: its `ask` asks (with approvals)."""
-            decision = await gate.screen_call(tool.name, arguments, call_id)
+            decision = self._decided(call_id, arguments) or await gate.screen_call(
+                tool.name, arguments, call_id
+            )
             self.screened[call_id] = decision
             if isinstance(decision, CallDenied):
                 return False  # denied when it runs, with no one asked
@@ -355,57 +403,3 @@ def _default_loop() -> asyncio.AbstractEventLoop:
         loop = policy.new_event_loop()
         policy.set_event_loop(loop)
     return loop
-
-
-def _prompt_text(input: str | list[Any]) -> str:
-    """The question: the input, or the text of its last user message."""
-    if isinstance(input, str):
-        return input
-    for item in reversed(input):
-        if isinstance(item, dict) and item.get("role") == "user":
-            content = item.get("content")
-            if isinstance(content, str):
-                return content
-            return "\n".join(
-                part.get("text", "") for part in content or () if isinstance(part, dict)
-            )
-    return ""
-
-
-def _rewritten(input: str | list[Any], decision: PromptAllowed) -> str | list[Any]:
-    if not decision.rewritten:
-        return input
-    if isinstance(input, str):
-        return decision.prompt
-    items = list(input)
-    for index in range(len(items) - 1, -1, -1):
-        item = items[index]
-        if isinstance(item, dict) and item.get("role") == "user":
-            items[index] = {**item, "content": decision.prompt}
-            break
-    return items
-
-
-def _with_context(decision: PromptAllowed, options: dict[str, Any]) -> dict[str, Any]:
-    """`options` with a model-input filter adding the hooks' context to the
-    instructions, for this run only (after the caller's own filter, if any)."""
-    if not decision.context:
-        return options
-    config = options.get("run_config") or RunConfig()
-    if isinstance(config, dict):
-        config = RunConfig(**config)
-    theirs = config.call_model_input_filter
-    notes = "\n\n".join(decision.context)
-
-    async def add_context(data: CallModelData[Any]) -> ModelInputData:
-        model_data = data.model_data
-        if theirs is not None:
-            filtered = theirs(data)
-            model_data = await filtered if inspect.isawaitable(filtered) else filtered
-        instructions = f"{model_data.instructions}\n\n{notes}" if model_data.instructions else notes
-        return ModelInputData(input=model_data.input, instructions=instructions)
-
-    return {
-        **options,
-        "run_config": dataclasses.replace(config, call_model_input_filter=add_context),
-    }

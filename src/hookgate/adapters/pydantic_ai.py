@@ -59,6 +59,10 @@ class HookgateCapability(AbstractCapability[Any]):
     gate: Gate
     question: PromptAllowed | None = field(default=None, repr=False)
     """This run's question as the hooks allowed it (each run has its own copy)."""
+    decided: dict[str, CallAllowed | CallDenied] = field(default_factory=dict, repr=False)
+    """preToolCall's decisions made when each call's arguments were validated, by call
+    id, until it runs (shared by the runs of one capability: a deferred call runs in a
+    later run)."""
 
     async def for_run(self, ctx: RunContext[Any]) -> HookgateCapability:
         return dataclasses.replace(self, question=None)
@@ -100,6 +104,22 @@ class HookgateCapability(AbstractCapability[Any]):
             )
         return request_context
 
+    async def after_tool_validate(
+        self, ctx: RunContext[Any], *, call: ToolCallPart, tool_def: ToolDefinition, args: Any
+    ) -> Any:
+        """preToolCall once the arguments are valid, before pydantic-ai defers a call for
+        approval (a tool's `requires_approval`): a call a hook rewrote is, in the
+        history too, the call the model made, so a person approves it as it will run."""
+        if ctx.tool_call_approved or not isinstance(args, dict):
+            return args
+        decision = await self.gate.screen_call(call.tool_name, args, call.tool_call_id)
+        self.decided[call.tool_call_id] = decision
+        if isinstance(decision, CallAllowed) and decision.rewritten:
+            call.args = dict(decision.arguments)
+            call.id = None  # a provider's stored copy would replay the model's arguments
+            return dict(decision.arguments)
+        return args
+
     async def wrap_tool_execute(
         self,
         ctx: RunContext[Any],
@@ -109,9 +129,13 @@ class HookgateCapability(AbstractCapability[Any]):
         args: Any,
         handler: WrapToolExecuteHandler,
     ) -> Any:
-        decision = await self.gate.screen_call(call.tool_name, dict(args), call.tool_call_id)
+        decision = self._decided(call.tool_call_id, args) or await self.gate.screen_call(
+            call.tool_name, dict(args), call.tool_call_id
+        )
         if isinstance(decision, CallDenied):
             raise ToolFailed(decision.message)  # the model reads it; no retry is spent
+        if ctx.tool_call_approved and decision.rewritten and decision.arguments != dict(args):
+            raise ToolFailed(CHANGED_SINCE_APPROVAL)  # approved as it was, not as it would run
         _approve(ctx, decision)
         arguments = decision.arguments if decision.rewritten else args
         agent = self.gate.agents.get(call.tool_name)
@@ -124,6 +148,14 @@ class HookgateCapability(AbstractCapability[Any]):
         if checked.is_error:
             raise ToolFailed(checked.content)
         return checked.content if checked.content != content else result
+
+    def _decided(self, call_id: str, args: Any) -> CallAllowed | CallDenied | None:
+        """The decision made when the call's arguments were validated, if it runs with
+        the arguments it was screened with (as the hooks left them)."""
+        decision = self.decided.pop(call_id, None)
+        if isinstance(decision, CallAllowed) and decision.arguments != dict(args):
+            return None
+        return decision
 
     async def _hand_off(
         self, agent: str, arguments: dict[str, Any], handler: WrapToolExecuteHandler
