@@ -9,7 +9,7 @@ messages the file holds and the last one, unless it must be written afresh.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from hookgate.compaction import COMPACTED
@@ -72,33 +72,26 @@ def _context_start(session: Session, data: bytes, body: int) -> int:
     """Where the lines the context needs begin: `body` (the first after the header)
     where no compaction stands for what came before."""
     end = len(data)
-    while True:
-        lines = _lines_back(data, end, body)
-        found = _next_compaction(lines)
-        if found is None:
-            return body
-        compaction, kept = found
+    while (compaction := data.rfind(b"\n" + _COMPACTION, body - 1, end) + 1) > 0:
+        stop = data.find(b"\n", compaction)
+        kept = _kept(data[compaction : len(data) if stop < 0 else stop])
+        if kept is None:  # a compaction `replay` ignores: look further back
+            end = compaction
+            continue
         if kept == 0:
             return compaction  # it stands for everything before it
         window: list[Message] = []  # the messages before it, last first
-        for offset, line in lines:
+        for offset, line in _lines_back(data, compaction, body):
             if _kept(line) is not None:
                 end = offset + len(line) + 1  # what that one needs, and all after it
                 break
             if (record := _message_record(line)) is not None:
-                window.append(session.message_from(record, data.count(b"\n", 0, offset) + 1))
+                window.append(session.message_from(record, _line_number(data, offset)))
                 if _covers(window, kept):
                     return offset
         else:
             return body
-
-
-def _next_compaction(lines: Iterator[tuple[int, bytes]]) -> tuple[int, int] | None:
-    """The offset and `kept` of the next compaction record `lines` (last first) hold."""
-    for offset, line in lines:
-        if (kept := _kept(line)) is not None:
-            return offset, kept
-    return None
+    return body
 
 
 def _covers(window: list[Message], kept: int) -> bool:
@@ -139,8 +132,13 @@ def _last_message(session: Session, data: bytes, end: int, body: int) -> Message
     """The last message record before offset `end`."""
     for offset, line in _lines_back(data, end, body):
         if (record := _message_record(line)) is not None:
-            return session.message_from(record, data.count(b"\n", 0, offset) + 1)
+            return session.message_from(record, _line_number(data, offset))
     return None
+
+
+def _line_number(data: bytes, offset: int) -> Callable[[], int]:
+    """The number of the line that begins at `offset`, counted when asked (an error)."""
+    return lambda: data.count(b"\n", 0, offset) + 1
 
 
 def _lines_back(data: bytes, end: int, body: int) -> Iterator[tuple[int, bytes]]:

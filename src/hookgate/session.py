@@ -15,6 +15,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -112,15 +113,16 @@ class Session:
         if start is None:
             start = data.find(b"\n") + 1 if b"\n" in data else len(data)
         entries: list[Message | SessionEvent] = []
-        first = data.count(b"\n", 0, start) + 1
         # Split on b"\n" only: str.splitlines would also split inside text at U+2028.
-        for number, line in enumerate(data[start:].split(b"\n"), start=first):
+        for index, line in enumerate(data[start:].split(b"\n")):
             record = parse_record(line)
             if record is None:
                 continue
             if record.get("type") == "event":
                 entries.append(SessionEvent(str(record.get("kind")), record.get("data") or {}))
             elif record.get("type") == "message":
+                # The line's number is counted only for an error: a count of the file.
+                number = partial(_line_number, data, start, index)
                 entries.append(self.message_from(record, number))
         return entries
 
@@ -139,11 +141,13 @@ class Session:
         except OSError as exc:
             raise SessionError(f"cannot read the session file {self.path}: {exc.strerror}") from exc
 
-    def message_from(self, record: Mapping[str, Any], number: int) -> Message:
-        """The message of a message `record` read from line `number` of this file."""
+    def message_from(self, record: Mapping[str, Any], line: int | Callable[[], int]) -> Message:
+        """The message of a message `record` read from line `line` of this file (a
+        callable where the number costs a count: it is needed only for an error)."""
         try:
             return Message.from_json(record["message"])
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            number = line() if callable(line) else line
             raise SessionError(f"{self.path}:{number}: malformed message record") from exc
 
     def _append(self, record: Mapping[str, Any]) -> None:
@@ -287,6 +291,11 @@ class SessionStore:
                 f"cannot create the session directory {self.directory}: "
                 f"{exc.strerror or exc} ({_WRITE_HINT})"
             ) from exc
+
+
+def _line_number(data: bytes, start: int, index: int) -> int:
+    """The number of the `index`th line from offset `start` of `data` (1 for the first)."""
+    return data.count(b"\n", 0, start) + index + 1
 
 
 def parse_record(line: bytes) -> dict[str, Any] | None:
