@@ -114,3 +114,30 @@ def test_ctrl_c_at_the_consent_prompt_cancels_the_turn(
     assert not (project.dir / "one").exists()
     answers = [m["content"] for m in project.messages() if m["role"] == "assistant"]
     assert "Went on after the no." not in answers
+
+
+def test_the_prompt_names_the_hook_that_asks_and_its_reason(
+    project: Project, terminals: list[Terminal]
+) -> None:
+    """A Claude-format `ask` with `permissionDecisionReason`: Claude Code shows the reason
+    to the user; so does the prompt, with the hook's name."""
+    specific = {"hookEventName": "PreToolUse", "permissionDecision": "ask",
+                "permissionDecisionReason": "pushing needs a human"}  # fmt: skip
+    reply = json.dumps({"hookSpecificOutput": specific})
+    hook = {"name": "push-guard", "format": "claude", "command": f"echo '{reply}'"}
+    project.write_agent(
+        project.script({"tool_calls": [shell("echo pushed")]}, {"text": "Done."}),
+        yolo=True,
+        hooks={"PreToolUse": [hook]},
+    )
+    terminal = start(terminals, project)
+
+    terminal.submit("Push it")
+    shown = terminal.expect(QUESTION)
+    terminal.type("n\r")
+    terminal.expect("Done.")
+    terminal.expect(PROMPT)
+    terminal.type("\x04")
+
+    assert terminal.wait() == 0
+    assert "hook 'push-guard' asks: pushing needs a human" in shown
