@@ -19,20 +19,24 @@ terminals = test_line.terminals  # the fixture: each test's terminals, closed af
 QUESTION = "? [y"
 
 
-def test_the_prompt_shows_a_command_hidden_past_a_screenful_of_spaces(
-    project: Project, terminals: list[Terminal]
-) -> None:
-    project.write_agent(project.script({"tool_calls": [shell(HIDING)]}, {"text": "Done."}))
-    terminal = start(terminals, project)
-
-    terminal.submit("Run the tests")
+def refuse_once(terminal: Terminal, question: str) -> str:
+    """Ask `question`, answer no at the consent prompt, quit; what the prompt showed."""
+    terminal.submit(question)
     shown = terminal.expect(QUESTION)
     terminal.type("n\r")
     terminal.expect("Done.")
     terminal.expect(PROMPT)
     terminal.type("\x04")
-
     assert terminal.wait() == 0
+    return shown
+
+
+def test_the_prompt_shows_a_command_hidden_past_a_screenful_of_spaces(
+    project: Project, terminals: list[Terminal]
+) -> None:
+    project.write_agent(project.script({"tool_calls": [shell(HIDING)]}, {"text": "Done."}))
+    shown = refuse_once(start(terminals, project), "Run the tests")
+
     assert HIDING in shown.replace("\n", "")  # every character of it, spaces and all
     assert "2. touch HIDDEN" in shown  # and each command it runs, one a line
     assert not (project.dir / "HIDDEN").exists()
@@ -130,14 +134,6 @@ def test_the_prompt_names_the_hook_that_asks_and_its_reason(
         yolo=True,
         hooks={"PreToolUse": [hook]},
     )
-    terminal = start(terminals, project)
+    shown = refuse_once(start(terminals, project), "Push it")
 
-    terminal.submit("Push it")
-    shown = terminal.expect(QUESTION)
-    terminal.type("n\r")
-    terminal.expect("Done.")
-    terminal.expect(PROMPT)
-    terminal.type("\x04")
-
-    assert terminal.wait() == 0
     assert "hook 'push-guard' asks: pushing needs a human" in shown
