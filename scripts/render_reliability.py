@@ -2,10 +2,15 @@
 
     python scripts/render_reliability.py [--out build/reliability] [--doc docs/reliability.md]
 
+    python scripts/render_reliability.py [--suite-times docs/suite-times.json]
+
 Reads `cases.json` (every case: category, guarantee, parameters, outcome, duration,
 written by tests/reliability/conftest.py) and, if present, `load.json` (a list of
-rows, rendered with whatever keys they have). Adds the machine it ran on. Run by
-`scripts/reliability`, which runs the suite first: the page is never edited by hand.
+rows, rendered with whatever keys they have). Adds the machine it ran on, and the whole
+suite's recorded times on a quiet and a saturated machine (`--suite-times`, written by
+`scripts/test --record` and `scripts/test-saturated --whole --record` through
+scripts/suite_times.py). Run by `scripts/reliability`, which runs the suite first: the
+page is never edited by hand.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("build/reliability"))
     parser.add_argument("--doc", type=Path, default=Path("docs/reliability.md"))
+    parser.add_argument("--suite-times", type=Path, default=Path("docs/suite-times.json"))
     args = parser.parse_args(argv)
     cases_file = args.out / "cases.json"
     try:
@@ -51,7 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"render_reliability: cannot read {cases_file}: {exc}", file=sys.stderr)
         return 1
     load = _read_optional(args.out / "load.json")
-    args.doc.write_text(render(run, load, machine()))
+    suite = _read_optional(args.suite_times)
+    args.doc.write_text(render(run, load, machine(), suite))
     print(f"wrote {args.doc}")
     return 0
 
@@ -66,8 +73,8 @@ def _read_optional(path: Path) -> Any:
         return None
 
 
-def render(run: Mapping[str, Any], load: Any, host: Mapping[str, str]) -> str:
-    """The whole page."""
+def render(run: Mapping[str, Any], load: Any, host: Mapping[str, str], suite: Any = None) -> str:
+    """The whole page; `suite`: the recorded whole-suite runs (a list of rows), if any."""
     cases: list[Mapping[str, Any]] = run["cases"]
     counts = Counter(case["outcome"] for case in cases)
     lines = [
@@ -93,6 +100,7 @@ def render(run: Mapping[str, Any], load: Any, host: Mapping[str, str]) -> str:
             ],
         ),
         "",
+        *_suite_section(suite),
     ]
     for category in _ordered(run.get("categories", []), (case["category"] for case in cases)):
         chosen = [case for case in cases if case["category"] == category]
@@ -122,6 +130,50 @@ def _category_section(category: str, cases: Sequence[Mapping[str, Any]]) -> list
         *_table(["case", "guarantee", "result", "time"], rows),
         "",
     ]
+
+
+#: The whole-suite table's columns: (heading, key in a recorded row).
+SUITE_COLUMNS = (
+    ("command", "command"),
+    ("machine", "machine"),
+    ("in all", "total_s"),
+    ("pytest", "pytest_s"),
+    ("passed", "passed"),
+    ("failed", "failed"),
+    ("skipped", "skipped"),
+    ("load", "load"),
+    ("commit", "commit"),
+    ("date", "date"),
+)
+
+
+def _suite_section(suite: Any) -> list[str]:
+    """The whole test suite's recorded times (not this run's): quiet rows first."""
+    rows = [row for row in suite if isinstance(row, Mapping)] if isinstance(suite, list) else []
+    if not rows:
+        return []
+    rows.sort(key=lambda row: (row.get("machine") != "quiet", str(row.get("command"))))
+    cells = [
+        [_seconds(row.get(key)) if key.endswith("_s") else _figure(row.get(key))
+         for _, key in SUITE_COLUMNS]
+        for row in rows
+    ]  # fmt: skip
+    return [
+        "## The whole suite",
+        "",
+        "The whole test suite (not only this page's cases), as last recorded on a quiet and",
+        "on a saturated machine (`docs/suite-times.json`: `scripts/test --record`,",
+        '`scripts/test-saturated --whole --record`). "in all" is the command\'s time:',
+        "setup, ruff, mypy and pytest; the load is the one-minute load average (start–end).",
+        "",
+        *_table([heading for heading, _ in SUITE_COLUMNS], cells),
+        *[f"\n{row['note']}" for row in rows if isinstance(row.get("note"), str)],
+        "",
+    ]
+
+
+def _seconds(value: Any) -> str:
+    return "—" if not isinstance(value, int | float) else f"{value:,.0f} s"
 
 
 def _load_section(load: Any) -> list[str]:

@@ -25,6 +25,7 @@ from hookgate.hooks.lint import lint_config
 from hookgate.messages import Message, ToolSpec
 from hookgate.models import ModelClient, make_model
 from hookgate.policy import Policy
+from hookgate.resume import read_for_resume
 from hookgate.rulecheck import rule_warnings
 from hookgate.sandbox import Boundaries, SandboxSettings
 from hookgate.sandbox.boundaries import private_directory
@@ -203,13 +204,13 @@ async def open_agent(
         asked_agent=asked_as, observer=observer_for(config.telemetry, os.environ),
         env_file=None if env_file is None else str(env_file),
     )  # fmt: skip
-    recorded = session.entries() if session is not None else []  # the file, read once
-    history = History.load(session, notify, recorded)
+    resumed = read_for_resume(session)  # the file, read once, as far back as needed
+    history = History.load(session, notify, resumed.entries)
     try:
         # Written before the first hook runs: sessionStart hooks of a resumed session read it.
         history.transcript = Transcript.start(
             store.home, session_id, model=_model_name(config), cwd=str(project_dir), notify=notify,
-            messages=[entry for entry in recorded if isinstance(entry, Message)],
+            recorded=resumed.recorded,
         )  # fmt: skip
         # What `hooks check` warns about, a session says too: a guard its own shell
         # cannot parse would otherwise block every question with no reason shown.

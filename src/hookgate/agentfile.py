@@ -231,7 +231,7 @@ def _top_level_keys(document: Mapping[Any, Any], where: Where, path: Path) -> No
     for key in document:
         if isinstance(key, str) and key in EVENT_NAMES:
             found.errors.append(where.key(document, key).error(
-                f"{key!r} is a hook event, at the top level of the agent file",
+                f"unknown key {key!r}: {key!r} is a hook event, at the top level of the agent file",
                 hint=f"put it under hooks: (hooks: {{{key}: [{{command: ...}}]}})",
             ))  # fmt: skip
     reported = [key for key in document if isinstance(key, str) and key in EVENT_NAMES]

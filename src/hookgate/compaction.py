@@ -23,6 +23,9 @@ SUMMARY_REQUEST = (
 )
 SUMMARY_NOTE = "[summary of earlier turns]\n"
 SUMMARY_ACK = "Understood."
+#: The session event that records a compaction: the summary, and how many messages it
+#: left as they were (`kept`).
+COMPACTED = "compacted"
 #: Messages kept verbatim at the end when older ones are summarised.
 KEEP_RECENT = 6
 #: Summary requests of one compaction at most: older pieces are left out, with a marker

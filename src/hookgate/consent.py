@@ -33,6 +33,11 @@ def call_line(tool: str, arguments: Mapping[str, Any]) -> str:
     return f"{tool} {json.dumps(dict(arguments), ensure_ascii=False, default=str)}"
 
 
+def hook_asks(hook: str, reason: str) -> str:
+    """Which hook asks for consent, and why: `hook 'guard' asks: pushing needs a human`."""
+    return f"hook {hook!r} asks" + (f": {reason}" if reason else " for consent")
+
+
 class ConsentRequest(NamedTuple):
     tool: str
     arguments: Mapping[str, Any]
@@ -42,6 +47,10 @@ class ConsentRequest(NamedTuple):
     reason: str = ""
     """Why the allow rules did not cover the call, where one could have
     ("this command builds part of itself at run time ($X)"); empty otherwise."""
+    asked_by: str = ""
+    """The hook that asks for consent (a `preToolCall` hook's `ask`), where one does."""
+    asked_why: str = ""
+    """That hook's reason, where it gave one."""
 
     def describe(self) -> str:
         """The whole call on one line: the tool and every argument, nothing cut."""
@@ -52,7 +61,12 @@ class ConsentRequest(NamedTuple):
         """`describe()`, then for a shell call each command it runs, one a line, then why
         the allow rules did not cover it."""
         why = [f"  no allow rule covers it: {self.reason}"] if self.reason else []
-        return "\n".join([self.describe(), *self._commands(), *why])
+        return "\n".join([self.describe(), *self._commands(), *why, *self._asker()])
+
+    def _asker(self) -> list[str]:
+        if not self.asked_by:
+            return []
+        return [f"  {hook_asks(self.asked_by, self.asked_why)}"]
 
     def key(self) -> str:
         """What makes two calls "this exact call"."""

@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 from hookgate.agent import open_agent
-from hookgate.consent import AlwaysDeny
+from hookgate.consent import AlwaysDeny, call_line
 from hookgate.messages import ToolCall
 from hookgate.session import SessionStore
 from hookgate.tools import ToolResult
@@ -90,7 +90,7 @@ class DemoView:
         print(f"    notice: {text}")
 
     def tool_started(self, call: ToolCall) -> None:
-        print(f"    tool call: {call.name} {dict(call.arguments)}")
+        print(f"    tool call: {call_line(call.name, call.arguments)}")
 
     def tool_finished(self, call: ToolCall, result: ToolResult) -> None:
         first = result.content.strip().splitlines()[0] if result.content.strip() else ""

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hookgate.compaction import (
+    COMPACTED,
     KEEP_RECENT,
     SUMMARY_ACK,
     SUMMARY_NOTE,
@@ -43,8 +44,6 @@ __all__ = [
 #: The answer a resumed session gives a tool call whose result never reached the file
 #: (the disk filled, or hookgate was killed mid-call): servers refuse a call unanswered.
 UNSAVED_RESULT = "[no result: it was not saved in the session file]"
-#: The event that records a compaction: the summary, and how many messages it left as they were.
-COMPACTED = "compacted"
 
 
 class History:

@@ -14,7 +14,8 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -104,15 +105,25 @@ class Session:
 
     def entries(self) -> list[Message | SessionEvent]:
         """The messages and events as recorded, in order; torn lines are skipped."""
+        return self.entries_from(self.read())
+
+    def entries_from(self, data: bytes, start: int | None = None) -> list[Message | SessionEvent]:
+        """The entries of `data` (this file's bytes, from `read`) from the line that
+        begins at offset `start` on (default: the first after the header)."""
+        if start is None:
+            start = data.find(b"\n") + 1 if b"\n" in data else len(data)
         entries: list[Message | SessionEvent] = []
-        for number, record in self._records():
+        # Split on b"\n" only: str.splitlines would also split inside text at U+2028.
+        for index, line in enumerate(data[start:].split(b"\n")):
+            record = parse_record(line)
+            if record is None:
+                continue
             if record.get("type") == "event":
                 entries.append(SessionEvent(str(record.get("kind")), record.get("data") or {}))
             elif record.get("type") == "message":
-                try:
-                    entries.append(Message.from_json(record["message"]))
-                except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                    raise SessionError(f"{self.path}:{number}: malformed message record") from exc
+                # The line's number is counted only for an error: a count of the file.
+                number = partial(_line_number, data, start, index)
+                entries.append(self.message_from(record, number))
         return entries
 
     def messages(self) -> list[Message]:
@@ -123,24 +134,21 @@ class Session:
         """The events as recorded, in order; torn lines are skipped."""
         return [entry for entry in self.entries() if isinstance(entry, SessionEvent)]
 
-    def _records(self) -> Iterator[tuple[int, dict[str, Any]]]:
-        """(line number, record) for each complete record after the header.
-
-        A line that is not a JSON object is what a crash mid-write leaves; it is skipped.
-        Records of a type this version does not know are passed on for the caller to skip.
-        """
+    def read(self) -> bytes:
+        """The file's bytes, header included; `SessionError` where it cannot be read."""
         try:
-            data = self.path.read_bytes()
+            return self.path.read_bytes()
         except OSError as exc:
             raise SessionError(f"cannot read the session file {self.path}: {exc.strerror}") from exc
-        # Split on b"\n" only: str.splitlines would also split inside text at U+2028.
-        for number, line in enumerate(data.split(b"\n")[1:], start=2):
-            try:  # decoded here: `json.loads` of bytes first guesses their encoding
-                record = json.loads(line.decode())
-            except ValueError:  # torn, empty, or not UTF-8
-                continue
-            if isinstance(record, dict):
-                yield number, record
+
+    def message_from(self, record: Mapping[str, Any], line: int | Callable[[], int]) -> Message:
+        """The message of a message `record` read from line `line` of this file (a
+        callable where the number costs a count: it is needed only for an error)."""
+        try:
+            return Message.from_json(record["message"])
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            number = line() if callable(line) else line
+            raise SessionError(f"{self.path}:{number}: malformed message record") from exc
 
     def _append(self, record: Mapping[str, Any]) -> None:
         line = _encode(record, self.path)
@@ -283,6 +291,22 @@ class SessionStore:
                 f"cannot create the session directory {self.directory}: "
                 f"{exc.strerror or exc} ({_WRITE_HINT})"
             ) from exc
+
+
+def _line_number(data: bytes, start: int, index: int) -> int:
+    """The number of the `index`th line from offset `start` of `data` (1 for the first)."""
+    return data.count(b"\n", 0, start) + index + 1
+
+
+def parse_record(line: bytes) -> dict[str, Any] | None:
+    """The record a line holds, or None for what a crash mid-write leaves (a torn,
+    empty or non-UTF-8 line, or JSON that is not an object). Records of a type this
+    version does not know are returned for the caller to skip."""
+    try:  # decoded here: `json.loads` of bytes first guesses their encoding
+        record = json.loads(line.decode())
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
 
 
 def _read_info(path: Path) -> SessionInfo:

@@ -19,7 +19,14 @@ from typing import Any, NamedTuple
 
 from hookgate.approvals import Approvals, ApproveMode, GuardrailBlock, blocking_guardrail
 from hookgate.callcaps import CallCaps
-from hookgate.consent import AlwaysDeny, Consent, ConsentRequest, call_line, waits_for_user
+from hookgate.consent import (
+    AlwaysDeny,
+    Consent,
+    ConsentRequest,
+    call_line,
+    hook_asks,
+    waits_for_user,
+)
 from hookgate.hooks import HookEngine, HookSpec, OnError, Outcome
 from hookgate.hooks.wording import (
     DENIED_CALL,
@@ -29,7 +36,7 @@ from hookgate.hooks.wording import (
     WITHHELD_RESULT,
 )
 from hookgate.messages import ToolCall
-from hookgate.policy import Policy, Verdict, rules_allowing, why_no_rule_covers
+from hookgate.policy import Decision, Policy, Verdict, rules_allowing, why_no_rule_covers
 from hookgate.tools import ToolContext, ToolRegistry, ToolResult
 from hookgate.tools.paths import leaves_workspace
 from hookgate.view import MarkKind, MarksToolCalls, NoticeKind, ToolMark, TurnView
@@ -294,15 +301,26 @@ async def _refusal(gate: ToolGate, screened: ScreenedCall, view: TurnView) -> To
         consent = gate.asker or gate.consent
     elif pre.permission == "allow" or decision.verdict is not Verdict.ASK:
         return None
+    asked_by = (pre.permission_by or "a hook") if pre.permission == "ask" else ""
     request = ConsentRequest(
-        call.name, arguments, rewritten="arguments" in pre.changed, reason=decision.reason or ""
-    )
+        call.name, arguments, rewritten="arguments" in pre.changed, reason=decision.reason or "",
+        asked_by=asked_by, asked_why=(pre.permission_reason or "") if asked_by else "",
+    )  # fmt: skip
     if waits_for_user(consent, request):
         await notify_waiting(gate, view, f"hookgate needs your permission to use {call.name}")
     if not await consent.ask(request):
         _mark(view, screened, MarkKind.DENIED, "user", "consent was refused")
-        asked_by = decision.rule if decision.verdict is Verdict.ASK else None
-        return _denied_by_consent(consent, call, view, asked_by)
+        return _denied_by_consent(consent, call, view, _asker(request, decision))
+    return None
+
+
+def _asker(request: ConsentRequest, decision: Decision) -> str | None:
+    """Who asks whatever rule allows the call: the hook, or the ask rule; None for a
+    call that asks only because no rule allows it."""
+    if request.asked_by:
+        return hook_asks(request.asked_by, request.asked_why)
+    if decision.verdict is Verdict.ASK and decision.rule:
+        return f"the ask rule {decision.rule!r} asks for consent"
     return None
 
 
@@ -312,15 +330,15 @@ def _mark(view: TurnView, screened: ScreenedCall, kind: MarkKind, by: str, reaso
 
 
 def _denied_by_consent(
-    consent: Consent, call: ToolCall, view: TurnView, asked_by: str | None = None
+    consent: Consent, call: ToolCall, view: TurnView, asker: str | None = None
 ) -> ToolResult:
     """A person said no; or there was no one to ask, and the user must learn which rule
     would let the call through next time (a notice, with or without `-v`); an ask rule
-    (`asked_by`) asks whatever allows the call."""
+    or a hook (`asker`, which says so) asks whatever allows the call."""
     if not isinstance(consent, AlwaysDeny):
         return ToolResult("[denied by the user]", is_error=True, denied=True)
-    if asked_by:
-        advice = f"the ask rule {asked_by!r} asks for consent, whatever rule allows the call"
+    if asker:
+        advice = f"{asker}, whatever rule allows the call"
     elif rules := rules_allowing(call.name, call.arguments):
         advice = ("to allow it, add to permissions.allow in the agent file: "
                   f"{', '.join(json.dumps(r) for r in rules)}")  # fmt: skip

@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from hookgate.hooks.formats.claude_tools import claude_input, claude_tool_name
 from hookgate.messages import Message
@@ -40,6 +40,16 @@ def random_uuid() -> str:
     data[8] = data[8] & 0x3F | 0x80  # the RFC 4122 variant
     text = data.hex()
     return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
+class Recorded(NamedTuple):
+    """What a session file holds of the conversation, as a transcript needs it: the
+    number of its messages, the last, and how to read them all (only where the
+    transcript must be written afresh: a resume need not parse them all)."""
+
+    messages: int
+    last: Message | None
+    read_all: Callable[[], Iterable[Message]]
 
 
 def transcript_path(home: Path, session_id: str) -> Path:
@@ -69,17 +79,16 @@ class Transcript:
         *,
         model: str,
         cwd: str,
-        messages: Iterable[Message],
+        recorded: Recorded,
         notify: Callable[[str], None],
     ) -> Transcript:
-        """The transcript of `session_id` holding `messages` (a resumed session's): the
-        file as the last run left it where it holds them all already (as many lines, the
-        last one the last message), else written afresh, in one pass."""
+        """The transcript of `session_id` holding the `recorded` messages (a resumed
+        session's): the file as the last run left it where it holds them all already (as
+        many lines, the last one the last message), else written afresh, in one pass."""
         transcript = cls(transcript_path(home, session_id), session_id, model, cwd, notify)
-        conversation = [message for message in messages if message.role != "system"]
         try:
             transcript.path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-            kept = transcript._up_to_date(conversation) if conversation else None
+            kept = transcript._up_to_date(recorded) if recorded.messages else None
             flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW
             transcript._fd = os.open(
                 transcript.path, flags | (0 if kept else os.O_TRUNC) | os.O_CLOEXEC, FILE_MODE
@@ -90,13 +99,13 @@ class Transcript:
             return transcript
         if kept:
             transcript._last_uuid = kept
-        else:
-            transcript._write_all(conversation)  # one write, not one per message
+        elif recorded.messages:
+            transcript._write_all(recorded.read_all())  # one write, not one per message
         return transcript
 
-    def _up_to_date(self, conversation: list[Message]) -> str | None:
-        """The last line's uuid where the file holds `conversation` already: one line per
-        message, the last one this session's and the last message's. Else None."""
+    def _up_to_date(self, recorded: Recorded) -> str | None:
+        """The last line's uuid where the file holds the `recorded` messages already:
+        one line per message, the last one this session's and the last message's. Else None."""
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError:
@@ -106,13 +115,15 @@ class Transcript:
                 data = file.read()
         except OSError:
             return None
-        if not data.endswith(b"\n") or data.count(b"\n") != len(conversation):
+        if recorded.last is None or not data.endswith(b"\n"):
+            return None
+        if data.count(b"\n") != recorded.messages:
             return None
         try:
             last = json.loads(data[data.rfind(b"\n", 0, len(data) - 1) + 1 :])
         except ValueError:
             return None
-        expected = _claude_message(conversation[-1], self.model, self.cwd)
+        expected = _claude_message(recorded.last, self.model, self.cwd)
         if not isinstance(last, dict) or last.get("sessionId") != self.session_id:
             return None
         written = last.get("message")

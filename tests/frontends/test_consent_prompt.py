@@ -19,20 +19,24 @@ terminals = test_line.terminals  # the fixture: each test's terminals, closed af
 QUESTION = "? [y"
 
 
-def test_the_prompt_shows_a_command_hidden_past_a_screenful_of_spaces(
-    project: Project, terminals: list[Terminal]
-) -> None:
-    project.write_agent(project.script({"tool_calls": [shell(HIDING)]}, {"text": "Done."}))
-    terminal = start(terminals, project)
-
-    terminal.submit("Run the tests")
+def refuse_once(terminal: Terminal, question: str) -> str:
+    """Ask `question`, answer no at the consent prompt, quit; what the prompt showed."""
+    terminal.submit(question)
     shown = terminal.expect(QUESTION)
     terminal.type("n\r")
     terminal.expect("Done.")
     terminal.expect(PROMPT)
     terminal.type("\x04")
-
     assert terminal.wait() == 0
+    return shown
+
+
+def test_the_prompt_shows_a_command_hidden_past_a_screenful_of_spaces(
+    project: Project, terminals: list[Terminal]
+) -> None:
+    project.write_agent(project.script({"tool_calls": [shell(HIDING)]}, {"text": "Done."}))
+    shown = refuse_once(start(terminals, project), "Run the tests")
+
     assert HIDING in shown.replace("\n", "")  # every character of it, spaces and all
     assert "2. touch HIDDEN" in shown  # and each command it runs, one a line
     assert not (project.dir / "HIDDEN").exists()
@@ -114,3 +118,22 @@ def test_ctrl_c_at_the_consent_prompt_cancels_the_turn(
     assert not (project.dir / "one").exists()
     answers = [m["content"] for m in project.messages() if m["role"] == "assistant"]
     assert "Went on after the no." not in answers
+
+
+def test_the_prompt_names_the_hook_that_asks_and_its_reason(
+    project: Project, terminals: list[Terminal]
+) -> None:
+    """A Claude-format `ask` with `permissionDecisionReason`: Claude Code shows the reason
+    to the user; so does the prompt, with the hook's name."""
+    specific = {"hookEventName": "PreToolUse", "permissionDecision": "ask",
+                "permissionDecisionReason": "pushing needs a human"}  # fmt: skip
+    reply = json.dumps({"hookSpecificOutput": specific})
+    hook = {"name": "push-guard", "format": "claude", "command": f"echo '{reply}'"}
+    project.write_agent(
+        project.script({"tool_calls": [shell("echo pushed")]}, {"text": "Done."}),
+        yolo=True,
+        hooks={"PreToolUse": [hook]},
+    )
+    shown = refuse_once(start(terminals, project), "Push it")
+
+    assert "hook 'push-guard' asks: pushing needs a human" in shown

@@ -53,6 +53,8 @@ def test_a_hook_event_at_the_top_level_says_put_it_under_hooks(project: Project)
     assert code == 1
     assert "'preGeneration' is a hook event, at the top level" in said
     assert "put it under hooks:" in said
+    # Named as every other unknown key is (the fuzzing spec found it was not: `Stop`).
+    assert "hookgate.yaml:2: preGeneration: unknown key 'preGeneration': " in said
     assert "known keys" not in said
 
 

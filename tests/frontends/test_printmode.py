@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -350,6 +351,37 @@ def test_a_call_denied_for_want_of_consent_says_so_and_names_the_rule_to_add(
     tool = next(m for m in project.messages() if m["role"] == "tool")
     assert "denied by the user" not in tool["content"]
     assert "no one was asked" in tool["content"]
+
+
+def ask_hook(name: str, reason: str | None) -> dict[str, Any]:
+    """A Claude-format PreToolUse hook that asks for consent, with `reason` if any."""
+    specific = {"hookEventName": "PreToolUse", "permissionDecision": "ask"}
+    if reason is not None:
+        specific["permissionDecisionReason"] = reason
+    reply = json.dumps({"hookSpecificOutput": specific})
+    return {"name": name, "format": "claude", "command": f"echo '{reply}'"}
+
+
+def test_a_call_a_hook_asks_about_names_the_hook_and_its_reason_not_a_rule_to_add(
+    project: Project,
+) -> None:
+    """An allow rule does not override a hook's ask: the notice says who asks, and why."""
+    model = project.script(
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "git push"}}]},
+        {"text": "Done."},
+    )
+    hooks = [ask_hook("push-guard", "pushing needs a human"), ask_hook("second", "me too")]
+    project.write_agent(model, yolo=True, hooks={"PreToolUse": hooks})
+
+    run = project.hookgate("-p", "Push it")
+
+    assert run.returncode == 0, run.stderr
+    (line,) = [line for line in run.stderr.splitlines() if "consent" in line]
+    assert line.endswith(
+        "shell call denied: it needs consent and there is no terminal to ask on; "
+        "hook 'push-guard' asks: pushing needs a human, whatever rule allows the call"
+    )
+    assert "permissions.allow" not in line
 
 
 def test_a_blocked_question_names_the_hook_and_its_reason_on_stderr(project: Project) -> None:

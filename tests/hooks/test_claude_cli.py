@@ -92,7 +92,10 @@ def test_check_warns_about_a_matcher_that_matches_no_offered_tool(tmp_path: Path
 
 
 def test_fire_shows_a_claude_ask(tmp_path: Path) -> None:
-    reply = '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}'
+    reply = (
+        '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", '
+        '"permissionDecisionReason": "pushing needs a human"}}'
+    )
     write(
         tmp_path / "hookgate.yaml",
         f"""\
@@ -108,6 +111,8 @@ def test_fire_shows_a_claude_ask(tmp_path: Path) -> None:
     )
     outcome = json.loads(done.stdout)
     assert (outcome["permission"], outcome["stop_reason"]) == ("ask", None)
+    assert outcome["permission_reason"] == "pushing needs a human"
+    assert outcome["permission_by"].startswith("echo")  # a hook without a name: its command
 
 
 def test_fire_gives_a_tool_call_an_id_the_same_on_every_run(tmp_path: Path) -> None:

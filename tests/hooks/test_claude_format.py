@@ -41,6 +41,9 @@ FORMS: dict[str, tuple[str, int, Any]] = {
         "permissionDecisionReason": "not here"}}),
     "ask": ("preToolCall", 0, {"hookSpecificOutput": {
         "hookEventName": "PreToolUse", "permissionDecision": "ask"}}),
+    "ask-with-reason": ("preToolCall", 0, {"hookSpecificOutput": {
+        "hookEventName": "PreToolUse", "permissionDecision": "ask",
+        "permissionDecisionReason": "pushing needs a human"}}),
     "defer": ("preToolCall", 0, {"hookSpecificOutput": {
         "hookEventName": "PreToolUse", "permissionDecision": "defer"}}),
     "allow-updated-input": ("preToolCall", 0, {"hookSpecificOutput": {

@@ -139,6 +139,12 @@ def outcome_document(outcome: Outcome) -> dict[str, Any]:
         "notices": list(outcome.notices),
         "errors": [error.message for error in outcome.errors],
         "permission": outcome.permission,
+        # Who said it, and why: only where a hook did (the goldens of the rest are as before).
+        **(
+            {"permission_by": outcome.permission_by, "permission_reason": outcome.permission_reason}
+            if outcome.permission
+            else {}
+        ),
         "stop_reason": outcome.stop_reason,
         "continue_with": outcome.continue_with,
     }

@@ -6,7 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from runtime.conftest import project
 from support.chat_server import ChatServer
+
+__all__ = ["project"]
 
 
 @pytest.fixture

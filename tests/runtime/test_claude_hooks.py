@@ -94,6 +94,29 @@ async def test_ask_shows_the_prompt_even_under_yolo(
     assert tool_answers(project)[1].startswith("fine")
 
 
+async def test_the_first_hook_to_ask_is_named_with_its_reason_over_an_allow(
+    project: Project, open_project_agent: OpenAgent
+) -> None:
+    def reply(name: str, decision: str, reason: str) -> dict[str, Any]:
+        specific = {"hookEventName": "PreToolUse", "permissionDecision": decision,
+                    "permissionDecisionReason": reason}  # fmt: skip
+        return {"name": name, "format": "claude",
+                "command": f"echo '{json.dumps({'hookSpecificOutput': specific})}'"}  # fmt: skip
+
+    hooks = [reply("fine", "allow", "looks fine"), reply("guard", "ask", "pushing needs a human"),
+             reply("later", "ask", "me too")]  # fmt: skip
+    model = project.script({"tool_calls": [shell("git push")]}, {"text": "Done."})
+    project.write_agent(model, hooks={"PreToolUse": hooks})
+    consent = RecordingConsent(allow=False)
+    agent = await open_project_agent(consent=consent)
+
+    await run_turn(agent, "push", RecordingView())
+
+    (request,) = consent.requests
+    assert (request.asked_by, request.asked_why) == ("guard", "pushing needs a human")
+    assert request.details().splitlines()[-1] == "  hook 'guard' asks: pushing needs a human"
+
+
 async def test_allow_skips_consent_and_updated_input_runs_with_context(
     project: Project, open_project_agent: OpenAgent
 ) -> None:

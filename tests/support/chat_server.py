@@ -34,6 +34,10 @@ Fault = Literal[
     "stall",
     "end",
     "error_event",
+    "error_field",
+    "error_named",
+    "error_json",
+    "error_json_close",
     "garbage",
     "trickle",
     "keepalive",
@@ -43,7 +47,11 @@ Fault = Literal[
 """hang: never send even the status line; drop: close the TCP connection mid-stream;
 stall: go silent mid-stream; end: finish the body cleanly, but without a finish reason
 or `[DONE]`; error_event: send `data: {"error": {"message": error_body}}` and end, as
-vLLM does; garbage: send an event that is not JSON; trickle: send the whole stream one
+vLLM does; error_field: send `error: {"code": 500, "message": error_body}` and end, as
+llama.cpp's server does; error_named: send `event: error` with `data: {"message":
+error_body}` and end; error_json: write `{"error": {"message": error_body}}` as a bare
+JSON body, no SSE framing, and end, as a Python server whose handler fails mid-stream
+does; error_json_close: the same, then close the connection without ending the body; garbage: send an event that is not JSON; trickle: send the whole stream one
 byte every `trickle_s`; keepalive: send an SSE comment every `trickle_s`, forever;
 huge_line: send one `data:` line of `huge_bytes` bytes; flood: send well-formed text
 deltas of `huge_bytes` in all, as fast as the client reads them, 64 KiB each, without
@@ -335,6 +343,15 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.fault == "error_event":
             error = {"error": {"message": reply.error_body, "type": "server_error"}}
             self._write_chunk(f"data: {json.dumps(error)}\n\n".encode())
+        elif reply.fault == "error_field":
+            error = {"code": 500, "message": reply.error_body, "type": "server_error"}
+            self._write_chunk(f"error: {json.dumps(error)}\n\n".encode())
+        elif reply.fault == "error_named":
+            error = {"message": reply.error_body}
+            self._write_chunk(f"event: error\ndata: {json.dumps(error)}\n\n".encode())
+        elif reply.fault in ("error_json", "error_json_close"):
+            error = {"error": {"message": reply.error_body, "type": "internal_server_error"}}
+            self._write_chunk(json.dumps(error).encode())
         elif reply.fault == "garbage":
             self._write_chunk(b"data: this is not json\n\n")
         elif reply.fault == "stall":
@@ -346,7 +363,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_huge_line(reply.huge_bytes)
         elif reply.fault == "flood":
             self._send_flood(reply.huge_bytes)
-        if reply.fault in ("drop", "stall"):
+        if reply.fault in ("drop", "stall", "error_json_close"):
             self._drop()
         else:
             self._write_chunk(b"")  # a clean end of the body, but no finish reason or [DONE]

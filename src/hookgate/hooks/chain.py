@@ -22,8 +22,8 @@ class Chain:
 
     __slots__ = (
         "blocked_by", "changed", "changed_by", "context", "errors", "exit_status", "failed_safe", "go_on",
-        "hooks_run", "notices", "payload", "permission", "reason", "response", "spec",
-        "stop_reason",
+        "hooks_run", "notices", "payload", "permission", "permission_by", "permission_reason",
+        "reason", "response", "spec", "stop_reason",
     )  # fmt: skip
 
     def __init__(self, spec: EventSpec, payload: dict[str, Any]) -> None:
@@ -42,6 +42,8 @@ class Chain:
         # read a payload it did not make safe, even on an event that cannot block).
         self.failed_safe = False
         self.permission: Permission | None = None
+        self.permission_by: str | None = None
+        self.permission_reason: str | None = None
         self.stop_reason: str | None = None
         self.go_on: list[str] = []
         #: The last process hook's exit status, for the engine's observer.
@@ -69,6 +71,8 @@ class Chain:
             changed_by=dict(self.changed_by),
             hooks_run=self.hooks_run,
             permission=self.permission,
+            permission_by=self.permission_by,
+            permission_reason=self.permission_reason,
             stop_reason=self.stop_reason,
             continue_with="\n\n".join(self.go_on) or None,
         )
@@ -87,8 +91,11 @@ class Chain:
             self.changed_by[key] = hook.name  # the last hook to change a field is named
             if key not in self.changed:
                 self.changed.append(key)
-        if reply.permission == "ask" or (reply.permission and self.permission is None):
-            self.permission = reply.permission  # ask wins over allow; a block over both
+        if reply.permission == "ask" != self.permission or (
+            reply.permission and self.permission is None
+        ):  # ask wins over allow, the first of each is named; a block wins over both
+            self.permission, self.permission_by = reply.permission, hook.name
+            self.permission_reason = reply.reason
         if reply.go_on:
             self.go_on.append(reply.go_on)
         if reply.stop is not None:

@@ -322,6 +322,8 @@ def outcome_json(event: EventSpec, outcome: Outcome) -> dict[str, Any]:
         "errors": [str(error) for error in outcome.errors],
         "hooks_run": outcome.hooks_run,
         "permission": outcome.permission,
+        "permission_by": outcome.permission_by,
+        "permission_reason": outcome.permission_reason,
         "stop_reason": outcome.stop_reason,
         "continue_with": outcome.continue_with,
     }

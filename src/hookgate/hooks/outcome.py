@@ -50,6 +50,10 @@ class Outcome(NamedTuple):
     hooks_run: int = 0
     permission: Permission | None = None
     """A tool call's hooks said `allow` (no consent prompt) or `ask` (one, always)."""
+    permission_by: str | None = None
+    """The hook whose `permission` stands: the first to ask, else the first to allow."""
+    permission_reason: str | None = None
+    """That hook's reason, for the user (Claude's `permissionDecisionReason`)."""
     stop_reason: str | None = None
     """Set: a hook stopped the whole turn, for this reason."""
     continue_with: str | None = None

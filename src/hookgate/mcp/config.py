@@ -43,7 +43,9 @@ class StdioServer:
     env: Mapping[str, str] = field(default_factory=dict)
     """Set over the few variables the SDK passes on (HOME, PATH, USER, ...)."""
     cwd: Path | None = None
-    """None: the project directory."""
+    """Where it starts: an agent file's server, its `cwd:` or the agent file's
+    directory (where trust resolved what it runs); None (an editor's server, over
+    ACP): the project directory."""
     timeout: float = DEFAULT_TIMEOUT
     start_timeout: float = DEFAULT_START_TIMEOUT
     sandbox: bool = False
@@ -116,7 +118,8 @@ def _server(name: str, entry: Mapping[Any, Any], where: Where, base_dir: Path) -
         command=_string(entry, where, "command"),
         args=tuple(args),
         env=_environment(entry, where),
-        cwd=(base_dir / cwd).resolve() if cwd is not None else None,
+        # The agent file's directory, as for hooks: where trust resolved what it runs.
+        cwd=(base_dir / (cwd if cwd is not None else ".")).resolve(),
         timeout=_seconds(entry, where, "timeout", DEFAULT_TIMEOUT),
         start_timeout=_seconds(entry, where, "start_timeout", DEFAULT_START_TIMEOUT),
         sandbox=_flag(entry, where, "sandbox"),

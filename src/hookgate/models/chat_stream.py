@@ -1,6 +1,7 @@
 """A chat-completions SSE stream, read and checked: nothing the server sends is trusted.
 
-`sse_payloads` splits the response bytes into the `data:` payloads of SSE events; a
+`SseReader` splits the response bytes into the `data:` payloads of SSE events, and
+keeps what the server wrote besides (an error body mid-stream) for the message; a
 line longer than `MAX_LINE_BYTES` or bytes that are not UTF-8 fail the call without
 holding more than the cap. `ReplyAssembler.add` checks each payload's shape (an
 object, `choices` a list, `delta` an object, strings where strings belong) before it
@@ -11,6 +12,7 @@ is a `StreamFault`, whose message completes "the model server at URL …".
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +37,9 @@ MAX_REPLY_CHARS = 16 * 1024 * 1024
 MAX_ARGUMENT_DEPTH = 64
 #: Characters of a bad payload quoted in a message.
 EXCERPT_CHARS = 200
+#: Characters of one line the server wrote outside its events kept to read its error
+#: from: an error body is a line or two; the message quotes `EXCERPT_CHARS` of it.
+MAX_STRAY_CHARS = 64 * 1024
 DONE = "[DONE]"
 
 
@@ -42,25 +47,112 @@ class StreamFault(ModelError):
     """The stream is not a well-formed chat-completions stream; says what was wrong."""
 
 
-async def sse_payloads(chunks: AsyncIterator[bytes]) -> AsyncGenerator[str, None]:
-    """The data of each SSE event in `chunks`; comments and other fields are skipped."""
-    buffer = bytearray()
-    data: list[str] = []
-    async for chunk in chunks:
-        scan = len(buffer)  # only the new bytes can hold the next newline
-        buffer += chunk
-        start = 0
-        while (end := buffer.find(b"\n", max(scan, start))) >= 0:
-            line = _line(buffer[start:end])
-            start = end + 1
-            if line:
-                _take_field(line, data)
-            elif data:  # a blank line ends an event
-                yield "\n".join(data)
-                data = []
-        del buffer[:start]
-        if len(buffer) > MAX_LINE_BYTES:
-            raise StreamFault(f"sent a line longer than {MAX_LINE_BYTES} bytes; the reply is cut")
+class SseReader:
+    """Splits a response's bytes into the `data:` payloads of its SSE events.
+
+    What else the server wrote is kept, capped at `EXCERPT_CHARS`, for the message of
+    a stream that ends before its reply is complete: lines that are no SSE field (a
+    JSON error body a server writes mid-stream, after its headers). An event that
+    names itself an error (`event: error`, or llama.cpp's server's `error:` field)
+    fails the call at once with the server's message.
+    """
+
+    def __init__(self) -> None:
+        self._stray: list[str] = []
+        self._stray_chars = 0
+
+    async def payloads(self, chunks: AsyncIterator[bytes]) -> AsyncGenerator[str, None]:
+        """The data of each SSE event in `chunks`; comments and other fields are skipped."""
+        buffer = bytearray()
+        event = _Event()
+        try:
+            async for chunk in chunks:
+                scan = len(buffer)  # only the new bytes can hold the next newline
+                buffer += chunk
+                start = 0
+                while (end := buffer.find(b"\n", max(scan, start))) >= 0:
+                    line = _line(buffer[start:end])
+                    start = end + 1
+                    if line:
+                        self._take_field(line, event)
+                    elif event.data or event.error:  # a blank line ends an event
+                        yield event.payload()
+                        event = _Event()
+                del buffer[:start]
+                if len(buffer) > MAX_LINE_BYTES:
+                    raise StreamFault(
+                        f"sent a line longer than {MAX_LINE_BYTES} bytes; the reply is cut"
+                    )
+        finally:  # a last line with no newline: the end of an error body, as a rule
+            last = bytes(buffer[:MAX_STRAY_CHARS]).decode(errors="replace")
+            if _stray(last):
+                self._keep(last)
+
+    def said(self) -> str:
+        """What the server wrote outside its events, as one short line ("" for nothing):
+        an error's message where it is one, else the text, cut."""
+        text = "\n".join(self._stray).strip()
+        if not text:
+            return ""
+        try:
+            body = json.loads(text)
+        except (ValueError, RecursionError):
+            return cut(text)
+        if isinstance(body, dict) and body.get("error"):
+            return _error_text(body["error"])
+        return _error_text(body) if isinstance(body, dict) and "message" in body else cut(text)
+
+    def _take_field(self, line: str, event: _Event) -> None:
+        """One SSE field line: `data` is kept, and `event` and `error` for an error; a
+        comment (`:`) and other fields are not; a line with no field name is the
+        server's own words."""
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "data":
+            event.data.append(value)
+        elif name == "event":
+            event.error = event.error or value == "error"
+        elif name == "error":  # llama.cpp's server: `error: {"code":500,"message":…}`
+            event.error = True
+            event.data.append(value)
+        elif _stray(line):
+            self._keep(line)
+
+    def _keep(self, text: str) -> None:
+        if text.strip() and self._stray_chars < EXCERPT_CHARS:
+            self._stray.append(text[:MAX_STRAY_CHARS])
+            self._stray_chars += len(text)
+
+
+@dataclass
+class _Event:
+    data: list[str] = field(default_factory=list)
+    error: bool = False
+
+    def payload(self) -> str:
+        """The event's data; an error event raises `StreamFault` with its message."""
+        text = "\n".join(self.data)
+        if not self.error:
+            return text
+        try:
+            body = json.loads(text)
+        except (ValueError, RecursionError):
+            body = text
+        if isinstance(body, dict) and "error" in body:
+            body = body["error"]
+        raise StreamFault(f"reported an error mid-reply: {_error_text(body)}")
+
+
+#: What an SSE field's name looks like; anything else before a colon is not a field.
+_FIELD_NAME = re.compile(r"[A-Za-z][\w-]*")
+
+
+def _stray(line: str) -> bool:
+    """Whether `line` is no SSE field or comment: the server's own words (a JSON body)."""
+    name, colon, _ = line.partition(":")
+    if not line.strip() or line.startswith(":"):
+        return False
+    return line.startswith(("{", "[")) or not colon or not _FIELD_NAME.fullmatch(name)
 
 
 def _line(raw: bytearray) -> str:
@@ -70,13 +162,6 @@ def _line(raw: bytearray) -> str:
         return bytes(raw).decode().removesuffix("\r")
     except UnicodeDecodeError as exc:
         raise StreamFault(f"sent bytes that are not UTF-8 ({exc.reason})") from exc
-
-
-def _take_field(line: str, data: list[str]) -> None:
-    """One SSE field line: `data` is kept; comments (`:`) and other fields are not."""
-    name, _, value = line.partition(":")
-    if name == "data":
-        data.append(value.removeprefix(" "))
 
 
 @dataclass
@@ -184,8 +269,11 @@ def _text(value: Any, what: str) -> str | None:
 
 
 def _error_text(error: Any) -> str:
+    """An error's message on one line; the whole error, compact, where it has none."""
     message = error.get("message") if isinstance(error, dict) else error
-    return excerpt(message) if not isinstance(message, str) else cut(message)
+    if isinstance(message, str) and message.strip():
+        return cut(message)
+    return excerpt(error)
 
 
 def _decode_tool_call(partial: _PartialToolCall, position: int) -> ToolCall:

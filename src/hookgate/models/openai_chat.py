@@ -30,7 +30,7 @@ from hookgate.hooks.apikey import key_variable
 from hookgate.hooks.cappedhttp import BodyTooLong, cap_bodies
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models.base import TextSink
-from hookgate.models.chat_stream import ReplyAssembler, StreamFault, cut, sse_payloads
+from hookgate.models.chat_stream import ReplyAssembler, SseReader, StreamFault, cut, excerpt
 
 # Local servers (Ollama, vLLM, llama.cpp) ignore the key, but the SDK insists on one.
 PLACEHOLDER_API_KEY = "not-needed"
@@ -146,11 +146,6 @@ class OpenAIChatModel:
             raise self._request_error(exc) from exc
         except BodyTooLong as exc:
             raise ModelError(f"the model server at {self.config.base_url} {exc}") from exc
-        if not assembler.finished:
-            raise ModelError(
-                f"the model server at {self.config.base_url} ended the stream "
-                "before the reply was complete"
-            )
         return assembler.reply()
 
     def _tool_choice(self, tools: Sequence[ToolSpec]) -> Any:
@@ -165,11 +160,12 @@ class OpenAIChatModel:
     async def _read_stream(
         self, chunks: AsyncIterator[bytes], on_text: TextSink | None
     ) -> ReplyAssembler:
-        """Read and check the SSE stream up to `[DONE]` or its end."""
+        """Read and check the SSE stream up to `[DONE]` or its end; a reply it leaves
+        unfinished fails, with what the server wrote besides its events, if anything."""
         where = f"the model server at {self.config.base_url}"
-        assembler = ReplyAssembler()
+        assembler, reader = ReplyAssembler(), SseReader()
         try:
-            async with contextlib.aclosing(sse_payloads(chunks)) as payloads:
+            async with contextlib.aclosing(reader.payloads(chunks)) as payloads:
                 async for payload in payloads:
                     assembler.add(payload, on_text)
                     if assembler.done:
@@ -183,8 +179,21 @@ class OpenAIChatModel:
                 f"{where} went silent for more than {self.config.timeout:g} s mid-reply"
             ) from exc
         except httpx2.HTTPError as exc:
-            raise ModelError(f"the connection to {where} broke mid-reply: {_cause(exc)}") from exc
+            said = f"; it said: {reader.said()}" if reader.said() else ""
+            raise ModelError(
+                f"the connection to {where} broke mid-reply: {_cause(exc)}{said}"
+            ) from exc
+        if not assembler.finished:
+            said = f": {reader.said()}" if reader.said() else self._unfinished_hint()
+            raise ModelError(f"{where} ended the stream before the reply was complete{said}")
         return assembler
+
+    def _unfinished_hint(self) -> str:
+        """Why a stream may end unfinished with no word from the server."""
+        hint = " (no finish reason; the server's log may say why"
+        if self.config.tool_choice is not None:
+            hint += f"; check that it supports tool_choice {excerpt(self.config.tool_choice)}"
+        return hint + ")"
 
     def _request_error(self, exc: openai.OpenAIError) -> ModelError:
         """Translate an SDK failure into a one-line `ModelError` naming the server."""
@@ -261,8 +270,9 @@ def _to_chat_tool_call(call: ToolCall) -> ChatCompletionMessageFunctionToolCallP
 def _status_excerpt(exc: openai.APIStatusError) -> str:
     """The server's own error message if its body is OpenAI-shaped, else the raw body."""
     body = exc.body
-    if isinstance(body, Mapping) and isinstance(body.get("message"), str):
-        return cut(body["message"])
+    if isinstance(body, Mapping):  # the SDK passes the `error` object, where there is one
+        message = body.get("message")
+        return cut(message) if isinstance(message, str) and message.strip() else excerpt(body)
     if isinstance(body, str) and body.strip():
         return cut(body)
     try:
