@@ -27,8 +27,10 @@ from hookgate.hooks.process import (
     HOLD_WAIT,
     PIPE_SIZE,
     QUICK,
+    SLOW_RUNS,
     ProcessResult,
     run_process_sync,
+    runs_since_quick,
 )
 from hookgate.hooks.process.guard import guarded, is_guarded
 from hookgate.hooks.replies import failure, process_reply, python_reply
@@ -103,8 +105,9 @@ class HookEngine:
         base_env = dict(os.environ if environ is None else environ)
         self._environ = base_env
         self._env = {id(spec): self._hook_env(spec, base_env) for spec in self}
-        #: The process hooks whose last run took at most `QUICK` (`_ask`).
-        self._quick: set[int] = set()
+        #: Each process hook's runs since its last within `QUICK` (`process.pace`): it
+        #: is quick, and held for under `await run`, while below `SLOW_RUNS`.
+        self._slow_runs: dict[int, int] = {}
         #: The process hooks that once wrote a pipe's worth to stdout: asked for a larger
         #: pipe from then on (`_learn`).
         self._chatty: set[int] = set()
@@ -297,17 +300,16 @@ class HookEngine:
                 cwd=hook.cwd or self.base_dir,
             )  # fmt: skip
         else:
-            # A hook that ran within `QUICK` last time is waited for with the loop held,
-            # which costs less than the loop's own wake-up (`HOLD_WAIT` at most).
-            quick = id(hook) in self._quick
+            # A quick hook (`process.pace`) is waited for with the loop held, which
+            # costs less than the loop's own wake-up (`HOLD_WAIT` at most).
+            slow_runs = self._slow_runs.get(id(hook), SLOW_RUNS)
+            hold = HOLD_WAIT if slow_runs < SLOW_RUNS else 0.0
             result = await self._run_process(
-                hook.argv(), hold=HOLD_WAIT if quick else 0.0,
-                **self._process_options(hook, fmt, chain, envelope),
-            )  # fmt: skip
-            if result.duration <= QUICK:
-                self._quick.add(id(hook))
-            else:
-                self._quick.discard(id(hook))
+                hook.argv(), hold=hold, **self._process_options(hook, fmt, chain, envelope)
+            )
+            self._slow_runs[id(hook)] = runs_since_quick(
+                slow_runs, result.duration, held=hold, quick=QUICK
+            )
             self._learn(hook, result)
         chain.exit_status = result.returncode
         return process_reply(fmt, chain.spec, envelope, result)

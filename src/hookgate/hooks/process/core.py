@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, NamedTuple, Self
 from hookgate.hooks.errors import HookgateError
 from hookgate.hooks.process import subreaper
 from hookgate.hooks.process.guard import guarded, is_guarded, reaped, starting, track
+from hookgate.hooks.process.pace import HOLD_WAIT as HOLD_WAIT  # where they were
+from hookgate.hooks.process.pace import QUICK as QUICK
 
 if TYPE_CHECKING:  # the blocking driver runs without asyncio
     import asyncio
@@ -39,17 +41,6 @@ READ_CHUNK = 64 * 1024
 #: 0.1 ms each on a VM). A process that writes more than its pipe holds meanwhile waits
 #: for the drain.
 QUIET_START = 0.005
-#: Seconds within which a hook that ran (a persistent one: answered) is quick: on an
-#: event loop, its next run is waited for with the loop held (poll(2)), for at most
-#: `HOLD_WAIT`. Such hooks are done in under a millisecond, of which a pass of the
-#: loop's own machinery (a reader added and removed, the selector, a callback) would
-#: take 50 µs; a slower hook would gain too little to hold the loop for.
-QUICK = 0.001
-#: The longest a quick hook holds the loop; one that takes longer is waited for on the
-#: loop from then on, until it is quick again. Not shorter: a poll(2) timeout before
-#: the kernel's next tick (4 ms at HZ=250) makes it arm and cancel a timer of its own,
-#: which costs a virtual machine 20 µs.
-HOLD_WAIT = 0.005
 #: A pipe's capacity unless asked otherwise (Linux's default).
 DEFAULT_PIPE_SIZE = 64 * 1024
 #: Capacity `run_process` asks of the stdout pipe by default, for output that is often
