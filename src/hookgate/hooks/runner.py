@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +21,7 @@ from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, OnError
 from hookgate.hooks.formats import FORMATS, HookReply, ReplyFormat
+from hookgate.hooks.formats.base import has_big_text
 from hookgate.hooks.outcome import HookFailure, Outcome
 from hookgate.hooks.process import (
     DEFAULT_PIPE_SIZE,
@@ -359,7 +360,7 @@ class HookEngine:
     ) -> dict[str, Any]:
         """How a process hook runs: everything but its command line."""
         return {
-            "stdin": lambda: fmt.encode(chain.spec, envelope),  # encoded while it starts
+            "stdin": lambda: _stdin(fmt, chain.spec, envelope),  # encoded while it starts
             "env": self._guarded_env(hook),
             "cwd": hook.cwd or self.base_dir,
             "timeout": hook.timeout,
@@ -467,6 +468,14 @@ def _await_alone(answer: Awaitable[Any], timeout: float) -> Any:
             return await answer
 
     return asyncio.run(wait())
+
+
+def _stdin(fmt: ReplyFormat, spec: EventSpec, envelope: dict[str, Any]) -> bytes | Iterator[bytes]:
+    """A process hook's input: the event encoded, in pieces while they are written where
+    it holds a large text (a 50 MB result is then never held twice)."""
+    if has_big_text(envelope) and (pieces := getattr(fmt, "encode_pieces", None)):
+        return pieces(spec, envelope)  # type: ignore[no-any-return]
+    return fmt.encode(spec, envelope)
 
 
 def _as_named_by(hook: HookSpec, target: str | None) -> str | None:
