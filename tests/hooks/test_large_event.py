@@ -7,19 +7,24 @@ format writes whole.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from hookgate.hooks import ProcessResult, run_process_sync
 from hookgate.hooks.events import EVENTS
 from hookgate.hooks.formats import FORMATS
 from hookgate.hooks.formats.base import BIG
 from hookgate.hooks.formats.pieces import PIECE, json_pieces
+from hookgate.hooks.process import run_process
 
 #: Characters of the tool's result: a 50 MB output of 80-character lines.
 RESULT_SIZE = 50_000_000
@@ -110,3 +115,27 @@ def test_the_pieces_of_a_large_text_are_made_as_they_are_asked_for() -> None:
     first = next(pieces)
     assert len(first) <= PIECE + 64
     assert sum(len(piece) for piece in pieces) + len(first) == 10 * BIG + len('{"text":""}')
+
+
+@pytest.mark.parametrize("driver", ["sync", "async"])
+def test_pieces_are_made_as_the_process_reads_them(driver: str) -> None:
+    """A process that reads its whole input gets every piece; one that reads none
+    (`true`) gets what its pipe held, and the rest is never made."""
+    made = [0]
+
+    def pieces(count: int) -> Iterator[bytes]:
+        for _ in range(count):
+            made[0] += 1
+            yield b"x" * PIECE
+
+    def run(argv: list[str], count: int) -> ProcessResult:
+        made[0] = 0
+        options: dict[str, Any] = {"stdin": lambda: pieces(count), "env": dict(os.environ)}
+        if driver == "sync":
+            return run_process_sync(argv, timeout=30, **options)
+        return asyncio.run(run_process(argv, timeout=30, **options))
+
+    counted = run(["/bin/sh", "-c", "wc -c"], 64)
+    assert (int(counted.stdout), made[0]) == (64 * PIECE, 64)
+    assert run(["/bin/true"], 1000).returncode == 0
+    assert made[0] < 1000, made

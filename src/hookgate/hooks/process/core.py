@@ -252,7 +252,7 @@ class Process:
     def start_input(self, data: Input) -> None:
         """Take the input and write what the pipe takes now; `write_input` does the rest."""
         made = data() if callable(data) else data
-        if not isinstance(made, bytes):  # pieces: each made when the last is written
+        if not isinstance(made, bytes | bytearray | memoryview):  # pieces, made as written
             self._pieces = made
             made = next(made, b"")
         self._pending = memoryview(made)
