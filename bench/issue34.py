@@ -77,7 +77,7 @@ def hook_runs(runs: int) -> list[str]:
     ]
     for run in range(1, runs + 1):
         results, _, pinned = measure(5, 150, 15)
-        cells = [f"{_median(results, name, 'floor'):.2f}×" for name in ("run_sync", "await run")]
+        cells = [f"{_median(results, name, 'floor'):.3f}×" for name in ("run_sync", "await run")]
         for driver in ("persistent run_sync", "persistent await run"):
             places = [results, *pinned.values()]
             cells.append(", ".join(f"{_median(p, driver, 'ping-pong'):.2f}×" for p in places))
