@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import gc
 import os
 import shlex
@@ -34,12 +35,18 @@ from hookgate.policytest import cli as policytest_cli
 from hookgate.serve import cli as serve_cli
 from hookgate.trust import command as trust_command
 
+# argparse asks gettext for each message's translation as the parser is built, and
+# gettext looks for it on the file system each time (a stat or two a string, a few
+# hundred strings): each string's translation is looked up once a process.
+setattr(argparse, "_", functools.cache(getattr(argparse, "_")))  # noqa: B009, B010 (not in typeshed)
+
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
+    _terminal_columns.cache_clear()  # asked once per parser, not once per argument
     parser = _Parser(
         prog="hookgate",
         description="An AI agent with hooks: your rules around it, outside its code.",
@@ -321,6 +328,7 @@ class _HelpFormatter(argparse.HelpFormatter):
         super().__init__(prog, indent_increment, max_help_position, width)
 
 
+@functools.cache
 def _terminal_columns() -> int:
     """`shutil.get_terminal_size().columns`: $COLUMNS, else stdout's terminal, else 80."""
     with contextlib.suppress(KeyError, ValueError):

@@ -15,6 +15,19 @@ from hookgate.hooks.yamlfile import Where
 SESSION_ID = "test-session"
 
 
+def recorded_holds(engine: HookEngine) -> list[float]:
+    """The `hold` each process hook run of `engine` is started with, from now on."""
+    holds: list[float] = []
+    real_run = engine._run_process
+
+    async def run_process(*args: Any, hold: float, **options: Any) -> Any:
+        holds.append(hold)
+        return await real_run(*args, hold=hold, **options)
+
+    engine._run_process = run_process  # type: ignore[method-assign]
+    return holds
+
+
 def fire(engine: HookEngine, event: str, payload: Mapping[str, Any]) -> Outcome:
     """Run `event`'s hooks to their Outcome, as the agent's loop would."""
     return asyncio.run(engine.run(event, payload))

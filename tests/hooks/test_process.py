@@ -47,6 +47,7 @@ from hookgate.hooks.process import core as process_core
 from hookgate.hooks.process import resident as resident_module
 from hookgate.hooks.process.guard import guard_token
 from hookgate.hooks.process.resident import Resident
+from hooks.conftest import recorded_holds
 
 #: The timeout of the hooks below that are meant to run past it.
 TIMEOUT = 0.3
@@ -903,14 +904,7 @@ def test_a_quick_hook_that_turns_slow_holds_the_loop_once_and_briefly(
     started with a hold, and the events the loop ran during."""
     slow = tmp_path / "slow"
     engine = make_engine(guard(f"if [ -e {slow} ]; then sleep 0.05; exit 2; fi"))
-    holds: list[float] = []
-    real_run = engine._run_process
-
-    async def run_process(*args: Any, hold: float, **options: Any) -> ProcessResult:
-        holds.append(hold)
-        return await real_run(*args, hold=hold, **options)
-
-    engine._run_process = run_process  # type: ignore[method-assign]
+    holds = recorded_holds(engine)
 
     async def slow_event() -> None:
         assert (await engine.run("preToolCall", SHELL_CALL)).blocked

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,14 +21,17 @@ from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, OnError
 from hookgate.hooks.formats import FORMATS, HookReply, ReplyFormat
+from hookgate.hooks.formats.base import has_big_text
 from hookgate.hooks.outcome import HookFailure, Outcome
 from hookgate.hooks.process import (
     DEFAULT_PIPE_SIZE,
     HOLD_WAIT,
     PIPE_SIZE,
     QUICK,
+    SLOW_RUNS,
     ProcessResult,
     run_process_sync,
+    runs_since_quick,
 )
 from hookgate.hooks.process.guard import guarded, is_guarded
 from hookgate.hooks.replies import failure, process_reply, python_reply
@@ -103,8 +106,9 @@ class HookEngine:
         base_env = dict(os.environ if environ is None else environ)
         self._environ = base_env
         self._env = {id(spec): self._hook_env(spec, base_env) for spec in self}
-        #: The process hooks whose last run took at most `QUICK` (`_ask`).
-        self._quick: set[int] = set()
+        #: Each process hook's runs since its last within `QUICK` (`process.pace`): it
+        #: is quick, and held for under `await run`, while below `SLOW_RUNS`.
+        self._slow_runs: dict[int, int] = {}
         #: The process hooks that once wrote a pipe's worth to stdout: asked for a larger
         #: pipe from then on (`_learn`).
         self._chatty: set[int] = set()
@@ -297,17 +301,16 @@ class HookEngine:
                 cwd=hook.cwd or self.base_dir,
             )  # fmt: skip
         else:
-            # A hook that ran within `QUICK` last time is waited for with the loop held,
-            # which costs less than the loop's own wake-up (`HOLD_WAIT` at most).
-            quick = id(hook) in self._quick
+            # A quick hook (`process.pace`) is waited for with the loop held, which
+            # costs less than the loop's own wake-up (`HOLD_WAIT` at most).
+            slow_runs = self._slow_runs.get(id(hook), SLOW_RUNS)
+            hold = HOLD_WAIT if slow_runs < SLOW_RUNS else 0.0
             result = await self._run_process(
-                hook.argv(), hold=HOLD_WAIT if quick else 0.0,
-                **self._process_options(hook, fmt, chain, envelope),
-            )  # fmt: skip
-            if result.duration <= QUICK:
-                self._quick.add(id(hook))
-            else:
-                self._quick.discard(id(hook))
+                hook.argv(), hold=hold, **self._process_options(hook, fmt, chain, envelope)
+            )
+            self._slow_runs[id(hook)] = runs_since_quick(
+                slow_runs, result.duration, held=hold, quick=QUICK
+            )
             self._learn(hook, result)
         chain.exit_status = result.returncode
         return process_reply(fmt, chain.spec, envelope, result)
@@ -357,7 +360,7 @@ class HookEngine:
     ) -> dict[str, Any]:
         """How a process hook runs: everything but its command line."""
         return {
-            "stdin": lambda: fmt.encode(chain.spec, envelope),  # encoded while it starts
+            "stdin": lambda: _stdin(fmt, chain.spec, envelope),  # encoded while it starts
             "env": self._guarded_env(hook),
             "cwd": hook.cwd or self.base_dir,
             "timeout": hook.timeout,
@@ -465,6 +468,14 @@ def _await_alone(answer: Awaitable[Any], timeout: float) -> Any:
             return await answer
 
     return asyncio.run(wait())
+
+
+def _stdin(fmt: ReplyFormat, spec: EventSpec, envelope: dict[str, Any]) -> bytes | Iterator[bytes]:
+    """A process hook's input: the event encoded, in pieces while they are written where
+    it holds a large text (a 50 MB result is then never held twice)."""
+    if has_big_text(envelope) and (pieces := getattr(fmt, "encode_pieces", None)):
+        return pieces(spec, envelope)  # type: ignore[no-any-return]
+    return fmt.encode(spec, envelope)
 
 
 def _as_named_by(hook: HookSpec, target: str | None) -> str | None:

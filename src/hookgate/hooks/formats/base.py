@@ -27,6 +27,11 @@ EXIT_NOT_FOUND = 127
 Permission = Literal["allow", "ask"]
 
 
+#: Characters from which a text in an event is written to a process in slices, never
+#: encoded whole (`pieces`): an event holding one is encoded as it is written.
+BIG = 1024 * 1024
+
+
 class BadReply(HookgateError):
     """The hook ran but its answer cannot be applied; the hook has failed."""
 
@@ -170,3 +175,15 @@ def _stderr_tail(result: ProcessResult, limit: int = 300) -> str:
     if not text:
         return ""
     return ": " + (text if len(text) <= limit else "…" + text[-limit:])
+
+
+def has_big_text(value: Any) -> bool:
+    """Whether a dict or list holds, at any depth, a text of `BIG` characters or more."""
+    for item in value.values() if type(value) is dict else value:
+        kind = type(item)
+        if kind is str:
+            if len(item) >= BIG:
+                return True
+        elif (kind is dict or kind is list or kind is tuple) and has_big_text(item):
+            return True
+    return False

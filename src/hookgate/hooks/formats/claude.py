@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from hookgate.hooks.events import EventSpec, OnError
@@ -90,6 +90,12 @@ class ClaudeFormat:
         # Compact, as Claude Code sends it: scripts grep stdin for `"tool_name":"Bash"`.
         text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
         return text.encode("utf-8", "backslashreplace")
+
+    def encode_pieces(self, event: EventSpec, payload: Mapping[str, Any]) -> Iterator[bytes]:
+        """`encode`'s bytes in pieces, made as they are written (`pieces`)."""
+        from hookgate.hooks.formats.pieces import json_pieces  # large events alone
+
+        return json_pieces(claude_payload(event, payload))
 
     def decode(
         self, event: EventSpec, payload: Mapping[str, Any], result: ProcessResult

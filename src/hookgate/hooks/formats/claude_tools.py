@@ -139,15 +139,19 @@ def arguments_from_claude(
     return arguments
 
 
+#: The tools whose Claude `tool_response` counts or lists the result's lines.
+_COUNTS_LINES = frozenset({"read_file", "list_files", "grep"})
+
+
 def claude_response(
     tool: str, arguments: Mapping[str, Any], result: Mapping[str, Any], cwd: str
 ) -> Any:
     """`tool_response`: the result in the shape Claude Code gives that tool's."""
     text = str(result.get("content", ""))
-    path = _to_claude(arguments.get("path", ""), "path", cwd)
-    lines = text.splitlines()
-    if tool == "shell":
+    if tool == "shell":  # before the lines: a long output is not split for nothing
         return {"stdout": text, "stderr": "", "interrupted": False}
+    path = _to_claude(arguments.get("path", ""), "path", cwd)
+    lines = text.splitlines() if tool in _COUNTS_LINES else []
     if tool == "read_file":
         file = {"filePath": path, "content": text, "numLines": len(lines),
                 "startLine": arguments.get("offset", 1), "totalLines": len(lines)}  # fmt: skip

@@ -9,7 +9,7 @@ allow. Python callable hooks answer with the same objects.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from hookgate.hooks.events import EventSpec
@@ -65,6 +65,12 @@ class NativeFormat(FormatDefaults):
         text = _ENCODER.encode(payload) if _C_ENCODER is None else "".join(_C_ENCODER(payload, 0))
         # A lone surrogate (bytes kept by surrogateescape) becomes its JSON escape `\udcXX`.
         return text.encode("utf-8", "backslashreplace")
+
+    def encode_pieces(self, event: EventSpec, payload: Mapping[str, Any]) -> Iterator[bytes]:
+        """`encode`'s bytes in pieces, made as they are written (`pieces`)."""
+        from hookgate.hooks.formats.pieces import json_pieces  # large events alone
+
+        return json_pieces(payload)
 
     def decode(
         self, event: EventSpec, payload: Mapping[str, Any], result: ProcessResult

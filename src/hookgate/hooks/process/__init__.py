@@ -19,11 +19,9 @@ from hookgate.hooks.process.blocking import run_process_sync
 from hookgate.hooks.process.core import (
     DEFAULT_PIPE_SIZE,
     EOF_GRACE,
-    HOLD_WAIT,
     KILL_GRACE,
     OUTPUT_CAP,
     PIPE_SIZE,
-    QUICK,
     QUIET_START,
     Input,
     ProcessResult,
@@ -36,6 +34,7 @@ from hookgate.hooks.process.guard import (
     guarded,
     reap_orphans,
 )
+from hookgate.hooks.process.pace import HOLD_WAIT, QUICK, SLOW_RUNS, runs_since_quick
 from hookgate.hooks.process.subreaper import adopt_orphans
 
 if TYPE_CHECKING:
@@ -60,6 +59,7 @@ __all__ = [
     "PIPE_SIZE",
     "QUICK",
     "QUIET_START",
+    "SLOW_RUNS",
     "Input",
     "ProcessResult",
     "SpawnError",
@@ -70,5 +70,6 @@ __all__ = [
     "resolve_program",
     "run_process",
     "run_process_sync",
+    "runs_since_quick",
     "stream_process",
 ]

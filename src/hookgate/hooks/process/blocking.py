@@ -54,14 +54,20 @@ def run_process_sync(
     timed_out = False
     try:
         process.start_input(stdin)
-        poller = _Poller(process)
         # As in run_process: a fast hook is read once, after its exit.
-        if not poller.wait_exit(min(deadline, started + QUIET_START)):
-            poller.drain()
-            if not poller.wait_exit(deadline):
-                timed_out = True
-                poller.stop_group()
-        poller.collect_output()
+        quiet_until = min(deadline, started + QUIET_START)
+        if _exited_quietly(process, quiet_until):  # the usual hook: one poll(2), one read each
+            process.read_outputs()
+            if process.stdout.reading or process.stderr.reading:
+                _Poller(process).collect_output()
+        else:
+            poller = _Poller(process)
+            if not poller.wait_exit(quiet_until):
+                poller.drain()
+                if not poller.wait_exit(deadline):
+                    timed_out = True
+                    poller.stop_group()
+            poller.collect_output()
     except BaseException:
         _Poller(process).stop_group()
         raise
@@ -69,6 +75,20 @@ def run_process_sync(
         process.reap()
         process.release()
     return process.result(timed_out=timed_out, started=started)
+
+
+def _exited_quietly(process: Process, until: float) -> bool:
+    """Whether the leader exited by `until`, waited for on its pidfd alone: only where
+    the input is all written (else the process may be waiting for the rest of it)."""
+    if process.stdin_fd is not None or process.pidfd is None:
+        return False
+    remaining = until - time.monotonic()
+    if remaining <= 0:
+        return False
+    exit_poll = select.poll()
+    exit_poll.register(process.pidfd, select.POLLIN)
+    process.exited = bool(exit_poll.poll(math.ceil(remaining * 1000)))
+    return process.exited
 
 
 class _Poller:

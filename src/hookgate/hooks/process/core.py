@@ -12,13 +12,15 @@ import os
 import select
 import signal
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Self
 
 from hookgate.hooks.errors import HookgateError
 from hookgate.hooks.process import subreaper
 from hookgate.hooks.process.guard import guarded, is_guarded, reaped, starting, track
+from hookgate.hooks.process.pace import HOLD_WAIT as HOLD_WAIT  # where they were
+from hookgate.hooks.process.pace import QUICK as QUICK
 
 if TYPE_CHECKING:  # the blocking driver runs without asyncio
     import asyncio
@@ -39,17 +41,6 @@ READ_CHUNK = 64 * 1024
 #: 0.1 ms each on a VM). A process that writes more than its pipe holds meanwhile waits
 #: for the drain.
 QUIET_START = 0.005
-#: Seconds within which a hook that ran (a persistent one: answered) is quick: on an
-#: event loop, its next run is waited for with the loop held (poll(2)), for at most
-#: `HOLD_WAIT`. Such hooks are done in under a millisecond, of which a pass of the
-#: loop's own machinery (a reader added and removed, the selector, a callback) would
-#: take 50 µs; a slower hook would gain too little to hold the loop for.
-QUICK = 0.001
-#: The longest a quick hook holds the loop; one that takes longer is waited for on the
-#: loop from then on, until it is quick again. Not shorter: a poll(2) timeout before
-#: the kernel's next tick (4 ms at HZ=250) makes it arm and cancel a timer of its own,
-#: which costs a virtual machine 20 µs.
-HOLD_WAIT = 0.005
 #: A pipe's capacity unless asked otherwise (Linux's default).
 DEFAULT_PIPE_SIZE = 64 * 1024
 #: Capacity `run_process` asks of the stdout pipe by default, for output that is often
@@ -66,8 +57,9 @@ _F_SETPIPE_SZ = 1031
 #: an ignored signal survives exec: a hook piping into `head` would spin otherwise.
 _RESET_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
 
-#: A process's input: its bytes, or a function that returns them once it has started.
-Input = bytes | Callable[[], bytes]
+#: A process's input: its bytes, or a function that returns them once it has started,
+#: whole or as pieces made while they are written (a large event: `formats.pieces`).
+Input = bytes | Callable[[], bytes | Iterator[bytes]]
 
 
 class SpawnError(HookgateError):
@@ -198,6 +190,7 @@ class Process:
         self.reaped = False
         self.stdin_fd: int | None = stdin_fd
         self._pending = memoryview(b"")
+        self._pieces: Iterator[bytes] | None = None  # of the input, not yet made
         self.stdout = self.output_type(stdout_fd, cap, on_stdout)
         self.stderr = self.output_type(stderr_fd, cap)
         self.pidfd = pidfd
@@ -258,8 +251,14 @@ class Process:
 
     def start_input(self, data: Input) -> None:
         """Take the input and write what the pipe takes now; `write_input` does the rest."""
-        self._pending = memoryview(data() if callable(data) else data)
-        if self.stdin_fd is not None and len(self._pending) > select.PIPE_BUF:
+        made = data() if callable(data) else data
+        if not isinstance(made, bytes | bytearray | memoryview):  # pieces, made as written
+            self._pieces = made
+            made = next(made, b"")
+        self._pending = memoryview(made)
+        if self.stdin_fd is not None and (
+            self._pieces is not None or len(self._pending) > select.PIPE_BUF
+        ):
             # Before the first write: a blocking write of more than the pipe holds would
             # stall us (and the timeout) until the child read it all. Up to `PIPE_BUF`
             # bytes, the usual event, fit a fresh pipe whole, at once.
@@ -275,6 +274,8 @@ class Process:
             while self._pending:
                 written = os.write(fd, self._pending)
                 self._pending = self._pending[written:]
+                if not self._pending and self._pieces is not None:
+                    self._pending = memoryview(next(self._pieces, b""))
         except BlockingIOError:
             return  # the pipe is full: call again once the child reads
         except OSError:
@@ -282,6 +283,7 @@ class Process:
         self.close_input()
 
     def close_input(self) -> None:
+        self._pieces = None  # what is not made yet never is
         fd, self.stdin_fd = self.stdin_fd, None
         if fd is not None:
             os.close(fd)

@@ -17,10 +17,10 @@ is looked for again for `LOOK_AGAIN` seconds at most; a look that finds nothing 
 off. Otherwise `ask_sync` waits in poll(2); `ask`
 lets the event loop wake it (its reader resumes the task at once: `wakeup.Wakeup`),
 its fds watched by that loop until another one (or `ask_sync`) asks. While the hook's
-last reply came within `QUICK`, `ask` waits for the next in poll(2) first, the loop
-held (`HOLD_WAIT` at most): a pass of the loop costs about as much as such an
-exchange. A slower hook holds the loop once, then is waited for on the loop until it
-is quick again.
+is quick (`pace`: a reply within `QUICK` lately), `ask` waits for the next in poll(2)
+first, the loop held (`HOLD_WAIT` at most): a pass of the loop costs about as much as
+such an exchange. A hook that turns slow holds the loop once, then is waited for on
+the loop until it is quick again.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from hookgate.hooks.process.core import (
     exited_unreaped,
     watch_exit,
 )
+from hookgate.hooks.process.pace import SLOW_RUNS, runs_since_quick
 
 if TYPE_CHECKING:  # imported by `ask` alone: `ask_sync` needs no event loop
     import asyncio
@@ -99,7 +100,7 @@ class Resident:
         self._wakeup: type[Wakeup] | None = None
         self._alarm: asyncio.TimerHandle | None = None
         self._alarm_at = math.inf
-        self._quick = False  # the last reply came within `QUICK`: hold the loop for the next
+        self._slow_runs = SLOW_RUNS  # replies since one within `QUICK` (`pace`)
         self._early_backoff = 0  # events that skip the early read after a miss (`_one_read`)
         self._early_skips = 0  # of which are left
         self._poll = select.poll()
@@ -238,19 +239,27 @@ class Resident:
         self._sent = 0
         written = time.monotonic()
         pending = self._write(line)
-        if not pending and not self._buffer and self._quick:
+        if not pending and not self._buffer and self._slow_runs < SLOW_RUNS:
             reply = self._one_read(min(deadline - written, HOLD_WAIT))
-            # A reply past `QUICK`, or none yet: the loop waits, until one is quick again.
-            self._quick = reply is not None and time.monotonic() - written <= QUICK
             if reply is not None:
+                self._paced(written)
                 return reply
+            self._slow_runs = SLOW_RUNS  # none within the hold: slow, not the machine busy
         while True:
             if not pending and (reply := self._reply()) is not None:
-                self._quick = time.monotonic() - written <= QUICK
+                self._paced(written)
                 return reply
             await self._wait(deadline, write=bool(pending))
             if pending:
                 pending = self._write(pending)
+
+    def _paced(self, written: float) -> None:
+        """Count the reply to the line `written` then (`pace`): the loop waits for the
+        next unless the hook is quick."""
+        took = time.monotonic() - written
+        self._slow_runs = (
+            0 if took <= QUICK else runs_since_quick(self._slow_runs, took, held=0.0, quick=QUICK)
+        )
 
     async def _wait(self, deadline: float, *, write: bool = False) -> None:
         remaining = deadline - time.monotonic()
