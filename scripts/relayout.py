@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """Move hookgate's modules into the rooms of its layout, and every reference with them.
 
-    python scripts/relayout.py plan     # what would move, and what it cannot place
-    python scripts/relayout.py apply    # git mv, rewrite references, new packages,
-                                        # README's layout, the import contracts
-    python scripts/relayout.py check    # exit 1 while anything is left to do; the commands
+    python3 scripts/relayout.py plan    # what would move, and what it cannot place
+    python3 scripts/relayout.py apply   # git mv, rewrite references, new packages,
+                                        # README's layout, the import contracts,
+                                        # CHANGELOG's entry; then prints the checks
+    python3 scripts/relayout.py check   # exit 1 while anything is left to do
+
+Apply it on a clean, merged tree, then run the commands `apply` prints (`VERIFY` below):
+setup (import-linter), ruff's import sort and format, ruff, mypy, lint-imports, `check`,
+the whole suite, one commit.
 
 `MOVES` is the whole table: old dotted name -> new, for a module or a package (a package
 moves whole, modules nobody listed included). Every reference in src/, tests/, bench/,
@@ -170,33 +175,45 @@ TEXT_EDITS: list[tuple[str, str, str]] = [
 
 #: Top-level modules that stay loose: the command, and the vocabulary every layer speaks.
 TOP_LEVEL_MODULES = {"__init__", "cli", "errors", "messages", "view"}
-#: Top-level packages of the layout (README's "Layout" lists them in this order).
+#: README's "Layout": every package (and the loose modules), top layer first; a
+#: sub-package's line follows its parent's, indented.
 LAYOUT: list[tuple[str, str]] = [
     ("cli.py", "the `hookgate` command: parses arguments, starts a front end or a subcommand"),
-    ("frontends/", "line mode, `-p`, `--ask`, ACP, the browser window, `demo`, `init`"),
-    ("policytest/", "`hookgate hooks test | replay`: policy as tested code, through the real gate"),
+    ("frontends/", "line mode, `-p`, `--ask`, an asked agent's side, `demo`, `init`"),
+    ("frontends/acp/", "the Agent Client Protocol front end (`hookgate acp`)"),
+    ("frontends/window/", "`hookgate window`: the agent in a browser page on loopback"),
+    ("policytest/", "`hookgate hooks test`: policy as tested code, through the real gate"),
+    ("policytest/replay/", "`hookgate hooks replay`: recorded calls of other agents, replayed"),
     ("serve/", "`hookgate serve`: one agent file's hooks as a policy service many agents share"),
-    ("agents/", "hookgate inside Claude Code, Codex and Gemini CLI (`hookgate hook AGENT`)"),
     ("adapters/", "the hooks around LangChain, Pydantic AI, OpenAI Agents, the Claude Agent SDK"),
+    ("agents/", "hookgate inside Claude Code, Codex and Gemini CLI (`hookgate hook AGENT`)"),
     ("runtime/", "one session: the turn loop, the tool-call gate, consent, approvals, caps"),
-    ("team/", "a supervisor's tasks run by its members in parallel"),
-    ("handoff/", "asking another agent: `ask_agent`, the child process and its stream"),
-    ("security/", "trust of what an agent file runs, the permission policy, rule checks"),
+    ("team/", "a supervisor's tasks, run by its members in parallel"),
+    ("handoff/", "asking another agent: the `ask_agent` tool, the child process, its stream"),
+    ("security/", "what may run: the permission policy, the rules' check"),
+    ("security/trust/", "nothing an agent file names runs until its owner trusts it, as it was"),
     ("config/", "the agent file (`hookgate.yaml`), read once, strictly"),
     ("view.py", "what a turn shows: the interface each front end implements"),
     ("mcp/", "MCP servers as tool sources"),
-    ("models/", "model clients: OpenAI-compatible, and the scripted one for tests"),
-    ("store/", "sessions, their lock, the transcript, `$HOOKGATE_HOME`"),
-    ("telemetry/", "OpenTelemetry export of every decision"),
-    ("tools/", "the `Tool` protocol, the built-in tools, their settings and sandbox"),
+    ("models/", "model clients: any OpenAI-compatible server, and a scripted one"),
+    ("store/", "sessions on disk, their lock, the transcript, `$HOOKGATE_HOME`"),
+    ("telemetry/", "OpenTelemetry: spans, metrics and logs of every decision"),
+    ("tools/", "the `Tool` protocol, the built-in tools and their settings"),
+    ("tools/sandbox/", "the OS sandbox of the model's commands, and the workspace boundaries"),
     ("messages.py", "the conversation: messages, tool calls, tool specs"),
     ("errors.py", "the runtime's exceptions, under the engine's `HookgateError`"),
-    (
-        "hooks/",
-        "the hook engine, a library of its own: events, config, runner, outcome; "
-        "`kinds/` (process, persistent, python, http, model), `formats/`, `author/`, "
-        "`claude/`, `files/`, `runs/`, `process/`, `shell/`",
-    ),
+    ("hooks/", "the hook engine, a library of its own: events, config, runner, outcome"),
+    ("hooks/kinds/", "one room per hook kind: its config shape, its run, its limits"),
+    ("hooks/kinds/http/", "`http:` hooks: the event POSTed to a URL"),
+    ("hooks/kinds/model/", "`model:` hooks: a checker model's verdict"),
+    ("hooks/kinds/persistent/", "`persistent: true` hooks: one resident process per hook"),
+    ("hooks/formats/", "the reply formats: native, Claude Code's, mecatl"),
+    ("hooks/claude/", "Claude Code's settings files and permission rules as hookgate's"),
+    ("hooks/author/", "`hookgate hooks check | fire | schema`, lint, the docs' tables"),
+    ("hooks/files/", "strict YAML with positions, the parse cache, sha256"),
+    ("hooks/runs/", "what a hook runs, and the pins that stop it once that changed"),
+    ("hooks/process/", "the one way every external process is started, bounded and reaped"),
+    ("hooks/shell/", "a bash command line read as bash will run it"),
     ("examples/", "the example hooks `hookgate init` and the docs use"),
 ]
 #: The most modules one package should hold, and lines one module.
@@ -206,7 +223,19 @@ MAX_LINES = 450
 #: Where references are rewritten (CHANGELOG.md, history, is not).
 REWRITE_ROOTS = ("src", "tests", "bench", "scripts", "docs", "fuzz", ".ci")
 REWRITE_FILES = ("README.md", "pyproject.toml", ".importlinter")
-TEXT_SUFFIXES = {".py", ".md", ".toml", ".cfg", ".ini", ".txt", ".yaml", ".yml", ".sh", ""}
+TEXT_SUFFIXES = {
+    ".py",
+    ".md",
+    ".toml",
+    ".cfg",
+    ".ini",
+    ".txt",
+    ".yaml",
+    ".yml",
+    ".sh",
+    ".patch",
+    "",
+}
 #: Never rewritten: this table, and the golden files (checked, not changed).
 SKIP_PARTS = ("golden", "__pycache__", ".venv", "node_modules")
 
@@ -288,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"move  {_path_of(old)} -> {_path_of(new, old)}")
         print(f"{len(pending)} to move, {len(done)} moved already")
         _report(missing, after=False)
+        print(VERIFY)
         return 0
     if args.command == "check":
         return _check(pending)
@@ -312,14 +342,15 @@ def main(argv: list[str] | None = None) -> int:
 
 VERIFY = """
 Then, from the repository root:
-    .venv/bin/ruff check --fix --select I src tests bench scripts   # import order after renames
-    .venv/bin/ruff format src tests bench scripts
+    ./scripts/setup                     # pyproject's dev extras now name import-linter
+    .venv/bin/ruff check --fix --select I src tests bench scripts   # imports re-sorted
+    .venv/bin/ruff format src tests bench scripts                   # renamed lines re-wrapped
     .venv/bin/ruff check src tests bench && .venv/bin/ruff format --check src tests bench
     .venv/bin/mypy
-    .venv/bin/lint-imports --no-cache
-    .venv/bin/python scripts/relayout.py check
-    ./scripts/test                                                  # the whole suite
-    git add -A && git commit -m 'The house: ...'
+    .venv/bin/lint-imports --no-cache   # the three contracts of .importlinter: all KEPT
+    python3 scripts/relayout.py check   # no old name left anywhere
+    ./scripts/test                      # the whole suite, lint-imports included
+    git add -A && git commit            # git sees the moves as renames
 """
 
 
@@ -349,7 +380,8 @@ def _moves() -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[str]]:
     pending, done, missing = [], [], []
     for old, new in MOVES.items():
         old_base, new_base = SRC / old.replace(".", "/"), SRC / new.replace(".", "/")
-        if old_base.is_dir() or old_base.with_suffix(".py").is_file():
+        own = new.startswith(old + ".")  # a module that becomes a package of its name
+        if old_base.with_suffix(".py").is_file() or (old_base.is_dir() and not own):
             pending.append((old, new))
         elif new_base.is_dir() or new_base.with_suffix(".py").is_file():
             done.append((old, new))
@@ -359,11 +391,24 @@ def _moves() -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[str]]:
 
 
 def _move(old: str, new: str) -> None:
-    source = Path(_path_of(old))
+    source = Path(_path_of(old).rstrip("/"))
     target = Path(_path_of(new, old).rstrip("/"))
+    if source.is_dir() and target.is_dir():
+        # Moved before; a branch merged since added to the old place: file by file.
+        for file in sorted(p for p in source.rglob("*") if p.is_file()):
+            if "__pycache__" not in file.parts:
+                _move_path(file, target / file.relative_to(source))
+        shutil.rmtree(source, ignore_errors=True)
+    else:
+        _move_path(source, target)
+
+
+def _move_path(source: Path, target: Path) -> None:
+    if target.exists():
+        print(f"relayout: cannot place: {source}: {target} exists already (left where it is)")
+        return
     target.parent.mkdir(parents=True, exist_ok=True)
-    if subprocess.run(["git", "mv", str(source).rstrip("/"), str(target)],
-                      capture_output=True).returncode != 0:  # fmt: skip
+    if subprocess.run(["git", "mv", str(source), str(target)], capture_output=True).returncode:
         shutil.move(str(source), str(target))  # untracked: moved all the same
         print(f"relayout: {source} is not tracked by git: moved without git mv")
 
@@ -536,11 +581,15 @@ def _write_layout_section() -> None:
     """README's "Layout": one line per package, in the order of the layers."""
     readme = ROOT / "README.md"
     text = readme.read_text()
-    body = "\n".join(f"- `{name}` {what}" for name, what in LAYOUT)
+    body = "\n".join(
+        f"{'  ' * name.rstrip('/').count('/')}- `{name}` {what}" for name, what in LAYOUT
+    )
     section = (
         "## Layout\n\n"
-        "`src/hookgate/`, top to bottom: a module imports only from the lines below its own\n"
-        "(`.importlinter` writes this down and `./scripts/test` checks it).\n\n"
+        "`src/hookgate/`, one line per package, the command first and the engine last: a\n"
+        "package imports only from those listed below it, a sub-package's line going with its\n"
+        "parent's (`.importlinter` says so, `./scripts/test` checks it; `examples/` stands\n"
+        "aside).\n\n"
         f"{body}\n\n"
     )
     match = re.search(r"^## Layout\n.*?(?=^## )", text, flags=re.M | re.S)
@@ -610,17 +659,20 @@ def _report(missing: list[str], *, after: bool) -> list[str]:
     """What the table could not place, and what the layout's limits say of the tree."""
     problems = list(missing)
     package = SRC / "hookgate"
+    listed = {name.rstrip("/") for name, _ in LAYOUT}
     for path in sorted(package.iterdir()):
         name = path.stem if path.suffix == ".py" else path.name
-        if path.suffix == ".py" and name not in TOP_LEVEL_MODULES:
-            if f"hookgate.{name}" not in MOVES:
-                problems.append(f"hookgate.{name}: a loose module no line of the table places")
-        elif path.is_dir() and (path / "__init__.py").exists():
-            known = {entry.rstrip("/") for entry, _ in LAYOUT}
-            if name not in known and f"hookgate.{name}" not in MOVES:
-                problems.append(f"hookgate.{name}: a package README's layout does not list")
-    warnings = []
+        placed = name in TOP_LEVEL_MODULES or f"hookgate.{name}" in MOVES
+        if path.suffix == ".py" and not placed:
+            problems.append(f"hookgate.{name}: a loose module no line of the table places")
+        elif (path / "__init__.py").exists() and name not in listed and not placed:
+            problems.append(f"hookgate.{name}: a package README's layout does not list")
+    warnings: list[str] = []
     if after:
+        for init in sorted(package.rglob("__init__.py")):
+            inner = init.parent.relative_to(package).as_posix()
+            if inner != "." and inner not in listed:
+                warnings.append(f"hookgate/{inner}/: a package README's layout does not list")
         for directory in sorted(p for p in package.rglob("*") if p.is_dir()):
             modules = [p for p in directory.glob("*.py") if p.name != "__init__.py"]
             if len(modules) > MAX_MODULES:
