@@ -166,6 +166,23 @@ DOCSTRING_EDITS: dict[str, tuple[str, str]] = {
 #: Prose the rewrite of names cannot reach: (file, old text, new text), applied once.
 TEXT_EDITS: list[tuple[str, str, str]] = [
     (
+        "src/hookgate/hooks/__init__.py",
+        'start-up where PID 1 may not reap.\n"""\n',
+        "start-up where PID 1 may not reap.\n\n"
+        "Its rooms: the core here (events, config, runner, chain, outcome, replies); `kinds/`,\n"
+        "one per hook kind (persistent, python, http, model; a process hook is the runner's\n"
+        "own); `formats/`, the reply formats; `claude/`, Claude Code's files; `author/`, the\n"
+        "hook author's commands; `files/`, `runs/`, `process/` and `shell/` beneath them.\n"
+        '"""\n',
+    ),
+    (
+        "src/hookgate/tools/__init__.py",
+        "`tools:` lists it. MCP tools implement the same `Tool` protocol.\n",
+        "`tools:` lists it. MCP tools implement the same `Tool` protocol. `settings` reads the\n"
+        "agent file's `workspace`, `shell` and per-reply caps; `sandbox` is the OS sandbox of\n"
+        "the processes the tools start, and the workspace boundaries the file tools check.\n",
+    ),
+    (
         "src/hookgate/handoff/__init__.py",
         "its own file and hooks (`child`), speaking the stream of `protocol` (`asked` is its",
         "its own file and hooks (`child`), speaking the stream of `protocol`\n"
@@ -178,43 +195,108 @@ TOP_LEVEL_MODULES = {"__init__", "cli", "errors", "messages", "view"}
 #: README's "Layout": every package (and the loose modules), top layer first; a
 #: sub-package's line follows its parent's, indented.
 LAYOUT: list[tuple[str, str]] = [
-    ("cli.py", "the `hookgate` command: parses arguments, starts a front end or a subcommand"),
-    ("frontends/", "line mode, `-p`, `--ask`, an asked agent's side, `demo`, `init`"),
-    ("frontends/acp/", "the Agent Client Protocol front end (`hookgate acp`)"),
-    ("frontends/window/", "`hookgate window`: the agent in a browser page on loopback"),
-    ("policytest/", "`hookgate hooks test`: policy as tested code, through the real gate"),
+    ("cli.py", "the `hookgate` command: its arguments, then a front end or a subcommand"),
+    (
+        "frontends/",
+        "line mode (`line`, `markdown`, `status`), `-p` (`printmode`), `--ask` and "
+        "`/ask-<name>` (`askmode`, `askcommand`), an asked agent's side (`asked`), `demo`, `init`",
+    ),
+    ("frontends/acp/", "`hookgate acp`: the Agent Client Protocol (`wire`: no line kills it)"),
+    ("frontends/window/", "`hookgate window`: the page, its guard, sessions, SSE events"),
+    (
+        "policytest/",
+        "`hookgate hooks test`: policy as tested code, through the session's real gate",
+    ),
     ("policytest/replay/", "`hookgate hooks replay`: recorded calls of other agents, replayed"),
-    ("serve/", "`hookgate serve`: one agent file's hooks as a policy service many agents share"),
-    ("adapters/", "the hooks around LangChain, Pydantic AI, OpenAI Agents, the Claude Agent SDK"),
-    ("agents/", "hookgate inside Claude Code, Codex and Gemini CLI (`hookgate hook AGENT`)"),
-    ("runtime/", "one session: the turn loop, the tool-call gate, consent, approvals, caps"),
-    ("team/", "a supervisor's tasks, run by its members in parallel"),
-    ("handoff/", "asking another agent: the `ask_agent` tool, the child process, its stream"),
-    ("security/", "what may run: the permission policy, the rules' check"),
-    ("security/trust/", "nothing an agent file names runs until its owner trusts it, as it was"),
-    ("config/", "the agent file (`hookgate.yaml`), read once, strictly"),
-    ("view.py", "what a turn shows: the interface each front end implements"),
-    ("mcp/", "MCP servers as tool sources"),
-    ("models/", "model clients: any OpenAI-compatible server, and a scripted one"),
-    ("store/", "sessions on disk, their lock, the transcript, `$HOOKGATE_HOME`"),
-    ("telemetry/", "OpenTelemetry: spans, metrics and logs of every decision"),
-    ("tools/", "the `Tool` protocol, the built-in tools and their settings"),
-    ("tools/sandbox/", "the OS sandbox of the model's commands, and the workspace boundaries"),
+    ("serve/", "`hookgate serve`: one agent file's hooks as an HTTP policy service"),
+    (
+        "adapters/",
+        "the same hooks around LangChain, Pydantic AI, OpenAI Agents and Claude Agent "
+        "SDK agents (`gate`: what all four ask the engine)",
+    ),
+    (
+        "agents/",
+        "hookgate as the hooks of Claude Code, Codex CLI and Gemini CLI: one module "
+        "each, `hookrun` (one event, trust checked, fail closed), `install`",
+    ),
+    (
+        "runtime/",
+        "one session: `turn` (preGeneration → model ⇄ tools → postGeneration), "
+        "`toolcall` (preToolCall → policy → consent → tool → postToolCall), `agent`, consent, "
+        "approvals, caps, history and its compaction",
+    ),
+    ("team/", "agent teams: the task board, rounds of hand-offs, the supervisor's tools"),
+    (
+        "handoff/",
+        "`ask_agent` and the child process it asks through: one `delegate`, preAsk/postAsk",
+    ),
+    ("security/", "what may run: the permission `policy`, `rulecheck` (rules that match nothing)"),
+    (
+        "security/trust/",
+        "nothing an agent file names runs until trusted: closure, check (every "
+        "start), summary, store",
+    ),
+    (
+        "config/",
+        "the agent file (`hookgate.yaml`), read once, strictly: `agentfile`, "
+        "`agentrefs`, `ruletext`",
+    ),
+    ("view.py", "what a turn shows: the interface each front end implements; `visible`"),
+    ("mcp/", "MCP servers' tools, behind the same tool wrapper"),
+    (
+        "models/",
+        "the OpenAI-compatible client (`chat_stream` checks the stream), the scripted model",
+    ),
+    ("store/", "`session` files (one writer: `lock`), the Claude-shaped `transcript`, `home`"),
+    ("telemetry/", "OpenTelemetry of every decision (`otlp`), the engine's observer"),
+    (
+        "tools/",
+        "the `Tool` protocol and the built-in tools: shell (under `reaper`), files, "
+        "search, paths, web_fetch; their `settings`",
+    ),
+    (
+        "tools/sandbox/",
+        "the OS sandbox of the model's commands: `settings`, `boundaries` (the "
+        "table the file tools read too), `bwrap`, `report`",
+    ),
     ("messages.py", "the conversation: messages, tool calls, tool specs"),
     ("errors.py", "the runtime's exceptions, under the engine's `HookgateError`"),
-    ("hooks/", "the hook engine, a library of its own: events, config, runner, outcome"),
-    ("hooks/kinds/", "one room per hook kind: its config shape, its run, its limits"),
-    ("hooks/kinds/http/", "`http:` hooks: the event POSTed to a URL"),
-    ("hooks/kinds/model/", "`model:` hooks: a checker model's verdict"),
-    ("hooks/kinds/persistent/", "`persistent: true` hooks: one resident process per hook"),
-    ("hooks/formats/", "the reply formats: native, Claude Code's, mecatl"),
-    ("hooks/claude/", "Claude Code's settings files and permission rules as hookgate's"),
-    ("hooks/author/", "`hookgate hooks check | fire | schema`, lint, the docs' tables"),
-    ("hooks/files/", "strict YAML with positions, the parse cache, sha256"),
-    ("hooks/runs/", "what a hook runs, and the pins that stop it once that changed"),
-    ("hooks/process/", "the one way every external process is started, bounded and reaped"),
-    ("hooks/shell/", "a bash command line read as bash will run it"),
-    ("examples/", "the example hooks `hookgate init` and the docs use"),
+    (
+        "hooks/",
+        "the engine, a library of its own: `events` (the table), `config`, "
+        "`configfile`, `runner` (+ `steps`), `chain` folding replies into `outcome`, `replies`, "
+        "`wording`, `guardrails`, `observe`",
+    ),
+    (
+        "hooks/kinds/",
+        "one room per hook kind; `keys` reads an entry's kind-specific keys, "
+        "`python` imports python hooks",
+    ),
+    ("hooks/kinds/http/", "`http:` hooks: `target`, `run` (pooled connections), `capped`"),
+    (
+        "hooks/kinds/model/",
+        "`model:` hooks: `target`, `run` (a checker's verdict), `scripted`, `apikey`",
+    ),
+    (
+        "hooks/kinds/persistent/",
+        "`persistent: true`: `run`, over a `resident` process asked a line at a time",
+    ),
+    ("hooks/formats/", "the reply formats: `native`, `mecatl`, `claude` (+ `claude_tools`)"),
+    ("hooks/claude/", "Claude Code's `settings` files and `permissions` as hookgate's"),
+    (
+        "hooks/author/",
+        "`hookgate hooks check | fire | schema` (`cli`), `lint`, `schema`, "
+        "`reference` (the docs' tables)",
+    ),
+    ("hooks/files/", "`yamlfile` (YAML with lines), `parsecache` (a file parsed before), `digest`"),
+    ("hooks/runs/", "what a hook runs (`whatruns`, `cmdwords`): the files trust pins (`pins`)"),
+    (
+        "hooks/process/",
+        "every external process: `core`, its drivers `aio` and `blocking`, the "
+        "guardian, `subreaper`, `wakeup`",
+    ),
+    ("hooks/shell/", "a bash line read as bash will run it: `words`, `code`, `runners`"),
+    ("examples/", "the example hooks (also at ./examples)"),
 ]
 #: The most modules one package should hold, and lines one module.
 MAX_MODULES = 12
@@ -593,8 +675,11 @@ def _write_layout_section() -> None:
         f"{body}\n\n"
     )
     match = re.search(r"^## Layout\n.*?(?=^## )", text, flags=re.M | re.S)
+    tree = re.search(r"^```\nsrc/hookgate/\n.*?^```\n\n?", text, flags=re.M | re.S)
     if match:
         text = text[: match.start()] + section + text[match.end() :]
+    elif tree:  # the old layout's drawing: the new section takes its place
+        text = text[: tree.start()] + section + text[tree.end() :]
     elif "\n## Using it\n" in text:
         text = text.replace("\n## Using it\n", "\n" + section + "## Using it\n", 1)
     else:
