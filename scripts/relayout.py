@@ -711,8 +711,9 @@ def _install_contracts() -> None:
 CHANGELOG_ENTRY = """\
 - **The house: the layout shows the architecture** (`scripts/relayout.py`, README's
   "Layout"). `hookgate.hooks` is the engine, with one room per hook kind
-  (`hooks/kinds/`: process, persistent, python, http, model), `formats/`, `author/`
-  (check, fire, schema), `claude/`, `files/`, `runs/`; `runtime/` holds the turn loop
+  (`hooks/kinds/`: persistent, python, http, model; a process hook is the runner's own),
+  `formats/`, `author/` (check, fire, schema), `claude/`, `files/`, `runs/`;
+  `runtime/` holds the turn loop
   and the tool-call gate; `store/` sessions and transcripts; `config/` the agent file;
   `security/` trust, the permission policy and rule checks; `tools/` the tools with their
   settings and sandbox. The layers are import-linter contracts (`.importlinter`) that
