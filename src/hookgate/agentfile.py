@@ -6,15 +6,22 @@ file, line, key path and value. The `hooks:` mapping is the engine's own config.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from hookgate.agentrefs import AGENT_NAME, parse_agent_refs, parse_agents
+
+# An agent file's other agents are read in `agentrefs`; their names stay importable here.
+from hookgate.agentrefs import DEFAULT_ASK_TIMEOUT as DEFAULT_ASK_TIMEOUT
+from hookgate.agentrefs import DEFAULT_MAX_PARALLEL as DEFAULT_MAX_PARALLEL
+from hookgate.agentrefs import DEFAULT_MAX_ROUNDS as DEFAULT_MAX_ROUNDS
+from hookgate.agentrefs import AgentRef as AgentRef
+from hookgate.agentrefs import TeamConfig as TeamConfig
 from hookgate.hooks import HookgateError, HooksConfig
-from hookgate.hooks.config import hooks_of_document, load_hooks_file, parse_duration
+from hookgate.hooks.configfile import hooks_of_document, load_hooks_file
 from hookgate.hooks.errors import Collected
 from hookgate.hooks.events import EVENT_NAMES
 from hookgate.hooks.yamlfile import (
@@ -55,16 +62,9 @@ TOP_LEVEL_KEYS = (
 )  # fmt: skip
 #: The lists of `permissions:`, in `Permissions`' order.
 PERMISSION_LISTS = ("allow", "deny", "ask")
-AGENT_KEYS = ("file", "description", "timeout")
 TEAM_KEYS = ("name", "members", "max_parallel", "max_rounds")
-_AGENT_NAME = re.compile(r"[A-Za-z0-9_.-]+\Z")
-#: Seconds an asked agent may take to answer, by default: it runs a whole turn.
-DEFAULT_ASK_TIMEOUT = 600.0
 #: How many hand-offs deep an agent may run, by default; with 1, asked agents ask no one.
 DEFAULT_MAX_ASK_DEPTH = 3
-#: Team tasks that run at once, and rounds one wait of the supervisor may run, by default.
-DEFAULT_MAX_PARALLEL = 2
-DEFAULT_MAX_ROUNDS = 3
 _EXAMPLE_MODEL = "llama3.2, base_url: http://localhost:11434/v1"
 _MODEL_HINT = f"model: scripted:replies.yaml (offline), or model: {{name: {_EXAMPLE_MODEL}}}"
 DEFAULT_SYSTEM = (
@@ -81,25 +81,6 @@ class Permissions(NamedTuple):
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
     ask: tuple[str, ...] = ()
-
-
-class AgentRef(NamedTuple):
-    """Another agent this one may hand questions to."""
-
-    name: str
-    file: Path
-    description: str = ""
-    timeout: float = DEFAULT_ASK_TIMEOUT
-    """Seconds its answer may take; past them its process group is stopped."""
-
-
-class TeamConfig(NamedTuple):
-    """The team this agent supervises (`team:`): members take the tasks it creates."""
-
-    name: str
-    members: Mapping[str, AgentRef]
-    max_parallel: int = DEFAULT_MAX_PARALLEL
-    max_rounds: int = DEFAULT_MAX_ROUNDS
 
 
 class AgentConfig(NamedTuple):
@@ -196,7 +177,7 @@ def _sections(
         "system": partial(_text, document, where, "system", DEFAULT_SYSTEM),
         "tools": partial(_tools, document, where),
         "yolo": partial(_bool, document, where, "yolo"),
-        "agents": partial(_agents, document, where, base),
+        "agents": partial(parse_agents, document, where, base),
         "team": partial(_team, document, where, base),
         "mcp_servers": partial(_mcp_servers, document, where, base),
         "max_steps": partial(_positive, document, where, "max_steps", 50),
@@ -395,12 +376,6 @@ def _claude_permissions(
     return load_claude_permissions(document["claude_settings"], at, base_dir)
 
 
-def _agents(document: Mapping[Any, Any], where: Where, base_dir: Path) -> dict[str, AgentRef]:
-    if document.get("agents") is None:
-        return {}
-    return _agent_refs(document["agents"], where.key(document, "agents"), base_dir)
-
-
 def _team(document: Mapping[Any, Any], where: Where, base_dir: Path) -> TeamConfig | None:
     if document.get("team") is None:
         return None
@@ -408,7 +383,7 @@ def _team(document: Mapping[Any, Any], where: Where, base_dir: Path) -> TeamConf
     node = expect_mapping(document["team"], at, "a team (name, members, max_parallel, max_rounds)")
     check_keys(node, at, TEAM_KEYS)
     name = node.get("name")
-    if not isinstance(name, str) or not _AGENT_NAME.match(name):
+    if not isinstance(name, str) or not AGENT_NAME.match(name):
         raise (at.key(node, "name") if "name" in node else at).error(
             f"expected a team name, got {describe(name)}",
             hint="e.g. name: release (letters, digits, '-', '_' and '.')",
@@ -419,58 +394,10 @@ def _team(document: Mapping[Any, Any], where: Where, base_dir: Path) -> TeamConf
         )
     return TeamConfig(
         name=name,
-        members=_agent_refs(node["members"], at.key(node, "members"), base_dir),
+        members=parse_agent_refs(node["members"], at.key(node, "members"), base_dir),
         max_parallel=_positive(node, at, "max_parallel", DEFAULT_MAX_PARALLEL),
         max_rounds=_positive(node, at, "max_rounds", DEFAULT_MAX_ROUNDS),
     )
-
-
-def _agent_refs(value: Any, at: Where, base_dir: Path) -> dict[str, AgentRef]:
-    """Agents by name, as `agents:` and a team's `members:` list them."""
-    node = expect_mapping(value, at, "agents by name")
-    agents: dict[str, AgentRef] = {}
-    for name, entry in node.items():
-        here = at.key(node, name)
-        if not isinstance(name, str) or not _AGENT_NAME.match(name):
-            raise here.error(
-                f"agent name {name!r} cannot be typed as /ask-{name}",
-                hint="use letters, digits, '-', '_' and '.' only (quote a number)",
-            )
-        entry = expect_mapping(entry, here, "an agent (file, description, timeout)")
-        check_keys(entry, here, AGENT_KEYS)
-        if "file" not in entry:
-            raise here.error("no 'file: PATH' of the agent's own file")
-        file = entry["file"]
-        if not isinstance(file, str) or not file.strip() or "\x00" in file:
-            raise here.key(entry, "file").error(
-                f"expected the path of the agent's own file, got {describe(file)}"
-            )
-        description = entry.get("description", "")
-        if not isinstance(description, str):
-            raise here.key(entry, "description").error(
-                f"expected a string, got {describe(description)}"
-            )
-        agents[name] = AgentRef(
-            name, (base_dir / file).resolve(), description, _ask_timeout(entry, here)
-        )
-    return agents
-
-
-def _ask_timeout(entry: Mapping[Any, Any], where: Where) -> float:
-    value = entry.get("timeout", DEFAULT_ASK_TIMEOUT)
-    seconds: float | None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        try:
-            seconds = float(value)
-        except OverflowError:  # a whole number past what a float holds
-            seconds = None
-    else:
-        seconds = parse_duration(value)
-    if seconds is None or not seconds > 0:
-        raise where.key(entry, "timeout").error(
-            f"expected a duration above 0, got {describe(value)}", hint="e.g. timeout: 5m"
-        )
-    return seconds
 
 
 def offered_tool_names(path: Path) -> tuple[str, ...] | None:

@@ -190,7 +190,7 @@ def _main(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
             line_mode(args.agent, resume=args.resume, continue_last=args.continue_last)
         )
     except HookgateError as exc:
-        from hookgate.frontends.terminal import visible
+        from hookgate.view import visible
 
         # It may quote a hook's output or a file's bytes: shown, never obeyed.
         print(f"hookgate: {visible(str(exc))}", file=sys.stderr)
@@ -292,7 +292,8 @@ def _at_least_one(text: str) -> int:
 
 
 def _run_window(args: argparse.Namespace) -> int:
-    from hookgate.frontends.window.serve import DEFAULT_MAX_SESSIONS, window_mode
+    from hookgate.frontends.window import DEFAULT_MAX_SESSIONS
+    from hookgate.frontends.window.serve import window_mode
 
     return window_mode(
         args.agent, port=args.port, open_browser=args.open_browser,

@@ -51,7 +51,8 @@ class ToolGate:
     """Everything a guarded tool call needs; immutable.
 
     A plain class rather than a NamedTuple: each gate needs `Approvals` of its own,
-    which a NamedTuple's default would share between them.
+    which a NamedTuple's default would share between them; nor a dataclass, whose
+    module imports `inspect` at every start (tests/frontends/test_startup_imports.py).
     """
 
     __slots__ = ("approvals", "asker", "caps", "consent", "context", "engine", "policy", "tools")

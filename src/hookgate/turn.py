@@ -40,6 +40,8 @@ class _Outcome:
 
     Not NamedTuples: a tuple equals any tuple of the same values (`Answered("x") ==
     TurnFailed("x")`), and `Cancelled()` would be an empty one, false.
+    Not dataclasses: `dataclasses` imports `inspect`, ~18 ms of every start of `-p`
+    (tests/frontends/test_startup_imports.py keeps it out).
     """
 
     __slots__: tuple[str, ...] = ()

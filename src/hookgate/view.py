@@ -2,11 +2,13 @@
 
 The turn function reports through a `TurnView` and never prints: the line mode
 writes to the terminal, `-p` keeps the answer for stdout and sends notices to
-stderr, ACP turns each call into a session update.
+stderr, ACP turns each call into a session update. `visible` is how any of them
+shows text it did not write: no control character reaches a terminal as such.
 """
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import NamedTuple, Protocol, runtime_checkable
 
@@ -90,3 +92,22 @@ class QuietView:
 
     def tool_finished(self, call: ToolCall, result: ToolResult) -> None:
         pass
+
+
+#: C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides
+#: that make text read differently from what it is ("Trojan Source").
+_CONTROLS = re.compile(r"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _shown(control: re.Match[str]) -> str:
+    char = control.group()
+    if char == "\r\n":
+        return "\n"
+    if char < " ":
+        return chr(0x2400 + ord(char))  # the Control Pictures block: ESC is ␛, CR is ␍
+    return "␡" if char == "\x7f" else f"<U+{ord(char):04X}>"
+
+
+def visible(text: str) -> str:
+    """`text` with every control character shown as a harmless sign, tab and newline kept."""
+    return _CONTROLS.sub(_shown, text)

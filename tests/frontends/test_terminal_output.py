@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from frontends import test_line
 from frontends.test_line import PROMPT, Terminal
-from hookgate.frontends.terminal import visible
+from hookgate.view import visible
 from runtime.project import HOOKGATE, RUN_TIMEOUT, Project
 from support.hostile_calls import shell
 

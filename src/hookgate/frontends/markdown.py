@@ -19,7 +19,8 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.markdown import Markdown
 
-from hookgate.frontends.terminal import visible, write_out
+from hookgate.frontends.terminal import write_out
+from hookgate.view import visible
 
 #: A line that opens or closes a fenced code block.
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")

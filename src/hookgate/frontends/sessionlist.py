@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from hookgate.errors import SessionError
-from hookgate.frontends.terminal import notice_line, visible
+from hookgate.frontends.terminal import notice_line
 from hookgate.session import Session, SessionInfo, SessionStore
+from hookgate.view import visible
 
 HEADER = ("ID", "DATE", "DIRECTORY", "AGENT", "FIRST QUESTION", "TURNS")
 #: The widest the first question grows before it is cut.

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
@@ -21,7 +20,7 @@ from hookgate.consent import Answer, ConsentRequest, SessionConsent, call_line
 from hookgate.frontends.status import STATUS
 from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
-from hookgate.view import MarkKind, NoticeKind, ToolMark
+from hookgate.view import MarkKind, NoticeKind, ToolMark, visible
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
@@ -37,23 +36,6 @@ STYLES = {
     NoticeKind.BLOCKED: "\033[1;35m",  # bold magenta
     NoticeKind.ERROR: "\033[1;31m",  # bold red
 }
-#: C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides
-#: that make text read differently from what it is ("Trojan Source").
-_CONTROLS = re.compile(r"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def _shown(control: re.Match[str]) -> str:
-    char = control.group()
-    if char == "\r\n":
-        return "\n"
-    if char < " ":
-        return chr(0x2400 + ord(char))  # the Control Pictures block: ESC is ␛, CR is ␍
-    return "␡" if char == "\x7f" else f"<U+{ord(char):04X}>"
-
-
-def visible(text: str) -> str:
-    """`text` with every control character shown as a harmless sign, tab and newline kept."""
-    return _CONTROLS.sub(_shown, text)
 
 
 def write_text(text: str, stream: TextIO) -> None:

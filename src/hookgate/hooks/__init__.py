@@ -14,7 +14,8 @@ start-up where PID 1 may not reap.
 
 from typing import TYPE_CHECKING, Any
 
-from hookgate.hooks.config import HooksConfig, HookSpec, callable_hook, load_hooks_file, parse_hooks
+from hookgate.hooks.config import HooksConfig, HookSpec, callable_hook, parse_hooks
+from hookgate.hooks.configfile import load_hooks_file
 from hookgate.hooks.errors import ConfigError, HookgateError
 from hookgate.hooks.events import EVENTS, EventSpec, OnError, canonical_event
 from hookgate.hooks.formats import FORMATS, BadReply, HookReply

@@ -17,7 +17,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from hookgate.hooks.config import HooksConfig, HookSpec, load_hooks_file
+from hookgate.hooks.config import HooksConfig, HookSpec
+from hookgate.hooks.configfile import load_hooks_file
 from hookgate.hooks.digest import sha256
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, canonical_event

@@ -18,13 +18,21 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from hookgate.hooks.errors import Collected, ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, OnError, canonical_event
 from hookgate.hooks.formats import FORMATS, ReplyFormat
+from hookgate.hooks.kindkeys import (
+    args_of,
+    check_kind_keys,
+    env_of,
+    http_target,
+    model_target,
+    persistent_of,
+    python_hook_of,
+)
 from hookgate.hooks.yamlfile import (
     Where,
     check_keys,
     describe,
     did_you_mean,
     expect_mapping,
-    load_yaml,
 )
 
 if TYPE_CHECKING:  # each kind's module is imported by the first hook of that kind
@@ -40,10 +48,6 @@ HOOK_KEYS = (
     "onError", "format", "env", "cwd", "persistent", "model", "instructions", "input_budget",
 )  # fmt: skip
 KINDS = ("command", "args", "python", "http", "model")
-#: Keys that only mean something to a model hook.
-_MODEL_ONLY = ("instructions", "input_budget")
-#: Keys that only mean something to a process the hook starts.
-_PROCESS_ONLY = ("shell", "env", "cwd", "persistent")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, None: 1.0}
 
@@ -113,7 +117,8 @@ class HooksConfig:
     """Every event's hooks, in order, as read once at session start; immutable.
 
     Iterating it gives every hook, event by event in the order of `EVENTS`. A plain
-    class rather than a NamedTuple, which would iterate over its fields instead.
+    class rather than a NamedTuple, which would iterate over its fields instead, or a
+    dataclass: `dataclasses` imports `inspect`, ~18 ms of every start of an embedder.
     """
 
     __slots__ = ("hooks", "never_fires", "settings_files", "source")
@@ -155,35 +160,6 @@ class HooksConfig:
 
     def for_event(self, event: str) -> tuple[HookSpec, ...]:
         return self.hooks.get(event, ())
-
-
-def load_hooks_file(path: Path, *, import_python: bool = True) -> HooksConfig:
-    """Read the `hooks:` mapping of the YAML file `path` (other top-level keys are not ours).
-
-    `import_python=False`: see `parse_hooks`."""
-    document = load_yaml(path)
-    where = Where(str(path))
-    if document is None:
-        return HooksConfig(source=str(path))
-    document = expect_mapping(document, where, "the file's top level")
-    return hooks_of_document(document, where, path.parent, import_python=import_python)
-
-
-def hooks_of_document(
-    document: Mapping[Any, Any], where: Where, base_dir: Path, *, import_python: bool = True
-) -> HooksConfig:
-    """The hooks of a config file's top level: `hooks:`, then those `claude_settings:` names."""
-    config = parse_hooks(
-        document.get("hooks"),
-        where.key(document, "hooks"),
-        base_dir=base_dir,
-        import_python=import_python,
-    )
-    if "claude_settings" not in document:  # its module is imported by a file that uses it
-        return config
-    from hookgate.hooks.claude_settings import with_claude_settings  # it builds on this module
-
-    return with_claude_settings(config, document, where, base_dir)
 
 
 def parse_hooks(
@@ -267,7 +243,7 @@ def parse_hook(
             "model: {name: ..., base_url: ...} with instructions: ...",
         )
     kind = kinds[0]
-    _check_kind_keys(node, where, kind)
+    check_kind_keys(node, where, kind)
     format_name = _choice(node, where, "format", tuple(FORMATS), "native")
     fmt = FORMATS[format_name]
     if not fmt.supports(event):
@@ -286,70 +262,19 @@ def parse_hook(
         on_error=on_error,
         format=format_name,
         command=_string(node, where, "command", required=kind == "command"),
-        args=_args(node, where) if kind == "args" else None,
-        http=_http_target(node, where) if kind == "http" else None,
-        function=_python_hook(node, where, base_dir, import_python) if kind == "python" else None,
+        args=args_of(node, where) if kind == "args" else None,
+        http=http_target(node, where) if kind == "http" else None,
+        function=python_hook_of(node, where, base_dir, import_python) if kind == "python" else None,
         python=str(node["python"]) if kind == "python" else None,
-        model=_model_target(node, where, event, base_dir) if kind == "model" else None,
+        model=model_target(node, where, event, base_dir) if kind == "model" else None,
         shell=_string(node, where, "shell") or DEFAULT_SHELL,
         matcher=_matcher(node, where, event, fmt),
         matcher_text=node["matcher"] if isinstance(node.get("matcher"), str) else None,
-        env=_env(node, where),
+        env=env_of(node, where),
         cwd=_cwd(node, where, base_dir),
         origin=f"{where.file}:{where.line}" if where.line else where.file,
-        persistent=_persistent(node, where, kind),
+        persistent=persistent_of(node, where, kind),
         listed_as=listed_as if listed_as not in ("", event.name) and "format" not in node else "",
-    )
-
-
-def _check_kind_keys(node: Mapping[Any, Any], where: Where, kind: str) -> None:
-    """Refuse keys that mean nothing to a hook of `kind`."""
-    if kind in ("http", "model") and (stray := [key for key in _PROCESS_ONLY if key in node]):
-        raise where.key(node, stray[0]).error(
-            f"{stray[0]!r} applies to a process the hook starts; {'an' if kind == 'http' else 'a'} "
-            f"{kind} hook starts none",
-            hint="remove it" + (" (headers go under http.headers)" if kind == "http" else ""),
-        )
-    if kind != "model" and (stray := [key for key in _MODEL_ONLY if key in node]):
-        raise where.key(node, stray[0]).error(
-            f"{stray[0]!r} applies to a model hook only", hint="remove it, or use model: ..."
-        )
-
-
-def _http_target(node: Mapping[Any, Any], where: Where) -> HttpTarget:
-    from hookgate.hooks.httptarget import parse_http_target
-
-    return parse_http_target(node["http"], where.key(node, "http"))
-
-
-def _python_hook(
-    node: Mapping[Any, Any], where: Where, base_dir: Path, import_python: bool
-) -> HookCallable:
-    from hookgate.hooks.pyimport import python_hook
-
-    return python_hook(node, where, base_dir, import_python)
-
-
-def _model_target(
-    node: Mapping[Any, Any], where: Where, event: EventSpec, base_dir: Path
-) -> ModelTarget:
-    from hookgate.hooks.modeltarget import parse_budget, parse_checker, parse_instructions
-
-    if not event.can_block and event.name != "postToolCall":
-        raise where.key(node, "model").error(
-            f"a model hook judges events that can block, and {event.name!r} cannot",
-            hint="use it on preToolCall, postToolCall (a block withholds the result), "
-            "preGeneration, preAsk or sessionStart",
-        )
-    if "format" in node and node["format"] != "native":
-        raise where.key(node, "format").error("a model hook has no reply format to choose",
-                                              hint="remove format")  # fmt: skip
-    from hookgate.hooks.modeltarget import ModelTarget
-
-    return ModelTarget(
-        checker=parse_checker(node["model"], where.key(node, "model"), base_dir),
-        instructions=parse_instructions(node, where),
-        input_budget=parse_budget(node, where),
     )
 
 
@@ -412,20 +337,6 @@ def _timeout(node: Mapping[Any, Any], where: Where, default: float) -> float:
     return seconds
 
 
-def _args(node: Mapping[Any, Any], where: Where) -> tuple[str, ...]:
-    value = node["args"]
-    if (
-        not isinstance(value, list)
-        or not value
-        or not all(isinstance(a, str) and "\x00" not in a for a in value)
-    ):
-        raise where.key(node, "args").error(
-            f"expected a non-empty list of strings, got {describe(value)}",
-            hint="args: [./guard.py, --strict]",
-        )
-    return tuple(value)
-
-
 def _matcher(
     node: Mapping[Any, Any], where: Where, event: EventSpec, fmt: ReplyFormat
 ) -> re.Pattern[str] | None:
@@ -442,35 +353,6 @@ def _matcher(
         return fmt.compile_matcher(value)
     except (re.error, OverflowError, RecursionError) as exc:  # `a{99999999999}`, deep nesting
         raise at.error(f"invalid regular expression {value!r}: {exc}") from exc
-
-
-def _env(node: Mapping[Any, Any], where: Where) -> dict[str, str]:
-    value = node.get("env", {})
-    at = where.key(node, "env")
-    if not isinstance(value, Mapping):
-        raise at.error(f"expected a mapping of names to strings, got {describe(value)}")
-    env: dict[str, str] = {}
-    for key, item in value.items():
-        if not isinstance(key, str) or not key or "=" in key or "\x00" in key:
-            raise at.key(value, key).error(f"invalid variable name {key!r}")
-        if isinstance(item, bool) or not isinstance(item, str | int | float) or "\x00" in str(item):
-            raise at.key(value, key).error(f"expected a string value, got {describe(item)}")
-        env[key] = str(item)
-    return env
-
-
-def _persistent(node: Mapping[Any, Any], where: Where, kind: str) -> bool:
-    value = node.get("persistent", False)
-    if not isinstance(value, bool):
-        raise where.key(node, "persistent").error(
-            f"expected true or false, got {describe(value)}", hint="persistent: true"
-        )
-    if value and kind == "python":
-        raise where.key(node, "persistent").error(
-            "a python hook already stays loaded: persistent applies to command and args hooks",
-            hint="remove it",
-        )
-    return value
 
 
 def _cwd(node: Mapping[Any, Any], where: Where, base_dir: Path) -> str | None:

@@ -23,12 +23,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hookgate.hooks.config import HookSpec
 from hookgate.hooks.process import ProcessResult
 from hookgate.hooks.process.resident import Resident, ResidentFailure, ResidentGone
 
 if TYPE_CHECKING:
     import asyncio
+
+    from hookgate.hooks.config import HookSpec
 
 #: Seconds before the first restart after a failure; each failure in a row doubles it.
 RESTART_BACKOFF = 0.05

@@ -3,7 +3,7 @@
 A module whose top-level name is a file or package next to the config file is loaded
 from that directory only, under a private name, so it can shadow nothing (a project's
 `json.py` never becomes everyone's `json`); any other module comes from `sys.path` as
-usual. `python_hook_files` names the files such a module is made of, for trust: a
+usual. `whatruns.python_hook_files` names the files such a module is made of, for trust: a
 local package whole, since any of its modules may be imported when the hook runs.
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import os
 import sys
 import threading
 from collections.abc import Callable, Mapping
@@ -48,23 +47,6 @@ def local_module_files(module_name: str, base_dir: Path) -> dict[Path, bool]:
                 files[candidate] = candidate.is_file()
             directory = directory / part
     return files
-
-
-def python_hook_files(module_name: str, base_dir: Path) -> tuple[list[Path], list[str]]:
-    """The files a `python:` hook's module may run, present or not, and what is not
-    pinned: where its top-level name could be found next to `base_dir` (a file that
-    appears there later changes what is imported), and a local package's every `.py`."""
-    from hookgate.hooks.whatruns import files_under
-
-    top = module_name.split(".")[0]
-    files = local_module_files(module_name, base_dir)
-    found = list(files)
-    unread: list[str] = []
-    package = base_dir / top
-    if files[package / "__init__.py"]:
-        more, unread = files_under(package, "*.py")
-        found.extend(path for path in more if path not in files)
-    return [Path(os.path.normpath(path.absolute())) for path in found], unread
 
 
 def python_hook(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,9 +19,8 @@ from typing import TYPE_CHECKING, Any
 from hookgate.hooks.chain import Chain
 from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.errors import ConfigError
-from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, MatchOn, OnError
+from hookgate.hooks.events import EVENT_NAMES, EVENTS, OnError
 from hookgate.hooks.formats import FORMATS, HookReply, ReplyFormat
-from hookgate.hooks.formats.base import has_big_text
 from hookgate.hooks.outcome import HookFailure, Outcome
 from hookgate.hooks.process import (
     DEFAULT_PIPE_SIZE,
@@ -35,6 +34,14 @@ from hookgate.hooks.process import (
 )
 from hookgate.hooks.process.guard import guarded, is_guarded
 from hookgate.hooks.replies import failure, process_reply, python_reply
+from hookgate.hooks.steps import (
+    as_named_by,
+    await_alone,
+    call_python,
+    event_input,
+    matched_field,
+    run_of,
+)
 from hookgate.hooks.yamlfile import did_you_mean
 
 if TYPE_CHECKING:  # each kind's module is imported by the first hook of that kind
@@ -205,7 +212,7 @@ class HookEngine:
             else:
                 chain.apply(hook, reply)
             if runs is not None:
-                runs.append(_run_of(hook, chain, began, error))
+                runs.append(run_of(hook, chain, began, error))
             if chain.over():
                 break
         return self._decided(payload, chain, runs, started)
@@ -236,7 +243,7 @@ class HookEngine:
             else:
                 chain.apply(hook, reply)
             if runs is not None:
-                runs.append(_run_of(hook, chain, began, error))
+                runs.append(run_of(hook, chain, began, error))
             if chain.over():
                 break
         return self._decided(payload, chain, runs, started)
@@ -262,13 +269,13 @@ class HookEngine:
             return name, []
         if not skip and name in self._match_all:
             return name, list(hooks)
-        target = _target(EVENTS[name], payload)
+        target = matched_field(EVENTS[name], payload)
         skipped = {id(hook) for hook in skip}
         return name, [
             hook
             for hook in hooks
             if id(hook) not in skipped
-            and (hook.matcher is None or hook.matches(_as_named_by(hook, target)))
+            and (hook.matcher is None or hook.matches(as_named_by(hook, target)))
         ]
 
     async def _ask(self, hook: HookSpec, chain: Chain) -> HookReply:
@@ -279,7 +286,7 @@ class HookEngine:
         # `hooks fire`) never imports them, and a Python, http, model or persistent hook
         # does not look the driver up on every event.
         if hook.function is not None:
-            answer = _call(hook, envelope)
+            answer = call_python(hook, envelope)
             if isinstance(answer, Awaitable):
                 import asyncio
 
@@ -319,15 +326,15 @@ class HookEngine:
         chain.hooks_run += 1
         envelope = self._envelope(chain)
         if hook.function is not None:
-            answer = _call(hook, envelope)
+            answer = call_python(hook, envelope)
             if isinstance(answer, Awaitable):
-                answer = _await_alone(answer, hook.timeout)
+                answer = await_alone(answer, hook.timeout)
             return python_reply(chain.spec, envelope, answer)
         if hook.model is not None:
             verdict = self.checks.verdict_closing(
                 hook.model, chain.spec.name, envelope, hook.timeout
             )
-            return _await_alone(verdict, hook.timeout)  # type: ignore[no-any-return]
+            return await_alone(verdict, hook.timeout)  # type: ignore[no-any-return]
         fmt = FORMATS[hook.format]
         if hook.http is not None:
             result = self._http.post_sync(self._http_request(hook, fmt, chain, envelope))
@@ -360,7 +367,7 @@ class HookEngine:
     ) -> dict[str, Any]:
         """How a process hook runs: everything but its command line."""
         return {
-            "stdin": lambda: _stdin(fmt, chain.spec, envelope),  # encoded while it starts
+            "stdin": lambda: event_input(fmt, chain.spec, envelope),  # encoded while it starts
             "env": self._guarded_env(hook),
             "cwd": hook.cwd or self.base_dir,
             "timeout": hook.timeout,
@@ -428,72 +435,6 @@ class HookEngine:
         if self.env_file is not None and hook.event.name == "sessionStart":
             env["CLAUDE_ENV_FILE"] = self.env_file
         return env
-
-
-def _run_of(hook: HookSpec, chain: Chain, began: int, error: Exception | None) -> HookRun:
-    """What the observer is told of `hook`'s run, which began at `began`."""
-    from hookgate.hooks.observe import HookRun  # with an observer only
-
-    if error is not None:
-        outcome = "timeout" if isinstance(error, TimeoutError) else "failed"
-    else:
-        outcome = "blocked" if chain.blocked_by is hook else "allowed"
-    status, chain.exit_status = chain.exit_status, None
-    return HookRun(hook, began, time.time_ns() - began, outcome, status)
-
-
-def _call(hook: HookSpec, envelope: dict[str, Any]) -> Any:
-    """Call a Python hook on a copy of the payload; its answer may still be awaitable."""
-    import copy  # Python hooks alone: the start-up of the others does not import it
-
-    assert hook.function is not None
-    return hook.function(copy.deepcopy(envelope))
-
-
-def _await_alone(answer: Awaitable[Any], timeout: float) -> Any:
-    """An async Python hook's answer, awaited on an event loop of its own."""
-    import asyncio
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
-        if isinstance(answer, Coroutine):
-            answer.close()  # it will never run: no "never awaited" warning
-        raise RuntimeError("an async Python hook under run_sync, in a running event loop")
-
-    async def wait() -> Any:
-        async with asyncio.timeout(timeout):
-            return await answer
-
-    return asyncio.run(wait())
-
-
-def _stdin(fmt: ReplyFormat, spec: EventSpec, envelope: dict[str, Any]) -> bytes | Iterator[bytes]:
-    """A process hook's input: the event encoded, in pieces while they are written where
-    it holds a large text (a 50 MB result is then never held twice)."""
-    if has_big_text(envelope) and (pieces := getattr(fmt, "encode_pieces", None)):
-        return pieces(spec, envelope)  # type: ignore[no-any-return]
-    return fmt.encode(spec, envelope)
-
-
-def _as_named_by(hook: HookSpec, target: str | None) -> str | None:
-    """The tool or agent name as the hook's format names it (Claude's `Bash` for `shell`);
-    a payload field (a session's `source`) as it is."""
-    if target is None or hook.event.match_on not in (MatchOn.TOOL, MatchOn.AGENT):
-        return target
-    return FORMATS[hook.format].match_name(target)
-
-
-def _target(spec: EventSpec, payload: Mapping[str, Any]) -> str | None:
-    if spec.match_on is MatchOn.TOOL:
-        return str(payload.get("tool", ""))
-    if spec.match_on is MatchOn.AGENT:
-        return str(payload.get("agent", ""))
-    if spec.match_on is MatchOn.NOTHING:
-        return None
-    return str(payload.get(spec.match_on.value, ""))  # a field: `source`, `trigger`
 
 
 __all__ = ["HookEngine", "HookFailure", "Outcome"]

@@ -86,7 +86,7 @@ def hook_dir(hook: HookSpec, base_dir: Path) -> Path:
 def what_hook_runs(hook: HookSpec, base_dir: Path) -> HookRuns:
     """What `hook`, declared in a file in `base_dir`, runs; reads, imports nothing."""
     if hook.python is not None:
-        from hookgate.hooks.pyimport import python_hook_files, split_reference
+        from hookgate.hooks.pyimport import split_reference
 
         module_name, _ = split_reference(hook.python)
         files, unread = python_hook_files(module_name, base_dir)
@@ -250,6 +250,23 @@ class _Found:
                         self.path(token, cwd, present_only=not absent_too, trees=True)
                 elif _is_script(cwd / token):
                     self.path(token, cwd, present_only=True)
+
+
+def python_hook_files(module_name: str, base_dir: Path) -> tuple[list[Path], list[str]]:
+    """The files a `python:` hook's module may run, present or not, and what is not
+    pinned: where its top-level name could be found next to `base_dir` (a file that
+    appears there later changes what is imported), and a local package's every `.py`."""
+    from hookgate.hooks.pyimport import local_module_files  # python hooks alone
+
+    top = module_name.split(".")[0]
+    files = local_module_files(module_name, base_dir)
+    found = list(files)
+    unread: list[str] = []
+    package = base_dir / top
+    if files[package / "__init__.py"]:
+        more, unread = files_under(package, "*.py")
+        found.extend(path for path in more if path not in files)
+    return [Path(os.path.normpath(path.absolute())) for path in found], unread
 
 
 def files_under(directory: Path, pattern: str) -> tuple[list[Path], list[str]]:

@@ -13,7 +13,6 @@ import shlex
 from collections.abc import Iterator, Mapping
 
 from hookgate.agentfile import AgentConfig
-from hookgate.frontends.terminal import visible
 from hookgate.hooks import HookSpec
 from hookgate.hooks.apikey import where_the_key_goes
 from hookgate.hooks.config import DEFAULT_SHELL
@@ -22,6 +21,7 @@ from hookgate.mcp.config import HttpServer
 from hookgate.models import BASE_URL_ENV, DEFAULT_BASE_URL, SCRIPTED_PREFIX
 from hookgate.trust.closure import Closure
 from hookgate.trust.reach import widened_reach
+from hookgate.view import visible
 
 
 def shown(text: str) -> str:

@@ -19,8 +19,8 @@ from hookgate.agent import AgentSession, open_agent
 from hookgate.approvals import ApproveMode, GuardrailBlock
 from hookgate.consent import Answer, ConsentRequest, SessionConsent
 from hookgate.frontends.sessionlist import session_row
+from hookgate.frontends.window import DEFAULT_MAX_SESSIONS
 from hookgate.frontends.window.render import render_markdown
-from hookgate.frontends.window.serve import DEFAULT_MAX_SESSIONS
 from hookgate.frontends.window.view import Event, WindowView, pretty
 from hookgate.hooks import EVENTS, HookgateError
 from hookgate.hooks.wording import BLOCKED_MARKER

@@ -20,6 +20,7 @@ from pathlib import Path
 from types import FrameType
 
 from hookgate.frontends.terminal import notice_line
+from hookgate.frontends.window import DEFAULT_MAX_SESSIONS
 from hookgate.frontends.window.guard import TOKEN_PARAMETER, new_token
 from hookgate.hooks import HookgateError
 from hookgate.session import SessionStore
@@ -29,10 +30,6 @@ from hookgate.trust.check import load_trusted
 HOST = "127.0.0.1"
 #: Connections the kernel queues until the server accepts them (uvicorn's default).
 BACKLOG = 2048
-#: Sessions one window keeps open at most (`--max-sessions`): each holds its session file,
-#: its hooks' processes, its event log. Opening one more closes the session idle the
-#: longest; with every one running a turn, the new one is refused (503).
-DEFAULT_MAX_SESSIONS = 32
 #: Seconds open streams get to end when the server stops, before they are cut.
 GRACEFUL_SHUTDOWN = 2
 
