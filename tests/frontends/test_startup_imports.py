@@ -166,11 +166,13 @@ def test_run_sync_embedder_imports_no_event_loop(hooked: Project, tmp_path: Path
     assert_none_of(modules, EVENT_LOOP + SESSION_ONLY + SLOW_STDLIB)
 
 
-#: Modules each path imports beyond those of `python -c pass`, as counted when issue 34
-#: was closed (Python 3.11). A new module on either path is a decision: raise the count
-#: with the reason, or import it where it is used.
-FIRE_MODULES = 100
-PRINT_MODULES = 212
+#: Modules of the standard library and of other projects each path imports beyond those
+#: of `python -c pass`, as counted for issue 34 (Python 3.11). hookgate's own modules are
+#: not counted: splitting one in two or moving it into a package costs a file read, not a
+#: library's start. A new module on either path is a decision: raise the count with the
+#: reason, or import it where it is used.
+FIRE_MODULES = 56
+PRINT_MODULES = 127
 
 
 @pytest.mark.parametrize(
@@ -187,4 +189,5 @@ def test_hooks_fire_and_print_mode_import_no_more_modules_than_counted(
     interpreter = imported(hooked, ["-c", "pass"])
     imported(hooked, [str(HOOKGATE), *args], stdin=stdin)  # the parse cache filled
     added = imported(hooked, [str(HOOKGATE), *args], stdin=stdin) - interpreter
-    assert len(added) <= most, sorted(added)
+    others = {name for name in added if name.partition(".")[0] != "hookgate"}
+    assert len(others) <= most, sorted(others)
