@@ -6,7 +6,8 @@ baseline of no hook at all (the HTTP, trust and audit path alone), a scratch
 project's trusted agent file is served by `hookgate serve --workers 2`, and
 `--clients` concurrent loopback connections (HTTP/1.1 keep-alive) POST preToolCall
 events to `/v1/hook`, for `--seconds` (at most 60) or `--requests` in all, after a
-short warm-up. Each reply is checked: a decision that is not the expected one (every
+short warm-up: each as soon as the last is answered, or at `--rate` requests a second
+in all (each late reply timed from when its request was due). Each reply is checked: a decision that is not the expected one (every
 fourth event is an `rm -rf` the hook must deny) counts as an error. The run stops by
 itself: a kind never takes longer than its share plus the service's start.
 
@@ -17,8 +18,8 @@ pooled connections, for comparison. The processor time of the generator (this
 process), of the service (its process tree, hooks included) and of the whole machine
 (`/proc/stat`) are read before and after each kind: what share each took.
 
-    .venv/bin/python bench/serve_load.py [--seconds S | --requests N] [--clients N]
-        [--workers N] [--kinds K,…] [--client raw|httpx] [--json]
+    .venv/bin/python bench/serve_load.py [--seconds S | --requests N] [--rate R]
+        [--clients N] [--workers N] [--kinds K,…] [--client raw|httpx] [--json]
 """
 
 from __future__ import annotations
@@ -200,9 +201,14 @@ async def load(port: int, args: argparse.Namespace, guarded: bool, seconds: floa
     stop = measured_from + seconds
     connect = raw_client if args.client == "raw" else httpx_client
 
-    async def client() -> None:
+    async def client(order: int) -> None:
         nonlocal errors, sent
         post, close = await connect(port)
+        # At a set rate, each connection sends on its own schedule, and a reply that
+        # comes late counts from when the request was due (not from when a late
+        # connection got round to it), so a stall shows in the percentiles.
+        interval = args.clients / args.rate if args.rate else 0.0
+        due = time.perf_counter() + order * interval / args.clients
         try:
             while time.monotonic() < stop:
                 number = next(counter)
@@ -210,6 +216,10 @@ async def load(port: int, args: argparse.Namespace, guarded: bool, seconds: floa
                     break
                 body, denied = made[number % EVENTS]
                 began = time.perf_counter()
+                if interval:
+                    if due > began:
+                        await asyncio.sleep(due - began)
+                    began, due = due, due + interval
                 try:
                     status, reply = await asyncio.wait_for(post(body), REQUEST_TIMEOUT)
                     ok = status == 200 and (b'"deny"' in reply) == denied
@@ -225,7 +235,7 @@ async def load(port: int, args: argparse.Namespace, guarded: bool, seconds: floa
         finally:
             close()
 
-    await asyncio.gather(*(client() for _ in range(args.clients)))
+    await asyncio.gather(*(client(order) for order in range(args.clients)))
     return Counts(latencies, errors, sent)
 
 
@@ -299,6 +309,7 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--kinds", default=",".join(KINDS), help="of " + ",".join(KINDS))
+    parser.add_argument("--rate", type=float, default=0, help="decisions/s to send (0: at once)")
     parser.add_argument("--client", choices=("raw", "httpx"), default="raw")
     parser.add_argument("--json", action="store_true", help="one JSON object a kind")
     args = parser.parse_args()
@@ -317,8 +328,9 @@ def main() -> int:
 
 def print_table(rows: list[dict[str, Any]], args: argparse.Namespace, seconds: float) -> None:
     length = f"{args.requests:,} requests" if args.requests else f"{seconds:g} s"
+    pace = f"{args.rate:,.0f} requests/s" if args.rate else "each as soon as the last is answered"
     print(f"`hookgate serve --workers {args.workers}`, {args.clients} loopback connections "
-          f"({args.client} client), {length} per kind, {os.cpu_count()} CPUs\n")  # fmt: skip
+          f"({args.client} client, {pace}), {length} per kind, {os.cpu_count()} CPUs\n")  # fmt: skip
     print(
         "| hook | decisions/s | p50 | p99 | errors / requests | service CPU a request "
         "| generator CPU a request | CPU: service / generator / rest | machine busy |"
