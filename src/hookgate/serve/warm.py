@@ -42,7 +42,8 @@ class WarmAgent:
         self.audit: AuditTrail = KeptAuditTrail()
         self._trust = trust or TrustCache()
         self._lock = threading.Lock()
-        self._current: _Generation | None = None
+        #: The version in use of each agent file (the service has one).
+        self._current: dict[Path, _Generation] = {}
         self._closed = False
 
     @contextmanager
@@ -64,17 +65,17 @@ class WarmAgent:
         uses when it is done, as does one that comes after)."""
         with self._lock:
             self._closed = True
-            generation, self._current = self._current, None
-            idle = generation is not None and self._retire(generation)
-        if generation is not None and idle:
+            generations, self._current = list(self._current.values()), {}
+            idle = [g for g in generations if self._retire(g)]
+        for generation in idle:
             _stop(generation)
 
     def _lease(self, path: Path) -> _Generation:
         config, trusted = self._trust.load(path)
         with self._lock:
-            current = self._current
+            current = self._current.get(path)
             if current is None or not _same(current.loaded, trusted):
-                current, retired = self._renew(Loaded(config, trusted)), current
+                current, retired = self._renew(path, Loaded(config, trusted)), current
                 stop = retired is not None and self._retire(retired)
             else:  # the same version checked anew: compared by identity from now on
                 current.loaded, stop = current.loaded._replace(trusted=trusted), False
@@ -83,7 +84,7 @@ class WarmAgent:
             _stop(retired)
         return current
 
-    def _renew(self, loaded: Loaded) -> _Generation:
+    def _renew(self, path: Path, loaded: Loaded) -> _Generation:
         """A generation for a newly trusted version (under the lock)."""
         config, trusted = loaded.config, loaded.trusted
         base_dir = Path(os.path.dirname(os.path.abspath(config.hooks.source)))
@@ -94,7 +95,7 @@ class WarmAgent:
         if self._closed:  # shutting down: its processes end with its request
             generation.retired = True
         else:
-            self._current = generation
+            self._current[path] = generation
         return generation
 
     @staticmethod
