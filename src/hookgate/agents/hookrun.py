@@ -121,7 +121,7 @@ def _decided(
     config, path = loaded.config, loaded.trusted.path
     engine = HookEngine(
         config.hooks, session_id=event.session_id, project_dir=event.project_dir,
-        pinned=None if loaded.pins else loaded.trusted.pins(), pins=loaded.pins,
+        pinned=loaded.trusted.pins() if loaded.pins is None else None, pins=loaded.pins,
         persistent=loaded.persistent, transcript_path=event.transcript_path,
         environ=environ, permission_mode=event.permission_mode,
         observer=observer_for(config.telemetry, environ),
