@@ -175,7 +175,7 @@ def test_the_load_benchmark_decides_every_request_correctly(tmp_path: Path) -> N
     bench = Path(__file__).resolve().parents[2] / "bench" / "serve_load.py"
     run = subprocess.run(
         [sys.executable, str(bench), "--kinds", "none,python,process,persistent",
-         "--requests", "120", "--clients", "4", "--json"],
+         "--requests", "120", "--clients", "4", "--rate", "500", "--json"],
         capture_output=True, text=True, timeout=600, cwd=tmp_path,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
