@@ -48,6 +48,8 @@ MAX_SECONDS = 60.0
 WARM_UP = 1.0
 #: Seconds one request may take before it counts as an error.
 REQUEST_TIMEOUT = 30.0
+#: Seconds between two connections opened: time for another worker to take the next.
+CONNECT_PAUSE = 0.02
 #: Distinct events sent, in turn (prebuilt): every fourth is denied.
 EVENTS = 64
 GUARD_PY = """
@@ -203,7 +205,7 @@ async def load(port: int, args: argparse.Namespace, guarded: bool, seconds: floa
 
     async def client(order: int) -> None:
         nonlocal errors, sent
-        post, close = await connect(port)
+        post, close = opened[order]
         # At a set rate, each connection sends on its own schedule, and a reply that
         # comes late counts from when the request was due (not from when a late
         # connection got round to it), so a stall shows in the percentiles.
@@ -235,6 +237,12 @@ async def load(port: int, args: argparse.Namespace, guarded: bool, seconds: floa
         finally:
             close()
 
+    # One at a time, a moment apart: the workers share the listening socket, and one
+    # woken by a burst of connections accepts them all (asyncio accepts what is pending).
+    opened = []
+    for _ in range(args.clients):
+        opened.append(await connect(port))
+        await asyncio.sleep(CONNECT_PAUSE)
     await asyncio.gather(*(client(order) for order in range(args.clients)))
     return Counts(latencies, errors, sent)
 
