@@ -14,7 +14,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -103,6 +103,18 @@ class Session:
         """Record an event (`data` must be JSON-serialisable)."""
         self._append({"type": "event", "kind": kind, "data": dict(data)})
 
+    def append_entries(self, entries: Iterable[Message | SessionEvent]) -> None:
+        """Record messages and events in order, with one `write`: one open and close of
+        the file for them all, and no other writer's line among them."""
+        records = [
+            {"type": "event", "kind": e.kind, "data": dict(e.data)}
+            if isinstance(e, SessionEvent)
+            else {"type": "message", "message": e.to_json()}
+            for e in entries
+        ]
+        if records:
+            self._append_line(b"".join(_encode(record, self.path) for record in records))
+
     def entries(self) -> list[Message | SessionEvent]:
         """The messages and events as recorded, in order; torn lines are skipped."""
         return self.entries_from(self.read())
@@ -151,7 +163,9 @@ class Session:
             raise SessionError(f"{self.path}:{number}: malformed message record") from exc
 
     def _append(self, record: Mapping[str, Any]) -> None:
-        line = _encode(record, self.path)
+        self._append_line(_encode(record, self.path))
+
+    def _append_line(self, line: bytes) -> None:
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
         except OSError as exc:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import datetime
 import os
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,7 @@ from hookgate.errors import SessionError
 from hookgate.hooks import Outcome
 from hookgate.hooks.wording import BLOCKED_MARKER, DENIED_CALL, STOPPED_CALL
 from hookgate.messages import Message, ToolCall
-from hookgate.session import Session, SessionStore
+from hookgate.session import Session, SessionEvent, SessionStore
 
 #: The record each event adds, besides the messages.
 AGENT_HOOK = "agent_hook"
@@ -50,6 +52,72 @@ def open_audit(store: SessionStore, event: AgentEvent, agent_file: str) -> Sessi
     session_id = _indexed(index, audit_session_id(event.agent, event.session_id))
     # Made by whichever process wrote the index entry; opened where it exists already.
     return store.create(agent_file=agent_file, cwd=event.cwd, session_id=session_id, reuse=True)
+
+
+class AuditTrail:
+    """Where a process records the events it answers: each one's hookgate session,
+    looked up afresh (`open_audit`) in `store` (default: `$HOOKGATE_HOME`'s)."""
+
+    def __init__(self, store: SessionStore | None = None) -> None:
+        self._store = store
+
+    def session(self, event: AgentEvent, agent_file: str) -> Session:
+        """The hookgate session of `event`'s agent session. Raises `SessionError`."""
+        return open_audit(self._store or SessionStore(), event, agent_file)
+
+    def record(
+        self,
+        event: AgentEvent,
+        agent_file: str,
+        outcome: Outcome | None,
+        *,
+        refused: str | None = None,
+        unchecked: str | None = None,
+    ) -> None:
+        """`record` in the session of `event`. Raises `SessionError`."""
+        try:
+            record(self.session(event, agent_file), event, outcome, refused, unchecked)
+        except SessionError:
+            if not self._forget(event, agent_file):
+                raise
+            # A kept session's file was removed, say: looked up anew, once.
+            record(self.session(event, agent_file), event, outcome, refused, unchecked)
+
+    def _forget(self, event: AgentEvent, agent_file: str) -> bool:
+        """Drop what is kept of `event`'s session; whether anything was."""
+        return False
+
+
+class KeptAuditTrail(AuditTrail):
+    """An `AuditTrail` for a process that answers event after event (`hookgate serve`):
+    the session of each agent session is looked up once and kept, the `MAX_KEPT` used
+    last. Each record is still in the file when `record` returns. Safe between threads."""
+
+    #: Agent sessions whose hookgate session is kept.
+    MAX_KEPT = 4096
+
+    def __init__(self, store: SessionStore | None = None) -> None:
+        super().__init__(store or SessionStore())
+        self._kept: OrderedDict[tuple[str, str, str], Session] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def session(self, event: AgentEvent, agent_file: str) -> Session:
+        key = (event.agent, event.session_id, agent_file)
+        with self._lock:
+            session = self._kept.get(key)
+            if session is not None:
+                self._kept.move_to_end(key)
+                return session
+        session = super().session(event, agent_file)  # the same one, whoever finds it
+        with self._lock:
+            self._kept[key] = session
+            while len(self._kept) > self.MAX_KEPT:
+                self._kept.popitem(last=False)
+        return session
+
+    def _forget(self, event: AgentEvent, agent_file: str) -> bool:
+        with self._lock:
+            return self._kept.pop((event.agent, event.session_id, agent_file), None) is not None
 
 
 def _indexed(index: Path, new_id: str) -> str:
@@ -89,9 +157,8 @@ def record(
     """Append `event`'s messages and what the hooks decided. Without an `outcome`
     hookgate could not decide: it blocked for the reason `refused`, or let the event
     through unchecked for the reason `unchecked`. Raises `SessionError`."""
-    for message in _messages(event, outcome, refused):
-        session.append_message(message)
-    session.append_event(AGENT_HOOK, _decision(event, outcome, refused, unchecked))
+    decision = SessionEvent(AGENT_HOOK, _decision(event, outcome, refused, unchecked))
+    session.append_entries([*_messages(event, outcome, refused), decision])
 
 
 def last_question(session: Session) -> str:

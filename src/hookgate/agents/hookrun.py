@@ -11,12 +11,14 @@ user gets a notice and the agent goes on. Each event lands in the audit trail.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from hookgate.agents.protocol import AgentEvent, AgentProtocol, Reply
 from hookgate.hooks import ConfigError, HookEngine, HookgateError, HooksConfig, OnError, Outcome
@@ -25,6 +27,10 @@ from hookgate.telemetry import observer_for
 
 if TYPE_CHECKING:
     from hookgate.agentfile import AgentConfig
+    from hookgate.agents.audit import AuditTrail
+    from hookgate.hooks.persistent import PersistentHooks
+    from hookgate.hooks.pins import SessionPins
+    from hookgate.trust.check import TrustedAgent
 
 DEFAULT_AGENT_FILE = "hookgate.yaml"
 
@@ -44,16 +50,39 @@ def read_event(
     return Reply() if event is None else event
 
 
+class Loaded(NamedTuple):
+    """A trusted agent file, parsed, and what a long-lived caller keeps of its hooks."""
+
+    config: AgentConfig
+    trusted: TrustedAgent
+    pins: SessionPins | None = None
+    """The closure's pins with what they verified (else made from `trusted` per event)."""
+    persistent: PersistentHooks | None = None
+    """The persistent hooks' processes, kept and stopped by the caller (else the event's)."""
+
+
+class Keeper(Protocol):
+    """What a process that answers event after event keeps between them (`hookgate serve`):
+    the agent file, checked and parsed, for the length of one event (`loaded`: raises
+    `HookgateError` as `load_trusted` does), and where events are recorded (`audit`)."""
+
+    audit: AuditTrail
+
+    def loaded(self, path: Path) -> AbstractContextManager[Loaded]: ...
+
+
 def run_agent_hook(
     protocol: AgentProtocol,
     text: str,
     *,
     agent_file: Path | None = None,
     environ: Mapping[str, str] | None = None,
+    keeper: Keeper | None = None,
 ) -> Reply:
     """The reply to the agent event `text` (its stdin). `agent_file` defaults to
     `hookgate.yaml` in the agent's project directory. Never raises for a bad event or
-    file: the agent always gets an answer it reads."""
+    file: the agent always gets an answer it reads. Without a `keeper`, the file is
+    checked and parsed afresh and the hooks' processes end with the event."""
     environ = os.environ if environ is None else environ
     event = read_event(protocol, text, environ)
     if isinstance(event, Reply):
@@ -61,29 +90,54 @@ def run_agent_hook(
     path = agent_file or Path(event.project_dir) / DEFAULT_AGENT_FILE
     if agent_file is None and not path.exists():
         return Reply()  # no hookgate.yaml in this project: no policy to apply
-    try:
-        from hookgate.trust.check import load_trusted
+    if keeper is not None:
+        trail = keeper.audit
+    else:
+        from hookgate.agents.audit import AuditTrail
 
-        config, trusted = load_trusted(path)
-    except HookgateError as exc:
-        return _undecided(protocol, event, path, str(exc))
+        trail = AuditTrail()
+    with contextlib.ExitStack() as stack:
+        try:
+            loaded = stack.enter_context(keeper.loaded(path)) if keeper else _load_fresh(path)
+        except HookgateError as exc:
+            return _undecided(protocol, event, path, str(exc), trail)
+        return _decided(protocol, event, loaded, environ, trail)
+
+
+def _load_fresh(path: Path) -> Loaded:
+    from hookgate.trust.check import load_trusted
+
+    return Loaded(*load_trusted(path))
+
+
+def _decided(
+    protocol: AgentProtocol,
+    event: AgentEvent,
+    loaded: Loaded,
+    environ: Mapping[str, str],
+    trail: AuditTrail,
+) -> Reply:
+    """The hooks' answer to `event` under the checked agent file, recorded in `trail`."""
+    config, path = loaded.config, loaded.trusted.path
     engine = HookEngine(
         config.hooks, session_id=event.session_id, project_dir=event.project_dir,
-        pinned=trusted.pins(), transcript_path=event.transcript_path, environ=environ,
-        permission_mode=event.permission_mode,
+        pinned=loaded.trusted.pins() if loaded.pins is None else None, pins=loaded.pins,
+        persistent=loaded.persistent, transcript_path=event.transcript_path,
+        environ=environ, permission_mode=event.permission_mode,
         observer=observer_for(config.telemetry, environ),
     )  # fmt: skip
     try:
         if event.event == "postGeneration" and not event.payload.get("prompt"):
-            event = _with_question(event, str(config.path))
+            event = _with_question(event, str(config.path), trail)
         outcome = engine.run_sync(event.event, event.payload)
         if event.event == "preToolCall" and config.permissions.deny:
             outcome = _judged_by_deny_rules(config, event, outcome)
     except Exception as exc:  # hookgate's own failure, not a hook's: it cannot decide
-        return _undecided(protocol, event, path, f"hookgate failed: {exc!r}", config.hooks)
+        why = f"hookgate failed: {exc!r}"
+        return _undecided(protocol, event, path, why, trail, config.hooks)
     finally:
         engine.close()
-    _audit(event, str(config.path), outcome)
+    _audit(trail, event, str(config.path), outcome)
     return protocol.reply(event, outcome)
 
 
@@ -110,6 +164,7 @@ def _undecided(
     event: AgentEvent,
     path: Path,
     why: str,
+    trail: AuditTrail,
     hooks: HooksConfig | None = None,
 ) -> Reply:
     """Refuse where a guard of `event` must not fail open, else a notice."""
@@ -117,9 +172,9 @@ def _undecided(
         hooks = _hooks_unchecked(path)
     if hooks is None or _guarded(hooks, event):
         reason = f"hookgate cannot decide, and a hook of {event.event} must not fail open: {why}"
-        _audit(event, str(path), None, refused=reason)
+        _audit(trail, event, str(path), None, refused=reason)
         return protocol.refuse(event, reason)
-    _audit(event, str(path), None, unchecked=why)
+    _audit(trail, event, str(path), None, unchecked=why)
     return protocol.notice(event, f"hookgate: no hooks ran on {event.native}: {why}")
 
 
@@ -144,19 +199,19 @@ def _guarded(hooks: HooksConfig, event: AgentEvent) -> bool:
     return False
 
 
-def _with_question(event: AgentEvent, agent_file: str) -> AgentEvent:
+def _with_question(event: AgentEvent, agent_file: str, trail: AuditTrail) -> AgentEvent:
     """The end-of-turn event with the turn's question, which agents do not send."""
-    from hookgate.agents.audit import last_question, open_audit
-    from hookgate.session import SessionStore
+    from hookgate.agents.audit import last_question
 
     try:
-        question = last_question(open_audit(SessionStore(), event, agent_file))
+        question = last_question(trail.session(event, agent_file))
     except HookgateError:
         question = ""
     return event._replace(payload={**event.payload, "prompt": question})
 
 
 def _audit(
+    trail: AuditTrail,
     event: AgentEvent,
     agent_file: str,
     outcome: Outcome | None,
@@ -164,11 +219,7 @@ def _audit(
     refused: str | None = None,
     unchecked: str | None = None,
 ) -> None:
-    from hookgate.agents.audit import open_audit, record
-    from hookgate.session import SessionStore
-
     try:
-        session = open_audit(SessionStore(), event, agent_file)
-        record(session, event, outcome, refused=refused, unchecked=unchecked)
+        trail.record(event, agent_file, outcome, refused=refused, unchecked=unchecked)
     except HookgateError as exc:
         print(f"hookgate: the audit trail missed {event.native}: {exc}", file=sys.stderr)

@@ -70,6 +70,9 @@ class HookEngine:
     relative paths start, as trust read them. http hooks share pooled connections that
     `await engine.aclose()` (or `engine.close()` after `run_sync` alone) closes.
     An `observer` (`observe.EventObserver`) is told of each event's hook runs.
+    A long-lived caller that makes an engine per event (`hookgate serve`) passes the
+    parts it keeps across them: `pins` (a `SessionPins`, in place of `pinned`) and
+    `persistent` (its persistent hooks' processes, which it stops: `close` leaves them).
     """
 
     def __init__(
@@ -87,6 +90,8 @@ class HookEngine:
         asked_agent: str | None = None,
         observer: EventObserver | None = None,
         env_file: str | None = None,
+        pins: SessionPins | None = None,
+        persistent: PersistentHooks | None = None,
     ) -> None:
         self.session_id = session_id
         self.observer = observer
@@ -119,7 +124,9 @@ class HookEngine:
         #: The process hooks that once wrote a pipe's worth to stdout: asked for a larger
         #: pipe from then on (`_learn`).
         self._chatty: set[int] = set()
-        self._pins: SessionPins | None = None
+        self._pins: SessionPins | None = pins
+        #: Persistent hooks the caller keeps (and stops); `_persistent` uses them.
+        self._kept_persistent = persistent
         if pinned is not None:
             from hookgate.hooks.pins import SessionPins
 
@@ -142,6 +149,8 @@ class HookEngine:
 
     @cached_property
     def _persistent(self) -> PersistentHooks:
+        if self._kept_persistent is not None:
+            return self._kept_persistent
         from hookgate.hooks.persistent import PersistentHooks
 
         return PersistentHooks()
@@ -155,8 +164,10 @@ class HookEngine:
         return run_process
 
     def _made(self, name: str) -> Any:
-        """The part `name` if a hook made it, else None: closing makes none."""
-        return self.__dict__.get(name)
+        """The part `name` if a hook made it, else None: closing makes none (nor
+        stops the persistent hooks a caller keeps)."""
+        made = self.__dict__.get(name)
+        return None if made is not None and made is self._kept_persistent else made
 
     async def aclose(self) -> None:
         """Stop the persistent hooks' processes; close the http hooks' and the checkers'

@@ -3,8 +3,9 @@
 `POST /v1/hook` takes what a hookgate `http:` hook sends and answers its native reply;
 `POST /v1/hook/claude` takes Claude Code's hook input and answers Claude Code's JSON.
 Each is answered by `agents.hookrun.run_agent_hook` in a worker thread, with the
-service's agent file (its trust checked again on every request, as `hookgate hook`
-does), the client's name in the audit record. No token, or an unknown one: 401. A body
+service's agent file and what the worker keeps of it (`warm.WarmAgent`: its trust
+checked on every request, by a `stat` of each file while none changed; one process per
+persistent hook, stopped at shut-down), the client's name in the audit record. No token, or an unknown one: 401. A body
 past `MAX_BODY`: 413. An answer not ready in `time_limit`: 503, which a client's
 `onError: fail` hook turns into a denial. `GET /healthz` answers without a token.
 """
@@ -21,6 +22,7 @@ from typing import Any
 from hookgate.agents.protocol import AgentEvent, AgentProtocol, Reply
 from hookgate.hooks import Outcome
 from hookgate.serve.tokens import TOKEN_VARIABLE, Tokens, load_tokens
+from hookgate.serve.warm import WarmAgent
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -48,15 +50,23 @@ class HookService:
         self.tokens = tokens
         self.time_limit = time_limit
         self._protocols: dict[str, AgentProtocol] = {}
+        #: What the worker keeps between requests; its persistent hooks stop with it.
+        self.warm = WarmAgent()
+        # The hooks see the service's environment but its own settings and the token:
+        # a hook needs neither, and the client's project directory comes with the event.
+        hidden = {TOKEN_VARIABLE, AGENT_VARIABLE, TOKEN_FILE_VARIABLE, TIME_LIMIT_VARIABLE,
+                  *(_protocol_of(agent).project_env for agent in set(_ROUTES.values()))}  # fmt: skip
+        self._environ = {k: v for k, v in os.environ.items() if k not in hidden}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await _lifespan(receive, send)
+            await _lifespan(receive, send, self.warm.close)
             return
         if scope["type"] != "http":
             return
         status, body = await self._answer(scope, receive)
-        await send({"type": "http.response.start", "status": status, "headers": _JSON})
+        headers = [*_JSON, (b"content-length", b"%d" % len(body))]  # not chunked: one write
+        await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
     async def _answer(self, scope: Scope, receive: Receive) -> tuple[int, bytes]:
@@ -91,14 +101,10 @@ class HookService:
         protocol = self._protocols.get(agent)
         if protocol is None:
             protocol = self._protocols[agent] = _protocol_of(agent)
-        # The hooks see the service's environment but its own settings and the token:
-        # a hook needs neither, and the client's project directory comes with the event.
-        hidden = {protocol.project_env, TOKEN_VARIABLE, AGENT_VARIABLE, TOKEN_FILE_VARIABLE,
-                  TIME_LIMIT_VARIABLE}  # fmt: skip
-        environ = {k: v for k, v in os.environ.items() if k not in hidden}
         return run_agent_hook(
-            _ClientProtocol(protocol, client), text, agent_file=self.agent_file, environ=environ
-        )
+            _ClientProtocol(protocol, client), text, agent_file=self.agent_file,
+            environ=self._environ, keeper=self.warm,
+        )  # fmt: skip
 
 
 class _ClientProtocol:
@@ -167,13 +173,18 @@ def _error(status: int, text: str) -> tuple[int, bytes]:
     return status, json.dumps({"error": text}).encode()
 
 
-async def _lifespan(receive: Receive, send: Send) -> None:
+async def _lifespan(receive: Receive, send: Send, close: Callable[[], None]) -> None:
+    """Start-up starts nothing (a persistent hook starts at its first event); shut-down
+    calls `close`."""
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})
+            try:
+                await asyncio.to_thread(close)
+            finally:
+                await send({"type": "lifespan.shutdown.complete"})
             return
 
 
