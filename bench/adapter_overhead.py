@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.hooks import HookEngine, callable_hook, parse_hooks
-from hookgate.hooks.yamlfile import Where
+from hookgate.hooks.files.yamlfile import Where
 
 # The scripted Claude CLI lives with the tests. Appended, so it shadows no installed package.
 TESTS = Path(__file__).resolve().parent.parent / "tests"

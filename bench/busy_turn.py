@@ -36,7 +36,7 @@ from typing import Any
 from runtime_turn import Hookgate, ServerProcess, Tally, write_agent_file
 
 from hookgate.hooks import Outcome, adopt_orphans
-from hookgate.session import SessionStore
+from hookgate.store.session import SessionStore
 
 K = 5
 EVENT = ("preToolCall", {"tool": "echo", "arguments": {"text": "hi"}})

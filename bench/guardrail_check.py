@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.hooks import HookEngine, adopt_orphans, parse_hooks
-from hookgate.hooks.yamlfile import Where
+from hookgate.hooks.files.yamlfile import Where
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 if str(TESTS) not in sys.path:

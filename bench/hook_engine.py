@@ -29,8 +29,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from hookgate.hooks import HookEngine, adopt_orphans, callable_hook, parse_hooks
-from hookgate.hooks.pins import file_digest
-from hookgate.hooks.yamlfile import Where
+from hookgate.hooks.files.yamlfile import Where
+from hookgate.hooks.runs.pins import file_digest
 
 PAYLOAD = {"tool": "shell", "arguments": {"command": "ls -la", "timeout": 30}}
 ENCODED = json.dumps({"event": "preToolCall", "session_id": "bench", **PAYLOAD}).encode()

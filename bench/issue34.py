@@ -38,7 +38,7 @@ LARGE_EVENT = textwrap.dedent(
     import asyncio, resource, sys, tracemalloc
     from pathlib import Path
     from hookgate.hooks import HookEngine, parse_hooks
-    from hookgate.hooks.yamlfile import Where
+    from hookgate.hooks.files.yamlfile import Where
 
     driver, size = sys.argv[1], int(sys.argv[2])
     hook = {"command": "cat > /dev/null"}

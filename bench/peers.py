@@ -58,8 +58,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from hookgate.hooks import HookEngine, adopt_orphans, parse_hooks, run_process_sync
+from hookgate.hooks.files.yamlfile import Where
 from hookgate.hooks.process import guarded, run_process
-from hookgate.hooks.yamlfile import Where
 
 PAYLOAD = {"tool": "shell", "arguments": {"command": "ls -la", "timeout": 30}}
 EVENT = json.dumps({"event": "preToolCall", "session_id": "bench", **PAYLOAD}).encode()

@@ -19,11 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from hookgate.agent import open_agent
-from hookgate.consent import AlwaysDeny
 from hookgate.hooks import adopt_orphans
-from hookgate.session import SessionStore
-from hookgate.turn import Answered, run_turn
+from hookgate.runtime.agent import open_agent
+from hookgate.runtime.consent import AlwaysDeny
+from hookgate.runtime.turn import Answered, run_turn
+from hookgate.store.session import SessionStore
 from hookgate.view import QuietView
 
 CALLS = 8  # K: tool calls in the one model reply

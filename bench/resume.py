@@ -36,7 +36,7 @@ TEXT = "x" * 100
 #: Turns between two summaries with compaction on: about what the default budget
 #: (200,000 characters) holds of these turns.
 COMPACT_EVERY = 900
-#: Messages a summary keeps as they were (`hookgate.compaction.KEEP_RECENT`).
+#: Messages a summary keeps as they were (`hookgate.runtime.compaction.KEEP_RECENT`).
 KEPT = 6
 #: The agent file's `context_budget` for each mode: off is a budget never reached.
 BUDGETS = {"off": 10**12, "on": 200_000}

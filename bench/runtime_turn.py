@@ -35,15 +35,15 @@ from typing import Any, NamedTuple, Protocol
 import agents
 from openai import AsyncOpenAI
 
-from hookgate.agent import AgentSession, open_agent
-from hookgate.consent import AlwaysDeny
 from hookgate.hooks import adopt_orphans
 from hookgate.messages import ToolSpec
-from hookgate.session import SessionStore
+from hookgate.runtime.agent import AgentSession, open_agent
+from hookgate.runtime.consent import AlwaysDeny
+from hookgate.runtime.turn import Answered, run_turn
+from hookgate.security.trust.record import trust_agent_file
+from hookgate.security.trust.store import TrustStore
+from hookgate.store.session import SessionStore
 from hookgate.tools import ToolContext, ToolResult
-from hookgate.trust.record import trust_agent_file
-from hookgate.trust.store import TrustStore
-from hookgate.turn import Answered, run_turn
 from hookgate.view import QuietView
 
 # The loopback server lives with the tests. Appended, so it shadows no installed package.

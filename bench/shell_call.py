@@ -25,8 +25,8 @@ from pathlib import Path
 
 from hookgate.hooks import adopt_orphans
 from hookgate.hooks.process import run_process
-from hookgate.sandbox import SandboxSettings
 from hookgate.tools import ToolContext
+from hookgate.tools.sandbox import SandboxSettings
 from hookgate.tools.shell import ShellTool
 
 WARMUP = 10  # rounds not counted

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 
 from hookgate.hooks.shell.words import parse_command_line
-from hookgate.policy import Policy, Verdict
+from hookgate.security.policy import Policy, Verdict
 
 ALLOW = ("shell(git status)", "shell(ls)", "shell(ls *)")
 DENY = ("shell(sudo *)", "shell(rm *)")

@@ -23,12 +23,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hookgate.agent import open_agent
-from hookgate.consent import AlwaysDeny
-from hookgate.session import SessionStore
-from hookgate.trust.record import trust_agent_file
-from hookgate.trust.store import TrustStore
-from hookgate.turn import Answered, run_turn
+from hookgate.runtime.agent import open_agent
+from hookgate.runtime.consent import AlwaysDeny
+from hookgate.runtime.turn import Answered, run_turn
+from hookgate.security.trust.record import trust_agent_file
+from hookgate.security.trust.store import TrustStore
+from hookgate.store.session import SessionStore
 from hookgate.view import QuietView
 
 #: Seconds each member's model takes: the length of one task.

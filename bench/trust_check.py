@@ -7,8 +7,8 @@ running a script of its own, written as hooks are (`./hooks/x.sh`, `bash hooks/x
 `python3 hooks/x.py`, `cd hooks && ./x.sh`, `"$CLAUDE_PROJECT_DIR"/hooks/x.sh`).
 Two measurements:
 - `hookgate -p hi` end to end, as a child process: with the check (the product as
-  shipped) and the baseline, the same command in a child where `hookgate.trust.check`
-  and `hookgate.trust.store` are stand-ins that read the agent file and check nothing
+  shipped) and the baseline, the same command in a child where `hookgate.security.trust.check`
+  and `hookgate.security.trust.store` are stand-ins that read the agent file and check nothing
   (so neither their imports nor the check are paid; bench-only: there is no switch);
   both with byte code cached, as an installed package has it;
 - in this process: importing the check's modules (byte code cached), `require_trust`
@@ -34,11 +34,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from hookgate.agentfile import load_agent_file
-from hookgate.hooks.pins import SessionPins
-from hookgate.trust.check import require_trust
-from hookgate.trust.record import trust_agent_file
-from hookgate.trust.store import TrustStore
+from hookgate.config.agentfile import load_agent_file
+from hookgate.hooks.runs.pins import SessionPins
+from hookgate.security.trust.check import require_trust
+from hookgate.security.trust.record import trust_agent_file
+from hookgate.security.trust.store import TrustStore
 
 CHECKED = "import sys; from hookgate.cli import main; sys.exit(main())"
 #: The baseline: the same CLI, the trust modules replaced before anything imports them.
@@ -50,14 +50,14 @@ class Unchecked:
     def protected_files(self, store): return frozenset()
 
 def load_trusted(path, *, store, expect_digest):
-    from hookgate.agentfile import load_agent_file
+    from hookgate.config.agentfile import load_agent_file
     return load_agent_file(path), Unchecked()
 
-check = types.ModuleType("hookgate.trust.check")
+check = types.ModuleType("hookgate.security.trust.check")
 check.load_trusted, check.asked_digests = load_trusted, lambda config, store: {}
-store = types.ModuleType("hookgate.trust.store")
+store = types.ModuleType("hookgate.security.trust.store")
 store.TrustStore = lambda home=None: None
-sys.modules.update({"hookgate.trust.check": check, "hookgate.trust.store": store})
+sys.modules.update({"hookgate.security.trust.check": check, "hookgate.security.trust.store": store})
 from hookgate.cli import main
 sys.exit(main())
 """
@@ -115,10 +115,10 @@ def time_in_process(function: object, rounds: int) -> float:
 
 
 def import_check_modules() -> None:
-    """Import `hookgate.trust.check` (and the store) afresh, as a start-up does."""
-    for name in [name for name in sys.modules if name.startswith("hookgate.trust.")]:
+    """Import `hookgate.security.trust.check` (and the store) afresh, as a start-up does."""
+    for name in [name for name in sys.modules if name.startswith("hookgate.security.trust.")]:
         del sys.modules[name]
-    importlib.import_module("hookgate.trust.check")
+    importlib.import_module("hookgate.security.trust.check")
 
 
 def main() -> None:

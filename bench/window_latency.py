@@ -34,8 +34,8 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from hookgate.frontends.window.render import render_markdown
-from hookgate.trust.record import trust_agent_file
-from hookgate.trust.store import TrustStore
+from hookgate.security.trust.record import trust_agent_file
+from hookgate.security.trust.store import TrustStore
 
 # The loopback server lives with the tests. Appended, so it shadows no installed package.
 TESTS = Path(__file__).resolve().parent.parent / "tests"

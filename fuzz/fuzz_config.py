@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 with atheris.instrument_imports():
     from ruamel.yaml import YAML
 
-    from hookgate.agentfile import load_agent_file
+    from hookgate.config.agentfile import load_agent_file
     from hookgate.errors import ConfigError
     from hookgate.models.scripted import load_script
     from reliability import agentfile_spec, script_spec

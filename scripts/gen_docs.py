@@ -1,4 +1,4 @@
-"""Regenerate the tables of docs/hooks.md that come from code (see hookgate.hooks.reference)."""
+"""Regenerate the tables of docs/hooks.md that come from code (see hookgate.hooks.author.reference)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 import sys
 from pathlib import Path
 
-from hookgate.hooks.reference import GENERATED
+from hookgate.hooks.author.reference import GENERATED
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "hooks.md"
 

@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from hookgate.hooks.schema import all_schemas
+from hookgate.hooks.author.schema import all_schemas
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "src" / "hookgate" / "hooks" / "schemas"
 

@@ -53,6 +53,7 @@ MOVES: dict[str, str] = {
     "hookgate.callcaps": "hookgate.runtime.caps",
     "hookgate.compaction": "hookgate.runtime.compaction",
     "hookgate.history": "hookgate.runtime.history",
+    "hookgate.resume": "hookgate.runtime.resume",
     "hookgate.envfile": "hookgate.runtime.envfile",
     # What a session leaves on disk.
     "hookgate.session": "hookgate.store.session",

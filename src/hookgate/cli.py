@@ -19,11 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.agents import cli as agents_cli
-from hookgate.home import CACHE_DIR, default_home
-from hookgate.hooks import HookgateError, HooksConfig, parsecache
-from hookgate.hooks import cli as hooks_cli
-from hookgate.hooks.process import adopt_orphans_at_first_start
-from hookgate.output import (
+from hookgate.frontends.output import (
     EXIT_BROKEN_PIPE,
     EXIT_OUTPUT_FAILED,
     OutputFailed,
@@ -31,9 +27,14 @@ from hookgate.output import (
     output_failure,
     quiet_stdout,
 )
+from hookgate.hooks import HookgateError, HooksConfig
+from hookgate.hooks.author import cli as hooks_cli
+from hookgate.hooks.files import parsecache
+from hookgate.hooks.process import adopt_orphans_at_first_start
 from hookgate.policytest import cli as policytest_cli
+from hookgate.security.trust import command as trust_command
 from hookgate.serve import cli as serve_cli
-from hookgate.trust import command as trust_command
+from hookgate.store.home import CACHE_DIR, default_home
 
 # argparse asks gettext for each message's translation as the parser is built, and
 # gettext looks for it on the file system each time (a stat or two a string, a few
@@ -101,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _offered_tools(path: Path) -> tuple[str, ...] | None:
-    from hookgate.agentfile import offered_tool_names  # the runtime, only when checked
+    from hookgate.config.agentfile import offered_tool_names  # the runtime, only when checked
 
     return offered_tool_names(path)
 
@@ -109,8 +110,8 @@ def _offered_tools(path: Path) -> tuple[str, ...] | None:
 def _agent_report(path: Path) -> tuple[list[str], list[str]]:
     """What `hooks check` shows of an agent file beyond its hooks: its sandbox on this
     machine, and its permission rules (warnings, and notes on looser asked agents)."""
-    from hookgate.rulecheck import file_findings  # the runtime, only when checked
-    from hookgate.sandbox.report import sandbox_report
+    from hookgate.security.rulecheck import file_findings  # the runtime, only when checked
+    from hookgate.tools.sandbox.report import sandbox_report
 
     lines, warnings = sandbox_report(path)
     rule_warnings, notes = file_findings(path)
@@ -203,7 +204,7 @@ def _main(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
 
 
 def _load_hooks_of(path: Path, import_python: bool) -> HooksConfig:
-    from hookgate.agentfile import load_hooks_of  # the agent file's parts cost ~40 ms
+    from hookgate.config.agentfile import load_hooks_of  # the agent file's parts cost ~40 ms
 
     return load_hooks_of(path, import_python)
 
@@ -225,7 +226,7 @@ def _add_handoff_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run_handoff(args: argparse.Namespace) -> int:
     if args.answer_asked:
-        from hookgate.handoff.asked import answer_asked_main
+        from hookgate.frontends.asked import answer_asked_main
 
         return answer_asked_main(
             args.agent, depth=args.asked_depth, depth_limit=args.ask_depth_limit,
@@ -241,7 +242,7 @@ def _run_handoff(args: argparse.Namespace) -> int:
 
 
 def _run_init(args: argparse.Namespace) -> int:
-    from hookgate.starter import write_starter
+    from hookgate.frontends.starter import write_starter
 
     path, *hooks = write_starter(args.agent, force=args.force)
     config = "" if args.agent == DEFAULT_AGENT_FILE else f" --agent {path}"
@@ -272,7 +273,7 @@ def _invoked_as() -> str:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    from hookgate.demo import run_demo
+    from hookgate.frontends.demo import run_demo
 
     return run_demo(keep=args.keep)
 
@@ -280,7 +281,7 @@ def _run_demo(args: argparse.Namespace) -> int:
 def _run_acp(args: argparse.Namespace) -> int:
     import asyncio
 
-    from hookgate.frontends.acp import acp_mode
+    from hookgate.frontends.acp.agent import acp_mode
 
     return asyncio.run(acp_mode(args.agent))
 
@@ -303,7 +304,7 @@ def _run_window(args: argparse.Namespace) -> int:
 
 def _run_sessions(args: argparse.Namespace) -> int:
     from hookgate.frontends.sessionlist import print_sessions
-    from hookgate.session import SessionStore
+    from hookgate.store.session import SessionStore
 
     return print_sessions(SessionStore())
 

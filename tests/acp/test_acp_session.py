@@ -14,7 +14,7 @@ from acp.schema import (
     TextResourceContents,
 )
 
-from hookgate.frontends.acp_session import editor_mcp_servers, prompt_text, tool_title
+from hookgate.frontends.acp.session import editor_mcp_servers, prompt_text, tool_title
 from hookgate.mcp import HttpServer, StdioServer
 
 

@@ -21,7 +21,7 @@ from runtime.project import HOOKGATE, Project
 
 #: What the event needs that `hooks fire` does not: the audit trail's messages, and the
 #: pins that hold each hook file to its trusted digest (as in a session of hookgate's).
-NEEDED = ("hookgate.messages", "hookgate.hooks.pins")
+NEEDED = ("hookgate.messages", "hookgate.hooks.runs.pins")
 #: Imported by `install` alone: the diff it shows, the other agents' modules.
 NOT_PER_EVENT = ("difflib", "hookgate.agents.install", "hookgate.agents.codex",
                  "hookgate.agents.gemini")  # fmt: skip

@@ -13,7 +13,7 @@ import pytest
 from agent_clis.conftest import GUARD_REASON, bash, claude_event, socket_file, wait_for_resident
 from frontends.test_startup_imports import assert_none_of, imported
 from hookgate.agents import relay as relay_module
-from hookgate.home import default_home
+from hookgate.store.home import default_home
 from runtime.project import RUN_TIMEOUT, Project
 
 #: The command `hookgate install AGENT --resident` writes, less the agent.

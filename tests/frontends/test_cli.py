@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from hookgate import cli
-from hookgate.agentfile import load_agent_file
-from hookgate.demo import API_KEY, AWS_KEY
-from hookgate.trust.check import load_trusted
-from hookgate.trust.store import TrustStore
+from hookgate.config.agentfile import load_agent_file
+from hookgate.frontends.demo import API_KEY, AWS_KEY
+from hookgate.security.trust.check import load_trusted
+from hookgate.security.trust.store import TrustStore
 from runtime.project import HOOKGATE, Project
 
 

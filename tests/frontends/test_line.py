@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from hookgate.session import SessionStore
+from hookgate.store.session import SessionStore
 from runtime.project import HOOKGATE, Project, chat_messages, read_log, served_model
 from support.chat_server import ChatServer, ServedReply
 

@@ -25,10 +25,10 @@ EVENT_LOOP = ("asyncio", "concurrent.futures", "ssl")
 #: have: http, model, persistent and Claude settings hooks, guardrails, MCP servers, and
 #: the tools, messages and model clients a session builds.
 UNUSED_PARTS = (
-    "hookgate.hooks.http", "hookgate.hooks.httptarget", "hookgate.hooks.modeltarget",
-    "hookgate.hooks.modelcheck", "hookgate.hooks.scriptedchecker", "hookgate.hooks.guardrails",
-    "hookgate.hooks.persistent", "hookgate.hooks.process.resident",
-    "hookgate.hooks.claude_settings", "hookgate.hooks.pyimport", "hookgate.hooks.pins",
+    "hookgate.hooks.kinds.http.run", "hookgate.hooks.kinds.http.target", "hookgate.hooks.kinds.model.target",
+    "hookgate.hooks.kinds.model.run", "hookgate.hooks.kinds.model.scripted", "hookgate.hooks.guardrails",
+    "hookgate.hooks.kinds.persistent.run", "hookgate.hooks.kinds.persistent.resident",
+    "hookgate.hooks.claude.settings", "hookgate.hooks.kinds.python", "hookgate.hooks.runs.pins",
     "hookgate.mcp", "hookgate.tools.base", "hookgate.messages", "hookgate.models",
 )  # fmt: skip
 #: Telemetry off (no `telemetry:` key, no `OTEL_EXPORTER_OTLP_*`): nothing of it loads.
@@ -105,7 +105,7 @@ def test_hooks_fire_imports_only_the_parts_its_file_uses(hooked: Project) -> Non
     fire = [str(HOOKGATE), "hooks", "fire", "preToolCall", "--tool", "shell"]
     first = imported(hooked, fire, stdin="{}")
     assert "ruamel.yaml" in first  # never parsed before: the parser reads it, once
-    assert_none_of(first, (*UNUSED_PARTS, "hookgate.hooks.lint"))
+    assert_none_of(first, (*UNUSED_PARTS, "hookgate.hooks.author.lint"))
     again = imported(hooked, fire, stdin="{}")
     assert_none_of(again, PARSER + UNUSED_PARTS + OPENSSL_HASHES + SUBPROCESS + SLOW_STDLIB)
 
@@ -118,9 +118,9 @@ def test_print_mode_with_a_scripted_model_imports_no_prompt_editor_sdk_or_acp(
     assert_none_of(modules, SESSION_ONLY + TELEMETRY)
     again = imported(hooked, [str(HOOKGATE), "-p", "hi"])  # the agent file and script cached
     unused = (
-        "hookgate.handoff", "hookgate.team", "hookgate.mcp", "hookgate.hooks.http",
-        "hookgate.hooks.httptarget", "hookgate.hooks.pyimport", "hookgate.hooks.persistent",
-        "hookgate.hooks.claude_settings", *OPENSSL_HASHES,
+        "hookgate.handoff", "hookgate.team", "hookgate.mcp", "hookgate.hooks.kinds.http.run",
+        "hookgate.hooks.kinds.http.target", "hookgate.hooks.kinds.python", "hookgate.hooks.kinds.persistent.run",
+        "hookgate.hooks.claude.settings", *OPENSSL_HASHES,
         "concurrent.futures.thread",  # the hooks' checks at start run on the loop, no thread
         "uuid",  # it imports `platform`; a transcript line's id needs neither
         "hookgate.tools.webfetch",  # offered only where `tools:` lists it

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from hookgate.agent import AgentSession, open_agent
-from hookgate.consent import AlwaysDeny
-from hookgate.session import SessionStore
+from hookgate.runtime.agent import AgentSession, open_agent
+from hookgate.runtime.consent import AlwaysDeny
+from hookgate.store.session import SessionStore
 from runtime.conftest import anyio_backend, chat_server, project
 from runtime.project import Project
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hookgate.agentfile import DEFAULT_ASK_TIMEOUT, DEFAULT_MAX_ASK_DEPTH, load_agent_file
+from hookgate.config.agentfile import DEFAULT_ASK_TIMEOUT, DEFAULT_MAX_ASK_DEPTH, load_agent_file
 from hookgate.errors import ConfigError
 
 pytestmark = pytest.mark.anyio
@@ -59,11 +59,11 @@ def test_mistakes_are_config_errors_naming_the_value(
 async def test_ask_agent_is_offered_only_with_agents_to_ask(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hookgate.agent import open_agent
-    from hookgate.consent import AlwaysDeny
-    from hookgate.session import SessionStore
-    from hookgate.trust.record import trust_agent_file
-    from hookgate.trust.store import TrustStore
+    from hookgate.runtime.agent import open_agent
+    from hookgate.runtime.consent import AlwaysDeny
+    from hookgate.security.trust.record import trust_agent_file
+    from hookgate.security.trust.store import TrustStore
+    from hookgate.store.session import SessionStore
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "s.yaml").write_text("- text: hi\n")

@@ -15,7 +15,7 @@ import pytest
 
 from handoff.conftest import AgentDir, Display, OpenAsker, agents_entry, read_log
 from hookgate.handoff import Refused, Returned, delegate
-from hookgate.turn import Answered, run_turn
+from hookgate.runtime.turn import Answered, run_turn
 from runtime.project import Project, RecordingView
 
 pytestmark = pytest.mark.anyio

@@ -17,7 +17,7 @@ import pytest
 from handoff.conftest import AgentDir, Display, OpenAsker, agents_entry, read_log, wait_for_pid
 from hookgate.handoff import Returned, delegate
 from hookgate.handoff.child import ask_process
-from hookgate.turn import Answered, run_turn
+from hookgate.runtime.turn import Answered, run_turn
 from runtime.project import Project, RecordingView
 
 pytestmark = pytest.mark.anyio

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from handoff.conftest import AgentDir, OpenAsker, agents_entry, read_log
+from hookgate.frontends.askcommand import parse_ask_command
 from hookgate.frontends.line import LineAskDisplay, _ask
-from hookgate.handoff.command import parse_ask_command
 
 pytestmark = pytest.mark.anyio
 

@@ -14,7 +14,7 @@ import pytest
 
 from handoff.conftest import AgentDir, Display, OpenAsker, agents_entry, read_log
 from hookgate.handoff import Returned, delegate
-from hookgate.hooks.schema import schema_for
+from hookgate.hooks.author.schema import schema_for
 from runtime.project import Project
 
 pytestmark = pytest.mark.anyio

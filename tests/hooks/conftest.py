@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from hookgate.hooks import HookEngine, HooksConfig, Outcome, parse_hooks
-from hookgate.hooks.yamlfile import Where
+from hookgate.hooks.files.yamlfile import Where
 
 SESSION_ID = "test-session"
 

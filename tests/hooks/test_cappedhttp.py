@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import httpx2
 import pytest
 
-from hookgate.hooks.cappedhttp import BodyTooLong, cap_bodies
+from hookgate.hooks.kinds.http.capped import BodyTooLong, cap_bodies
 
 CAP = 1000
 

@@ -16,13 +16,13 @@ import jsonschema
 import pytest
 
 from hookgate.hooks import EVENTS, FORMATS, HookEngine, parse_hooks
+from hookgate.hooks.author.schema import schema_for
+from hookgate.hooks.files.yamlfile import Where
 from hookgate.hooks.formats.claude_tools import (
     arguments_from_claude,
     claude_input,
     compile_claude_matcher,
 )
-from hookgate.hooks.schema import schema_for
-from hookgate.hooks.yamlfile import Where
 from hooks.test_golden import SAMPLES, RunHooks, check_golden, outcome_document
 
 GOLDEN = Path(__file__).parent / "golden_claude"

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from hookgate.agentfile import Permissions, load_agent_file
+from hookgate.config.agentfile import Permissions, load_agent_file
 from hookgate.hooks import ConfigError
 from hooks.test_claude_cli import GUARD
 from hooks.test_cli import write

@@ -216,7 +216,7 @@ def test_a_hook_in_the_embedders_own_script_is_found(tmp_path: Path) -> None:
     embedder = """
         from pathlib import Path
         from hookgate.hooks import load_hooks_file
-        from hookgate.hooks.lint import lint_hooks
+        from hookgate.hooks.author.lint import lint_hooks
 
         def allow(event):
             return None

@@ -11,7 +11,7 @@ import pytest
 
 from hookgate.hooks import EVENTS, ConfigError, HooksConfig, OnError, load_hooks_file
 from hookgate.hooks.config import DEFAULT_SHELL, parse_duration, parse_hooks
-from hookgate.hooks.yamlfile import MAX_SIZE, MAX_VALUES, Where, read_config, read_file
+from hookgate.hooks.files.yamlfile import MAX_SIZE, MAX_VALUES, Where, read_config, read_file
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -1,4 +1,4 @@
-"""`hookgate.hooks.digest.sha256` is sha256: trust entries written by either agree."""
+"""`hookgate.hooks.files.digest.sha256` is sha256: trust entries written by either agree."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from hookgate.hooks.digest import sha256
+from hookgate.hooks.files.digest import sha256
 
 
 @pytest.mark.parametrize("data", [b"", b"model: scripted:replies.yaml\n", bytes(range(256)) * 300])

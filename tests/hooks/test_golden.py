@@ -23,8 +23,8 @@ import jsonschema
 import pytest
 
 from hookgate.hooks import EVENTS, FORMATS, ConfigError, HookEngine, Outcome, parse_hooks
-from hookgate.hooks.schema import all_schemas, schema_for
-from hookgate.hooks.yamlfile import Where
+from hookgate.hooks.author.schema import all_schemas, schema_for
+from hookgate.hooks.files.yamlfile import Where
 
 RunHooks = Callable[..., Outcome]
 

@@ -94,7 +94,7 @@ FORKER = """
 import os, sys
 from pathlib import Path
 from hookgate.hooks import HookEngine, parse_hooks
-from hookgate.hooks.yamlfile import Where
+from hookgate.hooks.files.yamlfile import Where
 hook = {"command": 'echo "$HOOKGATE_GUARD" >> ' + sys.argv[1]}
 config = parse_hooks({"preToolCall": [hook]}, Where("test.yaml"), base_dir=Path.cwd())
 engine = HookEngine(config, session_id="s")

@@ -39,7 +39,7 @@ MEASURE = textwrap.dedent(
     import asyncio, sys, tracemalloc
     from pathlib import Path
     from hookgate.hooks import HookEngine, parse_hooks
-    from hookgate.hooks.yamlfile import Where
+    from hookgate.hooks.files.yamlfile import Where
 
     driver, fmt, size, kept = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     hook = {"command": f"cat > {kept}", "format": fmt}

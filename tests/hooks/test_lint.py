@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from hookgate.hooks import lint, parse_hooks
+from hookgate.hooks import parse_hooks
+from hookgate.hooks.author import lint
 from hookgate.hooks.config import HookSpec
-from hookgate.hooks.yamlfile import Where
+from hookgate.hooks.files.yamlfile import Where
 
 
 def hook(tmp_path: Path, command: str) -> HookSpec:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from hookgate.hooks import ConfigError, HookEngine, Outcome
-from hookgate.hooks.modelcheck import parse_verdict
+from hookgate.hooks.kinds.model.run import parse_verdict
 from hookgate.hooks.process import OUTPUT_CAP
 from support.chat_server import ChatServer, ServedReply
 from support.hook_server import refused_url

@@ -17,9 +17,9 @@ import pytest
 
 from hookgate.hooks import HookEngine
 from hookgate.hooks import runner as runner_module
+from hookgate.hooks.kinds.persistent import resident as resident_module
+from hookgate.hooks.kinds.persistent.resident import Resident
 from hookgate.hooks.process import SLOW_RUNS, runs_since_quick
-from hookgate.hooks.process import resident as resident_module
-from hookgate.hooks.process.resident import Resident
 from hooks.conftest import recorded_holds
 
 #: `QUICK` where every run counts as quick, and a `HOLD_WAIT` no run outlasts here.

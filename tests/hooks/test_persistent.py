@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from hookgate.hooks import ConfigError, HookEngine, Outcome, parse_hooks
-from hookgate.hooks.yamlfile import Where
+from hookgate.hooks.files.yamlfile import Where
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 

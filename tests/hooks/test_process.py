@@ -36,6 +36,8 @@ from hookgate.hooks import (
     run_process_sync,
 )
 from hookgate.hooks import runner as runner_module
+from hookgate.hooks.kinds.persistent import resident as resident_module
+from hookgate.hooks.kinds.persistent.resident import Resident
 from hookgate.hooks.process import (
     DEFAULT_PIPE_SIZE,
     HOLD_WAIT,
@@ -44,9 +46,7 @@ from hookgate.hooks.process import (
     PIPE_SIZE,
 )
 from hookgate.hooks.process import core as process_core
-from hookgate.hooks.process import resident as resident_module
 from hookgate.hooks.process.guard import guard_token
-from hookgate.hooks.process.resident import Resident
 from hooks.conftest import recorded_holds
 
 #: The timeout of the hooks below that are meant to run past it.

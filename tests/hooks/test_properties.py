@@ -17,13 +17,13 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from hookgate.hooks import EVENTS, FORMATS, BadReply, ConfigError, HookReply, ProcessResult
+from hookgate.hooks.author.schema import schema_for
 from hookgate.hooks.config import HOOK_KEYS, parse_duration, parse_hook, parse_hooks
 from hookgate.hooks.events import EVENT_NAMES, EventSpec
+from hookgate.hooks.files.yamlfile import Where, expect_mapping, parse_yaml
 from hookgate.hooks.formats.claude import reply_from_claude
 from hookgate.hooks.formats.mecatl import ANNOTATE_ONLY
 from hookgate.hooks.formats.native import ACTIONS
-from hookgate.hooks.schema import schema_for
-from hookgate.hooks.yamlfile import Where, expect_mapping, parse_yaml
 
 settings.register_profile(
     "hookgate", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]

@@ -15,8 +15,8 @@ import pytest
 
 from hookgate.hooks import EVENTS
 from hookgate.hooks.config import parse_hook
-from hookgate.hooks.whatruns import what_hook_runs
-from hookgate.hooks.yamlfile import Where
+from hookgate.hooks.files.yamlfile import Where
+from hookgate.hooks.runs.whatruns import what_hook_runs
 
 FILES = ("x.sh", "sub/g.sh", "hooks/guard", "lib/a.py", "pkg/__init__.py", "pkg/mod.py",
          "f.jq", ".x", "data.txt")  # fmt: skip
@@ -121,8 +121,8 @@ def test_the_bash_parser_loads_only_for_a_line_that_needs_it(
     grammar there (tens of milliseconds), nor may it be read less well for that."""
     code = (
         "import sys; from pathlib import Path; from hookgate.hooks import EVENTS;"
-        "from hookgate.hooks.config import parse_hook; from hookgate.hooks.yamlfile import Where;"
-        "from hookgate.hooks.whatruns import what_hook_runs;"
+        "from hookgate.hooks.config import parse_hook; from hookgate.hooks.files.yamlfile import Where;"
+        "from hookgate.hooks.runs.whatruns import what_hook_runs;"
         f"h = parse_hook({{'command': {command!r}}}, EVENTS['preToolCall'], Where('h'),"
         f" base_dir=Path({str(project)!r}));"
         f"print([str(p) for p in what_hook_runs(h, Path({str(project)!r})).files],"

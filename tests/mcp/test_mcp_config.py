@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.agentfile import load_agent_file
+from hookgate.config.agentfile import load_agent_file
 from hookgate.errors import ConfigError
 from hookgate.mcp import DEFAULT_TIMEOUT, HttpServer, StdioServer
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from hookgate.consent import AlwaysAllow
-from hookgate.toolcall import NOT_ASKED_RESULT
-from hookgate.turn import Answered, run_turn
+from hookgate.runtime.consent import AlwaysAllow
+from hookgate.runtime.toolcall import NOT_ASKED_RESULT
+from hookgate.runtime.turn import Answered, run_turn
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView, read_log
 from support.mcp_peers import stdio_server

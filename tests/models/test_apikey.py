@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hookgate.hooks.apikey import key_variable
+from hookgate.hooks.kinds.model.apikey import key_variable
 
 
 @pytest.mark.parametrize(

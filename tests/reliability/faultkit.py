@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from hookgate.session import SessionStore
+from hookgate.store.session import SessionStore
 from runtime.project import Project, assert_tool_calls_answered, read_log
 
 #: The environment variable every process a case starts inherits, with a value of its

@@ -23,7 +23,7 @@ from acp.client.connection import ClientSideConnection
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookgate.frontends.acp_wire import Refusal, checked_message
+from hookgate.frontends.acp.wire import Refusal, checked_message
 from reliability.faultkit import (
     PROCESS_MARGIN_S,
     assert_nothing_left,

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from handoff.conftest import AgentDir, agents_entry
-from hookgate.agent import SessionStopped
 from hookgate.hooks.wording import DEFAULT_BLOCK_RESPONSE
-from hookgate.turn import Answered, PromptBlocked, run_turn
+from hookgate.runtime.agent import SessionStopped
+from hookgate.runtime.turn import Answered, PromptBlocked, run_turn
 from reliability.faultkit import (
     HANG_TIMEOUT_S,
     HOOK_FAULTS,

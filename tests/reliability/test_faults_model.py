@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from hookgate.models.chat_stream import MAX_LINE_BYTES, MAX_REPLY_CHARS
-from hookgate.turn import TurnFailed, run_turn
+from hookgate.runtime.turn import TurnFailed, run_turn
 from reliability.faultkit import (
     PROCESS_MARGIN_S,
     TURN_MARGIN_S,

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from hookgate.turn import Answered, run_turn
+from hookgate.runtime.turn import Answered, run_turn
 from reliability.faultkit import (
     FLOOD_BYTES,
     MARK_VAR,

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from hookgate.agentfile import AgentConfig, load_agent_file
+from hookgate.config.agentfile import AgentConfig, load_agent_file
 from hookgate.errors import ConfigError
 from hookgate.hooks import (
     EVENTS,

@@ -32,16 +32,16 @@ from typing import Any
 
 import pytest
 
-from hookgate.agent import AgentSession, open_agent
-from hookgate.consent import AlwaysDeny
 from hookgate.hooks.process.guard import GUARDIAN_SCRIPT, guard_token
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models import ModelClient, TextSink, make_model
-from hookgate.session import SessionStore
+from hookgate.runtime.agent import AgentSession, open_agent
+from hookgate.runtime.consent import AlwaysDeny
+from hookgate.runtime.turn import Answered, run_turn
+from hookgate.security.trust.record import trust_agent_file
+from hookgate.security.trust.store import TrustStore
+from hookgate.store.session import SessionStore
 from hookgate.tools import ToolResult
-from hookgate.trust.record import trust_agent_file
-from hookgate.trust.store import TrustStore
-from hookgate.turn import Answered, run_turn
 from reliability.load_hook import LOGS_ENV
 from reliability.profile import OUT, scale
 from runtime.project import HOOKGATE, MODEL_TIMEOUT, RecordingView

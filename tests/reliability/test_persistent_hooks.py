@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from hookgate.hooks import HookEngine, Outcome, parse_hooks
+from hookgate.hooks.files.yamlfile import Where
+from hookgate.hooks.kinds.persistent.resident import LINE_CAP
 from hookgate.hooks.process.guard import guard_token
-from hookgate.hooks.process.resident import LINE_CAP
-from hookgate.hooks.yamlfile import Where
 from reliability.faultkit import HANG_TIMEOUT_S, TURN_MARGIN_S, assert_nothing_left, bounded
 
 #: The child: one JSON line in, one out; the event's command says how to misbehave.

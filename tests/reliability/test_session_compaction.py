@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from hookgate.compaction import MAX_PIECES
-from hookgate.history import SUMMARY_NOTE, SUMMARY_REQUEST
-from hookgate.turn import Answered, run_turn
+from hookgate.runtime.compaction import MAX_PIECES
+from hookgate.runtime.history import SUMMARY_NOTE, SUMMARY_REQUEST
+from hookgate.runtime.turn import Answered, run_turn
 from reliability.profile import scale
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView, chat_messages, served_model

@@ -25,7 +25,7 @@ import pytest
 
 from frontends.test_line import PROMPT, Terminal
 from hookgate.messages import Message
-from hookgate.session import SessionStore
+from hookgate.store.session import SessionStore
 from reliability.faultkit import (
     MARK_VAR,
     PROCESS_MARGIN_S,

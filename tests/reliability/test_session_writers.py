@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from hookgate.messages import Message, ToolCall
-from hookgate.session import SessionStore
+from hookgate.store.session import SessionStore
 from reliability.faultkit import PROCESS_MARGIN_S, assert_nothing_left, bounded, marked_env
 from reliability.profile import scale
 from runtime.project import HOOKGATE, RUN_TIMEOUT, Project, chat_messages, served_model
@@ -81,7 +81,7 @@ _WRITER = """
 import json, resource, sys
 from pathlib import Path
 from hookgate.errors import SessionError
-from hookgate.session import SessionStore
+from hookgate.store.session import SessionStore
 
 home, session_id, who, count, limit, stop = sys.argv[1:]
 session = SessionStore(Path(home)).open(session_id)

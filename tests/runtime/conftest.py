@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from hookgate.agent import AgentSession, open_agent
-from hookgate.consent import AlwaysDeny
-from hookgate.session import SessionStore
+from hookgate.runtime.agent import AgentSession, open_agent
+from hookgate.runtime.consent import AlwaysDeny
+from hookgate.store.session import SessionStore
 from runtime.project import Project
 from support.chat_server import ChatServer
 

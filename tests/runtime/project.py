@@ -20,9 +20,9 @@ from typing import Any
 
 from hookgate.hooks import EVENTS, ConfigError
 from hookgate.messages import ToolCall
+from hookgate.security.trust.record import trust_agent_file
+from hookgate.security.trust.store import TrustStore
 from hookgate.tools import ToolResult
-from hookgate.trust.record import trust_agent_file
-from hookgate.trust.store import TrustStore
 from hookgate.view import NoticeKind
 
 #: The `hookgate` console script of the environment running the tests.

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from hookgate.approvals import Approvals
-from hookgate.hooks.digest import sha256
+from hookgate.hooks.files.digest import sha256
 from hookgate.hooks.guardrails import is_guardrail
+from hookgate.runtime.approvals import Approvals
 from runtime.conftest import OpenAgent
 from runtime.project import Project
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.anyio
 
 def digest_id(command: str, digits: int) -> str:
     """The id a call's own digest gives it (`Approvals` keys a call by its consent key)."""
-    from hookgate.consent import ConsentRequest
+    from hookgate.runtime.consent import ConsentRequest
 
     key = ConsentRequest("shell", {"command": command}).key()
     return sha256(key.encode()).hexdigest()[:digits]

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from hookgate.turn import run_turn
+from hookgate.runtime.turn import run_turn
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from hookgate.agent import SessionStopped
-from hookgate.toolcall import NOT_ASKED_RESULT
-from hookgate.turn import Answered, PromptBlocked, TurnFailed, run_turn
+from hookgate.runtime.agent import SessionStopped
+from hookgate.runtime.toolcall import NOT_ASKED_RESULT
+from hookgate.runtime.turn import Answered, PromptBlocked, TurnFailed, run_turn
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView
 from runtime.test_consent import RecordingConsent

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from hookgate.hooks.claude_permissions import UnmappableRule, map_claude_rule
-from hookgate.toolcall import NOT_ASKED_RESULT
+from hookgate.hooks.claude.permissions import UnmappableRule, map_claude_rule
+from hookgate.runtime.toolcall import NOT_ASKED_RESULT
 from runtime.project import Project
 from support.web_server import Page, WebServer
 

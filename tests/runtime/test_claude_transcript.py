@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hookgate.transcript import transcript_path
+from hookgate.store.transcript import transcript_path
 from runtime.project import Project
 
 CORPUS = Path(__file__).parent / "claude_hooks"

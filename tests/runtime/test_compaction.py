@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from hookgate.history import SUMMARY_ACK, SUMMARY_NOTE, SUMMARY_REQUEST
-from hookgate.turn import Answered, run_turn
+from hookgate.runtime.history import SUMMARY_ACK, SUMMARY_NOTE, SUMMARY_REQUEST
+from hookgate.runtime.turn import Answered, run_turn
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView, chat_messages, read_log, served_model
 from support.chat_server import ChatServer, ServedReply

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from hookgate.consent import ConsentRequest
-from hookgate.turn import run_turn
+from hookgate.runtime.consent import ConsentRequest
+from hookgate.runtime.turn import run_turn
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from hookgate.agent import SessionStopped
-from hookgate.turn import Answered, PromptBlocked, run_turn
+from hookgate.runtime.agent import SessionStopped
+from hookgate.runtime.turn import Answered, PromptBlocked, run_turn
 from hookgate.view import NoticeKind
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView, chat_messages, read_log, served_model

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from hookgate.consent import AlwaysAllow
-from hookgate.turn import run_turn
+from hookgate.runtime.consent import AlwaysAllow
+from hookgate.runtime.turn import run_turn
 from hookgate.view import NoticeKind
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView
@@ -140,7 +140,7 @@ async def test_a_checker_with_no_usable_verdict_blocks_the_call(
 async def test_guardrails_run_after_the_files_own_hooks_and_only_when_a_checker_is_set(
     project: Project, tmp_path: Path
 ) -> None:
-    from hookgate.agentfile import load_agent_file
+    from hookgate.config.agentfile import load_agent_file
 
     (project.dir / "v.yaml").write_text("[]")
     own = {"preToolCall": [{"name": "mine", "command": "true"}]}
@@ -171,7 +171,7 @@ async def test_guardrails_run_after_the_files_own_hooks_and_only_when_a_checker_
     ],
 )  # fmt: skip
 def test_guardrail_mistakes_name_the_key(project: Project, guardrails: Any, message: str) -> None:
-    from hookgate.agentfile import load_agent_file
+    from hookgate.config.agentfile import load_agent_file
     from hookgate.hooks import ConfigError
 
     (project.dir / "v.yaml").write_text("[]")

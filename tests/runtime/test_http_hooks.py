@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from hookgate.turn import Answered, run_turn
+from hookgate.runtime.turn import Answered, run_turn
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView, chat_messages, served_model
 from support.chat_server import ChatServer, ServedReply, ServedToolCall

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hookgate.errors import ConfigError
-from hookgate.session import SessionStore
+from hookgate.store.session import SessionStore
 from runtime.conftest import OpenAgent
 from runtime.project import Project
 

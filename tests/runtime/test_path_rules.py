@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from hookgate.toolcall import NOT_ASKED_RESULT
+from hookgate.runtime.toolcall import NOT_ASKED_RESULT
 from runtime.project import Project
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.turn import run_turn
+from hookgate.runtime.turn import run_turn
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView
 

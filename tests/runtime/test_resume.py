@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.compaction import COMPACTED
-from hookgate.history import replay
 from hookgate.messages import Message, ToolCall
-from hookgate.resume import read_for_resume
-from hookgate.session import Session, SessionStore
+from hookgate.runtime.compaction import COMPACTED
+from hookgate.runtime.history import replay
+from hookgate.runtime.resume import read_for_resume
+from hookgate.store.session import Session, SessionStore
 from runtime.project import Project, chat_messages, served_model
 from support.chat_server import ChatServer, ServedReply
 

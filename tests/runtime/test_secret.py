@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from hookgate.turn import Answered, PromptBlocked, run_turn
+from hookgate.runtime.turn import Answered, PromptBlocked, run_turn
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView, chat_messages, read_log, served_model
 from support.chat_server import ChatServer, ServedReply

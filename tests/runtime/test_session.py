@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from hookgate.errors import SessionError
-from hookgate.home import default_home
 from hookgate.messages import Message, ToolCall
-from hookgate.session import SessionStore
+from hookgate.store.home import default_home
+from hookgate.store.session import SessionStore
 from runtime.project import Project
 
 CONVERSATION = [
@@ -226,7 +226,7 @@ import json, sys
 from pathlib import Path
 from hookgate.errors import SessionError
 from hookgate.messages import Message
-from hookgate.session import SessionStore
+from hookgate.store.session import SessionStore
 
 def attempt(action):
     try:
@@ -251,7 +251,7 @@ import json, resource, sys
 from pathlib import Path
 from hookgate.errors import SessionError
 from hookgate.messages import Message
-from hookgate.session import SessionStore
+from hookgate.store.session import SessionStore
 
 store = SessionStore(Path(sys.argv[1]))
 session = store.create(agent_file="a.yaml", cwd="/p")

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.agent import open_agent
-from hookgate.consent import AlwaysDeny
-from hookgate.history import UNSAVED_RESULT, History, answer_every_call
 from hookgate.messages import Message, ToolCall
-from hookgate.session import SessionStore
-from hookgate.sessionlock import SessionBusy
+from hookgate.runtime.agent import open_agent
+from hookgate.runtime.consent import AlwaysDeny
+from hookgate.runtime.history import UNSAVED_RESULT, History, answer_every_call
+from hookgate.store.lock import SessionBusy
+from hookgate.store.session import SessionStore
 from runtime.project import Project
 from support.acp_client import wait_for_file
 from support.openai_rules import assert_strict_server_accepts, strict_violations

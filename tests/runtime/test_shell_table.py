@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import pytest
 
-from hookgate.policy import Policy, Verdict
+from hookgate.security.policy import Policy, Verdict
 
 #: Seconds a hostile line may run in the scratch directory.
 RUN_TIMEOUT = 10

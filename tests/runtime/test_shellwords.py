@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hookgate.hooks.shell.words import MAX_LINE, MAX_WRAPPED_FORMS, parse_command_line
-from hookgate.policy import Policy, Verdict
+from hookgate.security.policy import Policy, Verdict
 
 words = st.text("abcdefghijklmnopqrstuvwxyz0123456789._-", min_size=1, max_size=8).filter(
     lambda word: not word.startswith("-")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hookgate.turn import run_turn
+from hookgate.runtime.turn import run_turn
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView
 

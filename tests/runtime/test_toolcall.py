@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.consent import AlwaysDeny
 from hookgate.hooks import HookEngine
-from hookgate.policy import Policy
-from hookgate.toolcall import ToolGate
+from hookgate.runtime.consent import AlwaysDeny
+from hookgate.runtime.toolcall import ToolGate
+from hookgate.security.policy import Policy
 from hookgate.tools import ToolContext, ToolRegistry
 
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from hookgate.transcript import random_uuid, transcript_path
-from hookgate.turn import PromptBlocked, run_turn
+from hookgate.runtime.turn import PromptBlocked, run_turn
+from hookgate.store.transcript import random_uuid, transcript_path
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView, served_model
 from support.chat_server import ChatServer, ServedReply, ServedToolCall

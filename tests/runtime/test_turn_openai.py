@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.turn import Answered, run_turn
+from hookgate.runtime.turn import Answered, run_turn
 from runtime.conftest import OpenAgent
 from runtime.project import (
     Project,

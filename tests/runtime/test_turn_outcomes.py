@@ -14,7 +14,14 @@ from typing import Any
 
 import pytest
 
-from hookgate.turn import Answered, Cancelled, PromptBlocked, TurnFailed, TurnOutcome, run_turn
+from hookgate.runtime.turn import (
+    Answered,
+    Cancelled,
+    PromptBlocked,
+    TurnFailed,
+    TurnOutcome,
+    run_turn,
+)
 from hookgate.view import NoticeKind
 from runtime.conftest import OpenAgent
 from runtime.project import (

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from hookgate.toolcall import NOT_ASKED_RESULT
-from hookgate.turn import run_turn
+from hookgate.runtime.toolcall import NOT_ASKED_RESULT
+from hookgate.runtime.turn import run_turn
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView
 from runtime.test_consent import RecordingConsent

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from handoff.conftest import AgentDir, OpenAsker
-from hookgate.agentfile import DEFAULT_MAX_PARALLEL, DEFAULT_MAX_ROUNDS, load_agent_file
+from hookgate.config.agentfile import DEFAULT_MAX_PARALLEL, DEFAULT_MAX_ROUNDS, load_agent_file
 from hookgate.errors import ConfigError
-from hookgate.trust.check import Untrusted, require_trust
-from hookgate.trust.record import trust_agent_file
-from hookgate.trust.store import TrustStore
+from hookgate.security.trust.check import Untrusted, require_trust
+from hookgate.security.trust.record import trust_agent_file
+from hookgate.security.trust.store import TrustStore
 from runtime.project import Project
 from team.conftest import team_entry
 

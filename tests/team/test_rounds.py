@@ -16,8 +16,8 @@ import jsonschema
 import pytest
 
 from handoff.conftest import AgentDir, OpenAsker, read_log
-from hookgate.hooks.schema import schema_for
-from hookgate.turn import Answered, run_turn
+from hookgate.hooks.author.schema import schema_for
+from hookgate.runtime.turn import Answered, run_turn
 from runtime.project import Project, RecordingView
 from team.conftest import WAIT, calls, create, team_entry
 

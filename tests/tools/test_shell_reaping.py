@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from hookgate.tools import ToolContext, ToolResult
+from hookgate.tools.settings import ShellLimits
 from hookgate.tools.shell import ShellTool
-from hookgate.toolsettings import ShellLimits
 
 RunTool = Callable[..., ToolResult]
 SHELL = ShellTool()

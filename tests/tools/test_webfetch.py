@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.agentfile import load_agent_file
+from hookgate.config.agentfile import load_agent_file
 from hookgate.hooks import ConfigError
 from hookgate.hooks.formats.claude_tools import claude_input, claude_tool_name
 from hookgate.tools import ToolContext
+from hookgate.tools.settings import WebLimits
 from hookgate.tools.webfetch import WebFetchTool, is_public
-from hookgate.toolsettings import WebLimits
 from runtime.project import Project
 from support.web_server import Page, WebServer
 from tools.conftest import RunTool

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.trust.cache import TrustCache
-from hookgate.trust.check import Untrusted
-from hookgate.trust.record import trust_agent_file
-from hookgate.trust.store import TrustStore
+from hookgate.security.trust.cache import TrustCache
+from hookgate.security.trust.check import Untrusted
+from hookgate.security.trust.record import trust_agent_file
+from hookgate.security.trust.store import TrustStore
 
 
 @pytest.fixture

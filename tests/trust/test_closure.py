@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from hookgate.trust.check import Untrusted, require_trust
-from hookgate.trust.record import trust_agent_file
-from hookgate.trust.store import TrustStore
+from hookgate.security.trust.check import Untrusted, require_trust
+from hookgate.security.trust.record import trust_agent_file
+from hookgate.security.trust.store import TrustStore
 from runtime.conftest import OpenAgent
 from runtime.project import Project
 

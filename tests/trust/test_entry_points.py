@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from acp import RequestError
 
-from hookgate.hooks.yamlfile import MAX_SIZE
+from hookgate.hooks.files.yamlfile import MAX_SIZE
 from runtime.project import HOOKGATE, Project
 from support.acp_client import acp_peer
 from support.chat_server import ChatServer, ServedReply

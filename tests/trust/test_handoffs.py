@@ -10,9 +10,9 @@ import pytest
 
 from hookgate.handoff import Handoffs, delegate
 from hookgate.handoff.delegate import Returned
-from hookgate.trust.record import trust_agent_file
-from hookgate.trust.store import TrustStore
-from hookgate.turn import run_turn
+from hookgate.runtime.turn import run_turn
+from hookgate.security.trust.record import trust_agent_file
+from hookgate.security.trust.store import TrustStore
 from runtime.conftest import OpenAgent
 from runtime.project import Project, RecordingView
 

@@ -27,7 +27,7 @@ from hookgate.errors import SessionError
 from hookgate.hooks import Outcome
 from hookgate.hooks.wording import BLOCKED_MARKER, DENIED_CALL, STOPPED_CALL
 from hookgate.messages import Message, ToolCall
-from hookgate.session import Session, SessionEvent, SessionStore
+from hookgate.store.session import Session, SessionEvent, SessionStore
 
 #: The record each event adds, besides the messages.
 AGENT_HOOK = "agent_hook"

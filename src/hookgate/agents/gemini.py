@@ -19,7 +19,7 @@ from typing import Any
 from hookgate.agents.claude import ASK_DENIED, REWRITE_BLOCKED
 from hookgate.agents.protocol import AgentEvent, HookSettings, Reply
 from hookgate.hooks import OnError, Outcome
-from hookgate.hooks.digest import sha256
+from hookgate.hooks.files.digest import sha256
 from hookgate.hooks.wording import STOPPED_CALL, WITHHELD_RESULT
 
 EVENTS: Mapping[str, str] = {

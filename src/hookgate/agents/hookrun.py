@@ -26,11 +26,11 @@ from hookgate.hooks.formats import FORMATS
 from hookgate.telemetry import observer_for
 
 if TYPE_CHECKING:
-    from hookgate.agentfile import AgentConfig
     from hookgate.agents.audit import AuditTrail
-    from hookgate.hooks.persistent import PersistentHooks
-    from hookgate.hooks.pins import SessionPins
-    from hookgate.trust.check import TrustedAgent
+    from hookgate.config.agentfile import AgentConfig
+    from hookgate.hooks.kinds.persistent.run import PersistentHooks
+    from hookgate.hooks.runs.pins import SessionPins
+    from hookgate.security.trust.check import TrustedAgent
 
 DEFAULT_AGENT_FILE = "hookgate.yaml"
 
@@ -105,7 +105,7 @@ def run_agent_hook(
 
 
 def _load_fresh(path: Path) -> Loaded:
-    from hookgate.trust.check import load_trusted
+    from hookgate.security.trust.check import load_trusted
 
     return Loaded(*load_trusted(path))
 
@@ -147,7 +147,7 @@ def _judged_by_deny_rules(config: AgentConfig, event: AgentEvent, outcome: Outco
     rules are left to the agent's own permissions."""
     if outcome.blocked or outcome.stop_reason is not None:
         return outcome
-    from hookgate.policy import Policy, Verdict
+    from hookgate.security.policy import Policy, Verdict
 
     policy = Policy(deny=config.permissions.deny, project_dir=Path(event.project_dir))
     tool, arguments = str(event.payload["tool"]), event.payload["arguments"]
@@ -181,7 +181,7 @@ def _undecided(
 def _hooks_unchecked(path: Path) -> HooksConfig | None:
     """The file's hooks, parsed without trusting, running or importing anything; None
     where it cannot be read (then any of its hooks might be a guard)."""
-    from hookgate.agentfile import load_agent_file
+    from hookgate.config.agentfile import load_agent_file
 
     try:
         return load_agent_file(path, import_hooks=False).hooks

@@ -31,7 +31,7 @@ USAGE = "usage: PYTHON -S relay.py AGENT [--agent FILE]"
 
 
 def home_directory(env: dict[str, str] | os._Environ[str]) -> str:
-    """`hookgate.home.default_home`, without pathlib (a test holds the two equal)."""
+    """`hookgate.store.home.default_home`, without pathlib (a test holds the two equal)."""
     if env.get("HOOKGATE_HOME"):
         return os.path.expanduser(env["HOOKGATE_HOME"])
     state = env.get("XDG_STATE_HOME", "")
@@ -103,7 +103,7 @@ def _answer_here(agent: str, agent_file: str | None, text: str) -> dict[str, obj
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )  # fmt: skip
     from hookgate.agents.resident import answer, prepare
-    from hookgate.home import default_home
+    from hookgate.store.home import default_home
 
     prepare(default_home())  # as `hookgate hook` starts
     return answer(agent, agent_file, text, dict(os.environ))

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.agents.relay import RESIDENT_DIR, socket_path
-from hookgate.home import CACHE_DIR, default_home
+from hookgate.store.home import CACHE_DIR, default_home
 
 #: Seconds without an event after which the resident ends.
 IDLE_EXIT = float(os.environ.get("HOOKGATE_RESIDENT_IDLE", "600"))
@@ -86,7 +86,7 @@ def serve() -> int:
 
 def prepare(home: Path) -> None:
     """What `hookgate`'s own start does: the parse cache, orphans adopted at first start."""
-    from hookgate.hooks import parsecache
+    from hookgate.hooks.files import parsecache
     from hookgate.hooks.process import adopt_orphans_at_first_start
 
     adopt_orphans_at_first_start()

@@ -21,10 +21,10 @@ from hookgate.frontends.terminal import notice_line, print_answer, write_text
 from hookgate.handoff import DEPTH_ENV, DEPTH_LIMIT_ENV, HandoffOutcome, Refused, delegate
 from hookgate.handoff.delegate import handoffs_for
 from hookgate.hooks import HookEngine
-from hookgate.hooks.yamlfile import did_you_mean
-from hookgate.interrupts import Interrupts
-from hookgate.session import new_session_id
-from hookgate.trust.check import asked_digests, load_trusted
+from hookgate.hooks.files.yamlfile import did_you_mean
+from hookgate.runtime.interrupts import Interrupts
+from hookgate.security.trust.check import asked_digests, load_trusted
+from hookgate.store.session import new_session_id
 
 EXIT_ANSWERED, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
 

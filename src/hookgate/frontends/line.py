@@ -22,9 +22,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings
 
-from hookgate.agent import AgentSession, open_agent
-from hookgate.approvals import ApproveMode
-from hookgate.consent import call_line
+from hookgate.frontends.askcommand import COMMAND_PREFIX, ask_from_user, parse_ask_command
 from hookgate.frontends.status import STATUS
 from hookgate.frontends.terminal import (
     TerminalConsent,
@@ -37,17 +35,19 @@ from hookgate.frontends.terminal import (
     write_text,
 )
 from hookgate.handoff import HandoffOutcome, Refused
-from hookgate.handoff.command import COMMAND_PREFIX, ask_from_user, parse_ask_command
 from hookgate.hooks import EVENTS
-from hookgate.interrupts import Interrupts
 from hookgate.messages import ToolCall
-from hookgate.session import FILE_MODE, SessionStore
-from hookgate.sessionlock import SessionBusy
+from hookgate.runtime.agent import AgentSession, open_agent
+from hookgate.runtime.approvals import ApproveMode
+from hookgate.runtime.consent import call_line
+from hookgate.runtime.interrupts import Interrupts
+from hookgate.runtime.turn import PromptBlocked, run_turn
+from hookgate.security.trust.check import Untrusted
+from hookgate.security.trust.command import offer_trust
+from hookgate.security.trust.store import TrustStore
+from hookgate.store.lock import SessionBusy
+from hookgate.store.session import FILE_MODE, SessionStore
 from hookgate.tools import ToolResult
-from hookgate.trust.check import Untrusted
-from hookgate.trust.command import offer_trust
-from hookgate.trust.store import TrustStore
-from hookgate.turn import PromptBlocked, run_turn
 from hookgate.view import MarkKind, NoticeKind, ToolMark
 
 if TYPE_CHECKING:

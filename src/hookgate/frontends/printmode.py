@@ -12,8 +12,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from hookgate.agent import open_agent
-from hookgate.consent import AlwaysDeny, Consent
 from hookgate.frontends.terminal import (
     StderrView,
     TerminalConsent,
@@ -21,8 +19,10 @@ from hookgate.frontends.terminal import (
     notice_line,
     print_answer,
 )
-from hookgate.interrupts import Interrupts
-from hookgate.turn import Answered, PromptBlocked, TurnFailed, run_turn
+from hookgate.runtime.agent import open_agent
+from hookgate.runtime.consent import AlwaysDeny, Consent
+from hookgate.runtime.interrupts import Interrupts
+from hookgate.runtime.turn import Answered, PromptBlocked, TurnFailed, run_turn
 
 EXIT_ANSWERED, EXIT_FAILED, EXIT_BLOCKED = 0, 1, 2
 

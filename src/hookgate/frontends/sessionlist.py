@@ -14,7 +14,7 @@ from datetime import datetime
 
 from hookgate.errors import SessionError
 from hookgate.frontends.terminal import notice_line
-from hookgate.session import Session, SessionInfo, SessionStore
+from hookgate.store.session import Session, SessionInfo, SessionStore
 from hookgate.view import visible
 
 HEADER = ("ID", "DATE", "DIRECTORY", "AGENT", "FIRST QUESTION", "TURNS")

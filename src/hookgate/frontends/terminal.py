@@ -16,9 +16,9 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from hookgate.consent import Answer, ConsentRequest, SessionConsent, call_line
 from hookgate.frontends.status import STATUS
 from hookgate.messages import ToolCall
+from hookgate.runtime.consent import Answer, ConsentRequest, SessionConsent, call_line
 from hookgate.tools import ToolResult
 from hookgate.view import MarkKind, NoticeKind, ToolMark, visible
 

@@ -2,7 +2,8 @@
 
 All three call `delegate`, where the asking agent's preAsk, postAsk, subagentStart
 and subagentStop hooks run. The asked agent is a separate `hookgate` process with
-its own file and hooks (`child`), speaking the stream of `protocol` (`asked` is its
+its own file and hooks (`child`), speaking the stream of `protocol`
+(`hookgate.frontends.asked` is its
 side). See docs/handoffs.md.
 """
 

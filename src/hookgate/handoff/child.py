@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from hookgate.agentfile import AgentRef
+from hookgate.config.agentfile import AgentRef
 from hookgate.handoff.protocol import EXIT_ANSWERED, EXIT_BLOCKED, StreamReader
 from hookgate.hooks.process import ProcessResult, SpawnError, stream_process
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from hookgate.agentfile import DEFAULT_MAX_ASK_DEPTH, AgentConfig, AgentRef
+from hookgate.config.agentfile import DEFAULT_MAX_ASK_DEPTH, AgentConfig, AgentRef
 from hookgate.handoff.child import ChildAnswer, run_child
 from hookgate.hooks import MAX_CONTINUES, HookEngine, Outcome
 

@@ -10,6 +10,11 @@ A library of its own: it knows nothing of models, tools or front ends. Embed it 
 (`engine.run_sync(...)` where there is no event loop), `await engine.aclose()` when done
 (it closes the http hooks' pooled connections), and call `adopt_orphans()` once at
 start-up where PID 1 may not reap.
+
+Its rooms: the core here (events, config, runner, chain, outcome, replies); `kinds/`,
+one per hook kind (persistent, python, http, model; a process hook is the runner's
+own); `formats/`, the reply formats; `claude/`, Claude Code's files; `author/`, the
+hook author's commands; `files/`, `runs/`, `process/` and `shell/` beneath them.
 """
 
 from typing import TYPE_CHECKING, Any

@@ -17,8 +17,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hookgate.hooks.errors import Collected, ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, OnError, canonical_event
+from hookgate.hooks.files.yamlfile import (
+    Where,
+    check_keys,
+    describe,
+    did_you_mean,
+    expect_mapping,
+)
 from hookgate.hooks.formats import FORMATS, ReplyFormat
-from hookgate.hooks.kindkeys import (
+from hookgate.hooks.kinds.keys import (
     args_of,
     check_kind_keys,
     env_of,
@@ -27,18 +34,11 @@ from hookgate.hooks.kindkeys import (
     persistent_of,
     python_hook_of,
 )
-from hookgate.hooks.yamlfile import (
-    Where,
-    check_keys,
-    describe,
-    did_you_mean,
-    expect_mapping,
-)
 
 if TYPE_CHECKING:  # each kind's module is imported by the first hook of that kind
-    from hookgate.hooks.httptarget import HttpTarget
-    from hookgate.hooks.modeltarget import ModelTarget
-    from hookgate.hooks.pyimport import HookCallable
+    from hookgate.hooks.kinds.http.target import HttpTarget
+    from hookgate.hooks.kinds.model.target import ModelTarget
+    from hookgate.hooks.kinds.python import HookCallable
 
 DEFAULT_SHELL = "/bin/sh"
 #: The longest timeout a hook may ask for; a hook sits in the middle of the turn.

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.hooks.config import HooksConfig, parse_hooks
-from hookgate.hooks.yamlfile import Where, expect_mapping, load_yaml
+from hookgate.hooks.files.yamlfile import Where, expect_mapping, load_yaml
 
 
 def load_hooks_file(path: Path, *, import_python: bool = True) -> HooksConfig:
@@ -39,6 +39,6 @@ def hooks_of_document(
     )
     if "claude_settings" not in document:  # its module is imported by a file that uses it
         return config
-    from hookgate.hooks.claude_settings import with_claude_settings  # it builds on `config`
+    from hookgate.hooks.claude.settings import with_claude_settings  # it builds on `config`
 
     return with_claude_settings(config, document, where, base_dir)

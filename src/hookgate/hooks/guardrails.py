@@ -16,7 +16,8 @@ from typing import Any
 
 from hookgate.hooks.config import MAX_TIMEOUT, HooksConfig, HookSpec, parse_duration
 from hookgate.hooks.events import EVENTS, OnError
-from hookgate.hooks.modeltarget import (
+from hookgate.hooks.files.yamlfile import Where, check_keys, describe, expect_mapping
+from hookgate.hooks.kinds.model.target import (
     DEFAULT_INPUT_BUDGET,
     Checker,
     ModelTarget,
@@ -25,7 +26,6 @@ from hookgate.hooks.modeltarget import (
     parse_instructions,
 )
 from hookgate.hooks.wording import GUARDRAIL_PREFIX
-from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping
 
 GUARDRAIL_KEYS = ("model", "rules", "timeout", "input_budget")
 RULE_KEYS = ("name", "tools", "on", "instructions")

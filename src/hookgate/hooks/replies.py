@@ -40,9 +40,9 @@ def process_reply(
 #: Failures whose message is the whole story: no exception type to name. By module,
 #: and read only from modules already imported: one not imported raised nothing.
 _SAYS_WHAT_WENT_WRONG = {
-    "hookgate.hooks.pins": "UnpinnedFile", "hookgate.hooks.httptarget": "HttpHookError",
-    "hookgate.hooks.modelcheck": "CheckerError", "hookgate.hooks.scriptedchecker": "ScriptError",
-    "hookgate.hooks.process.resident": "ResidentFailure",
+    "hookgate.hooks.runs.pins": "UnpinnedFile", "hookgate.hooks.kinds.http.target": "HttpHookError",
+    "hookgate.hooks.kinds.model.run": "CheckerError", "hookgate.hooks.kinds.model.scripted": "ScriptError",
+    "hookgate.hooks.kinds.persistent.resident": "ResidentFailure",
 }  # fmt: skip
 
 

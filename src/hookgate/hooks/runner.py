@@ -20,6 +20,7 @@ from hookgate.hooks.chain import Chain
 from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, OnError
+from hookgate.hooks.files.yamlfile import did_you_mean
 from hookgate.hooks.formats import FORMATS, HookReply, ReplyFormat
 from hookgate.hooks.outcome import HookFailure, Outcome
 from hookgate.hooks.process import (
@@ -42,14 +43,13 @@ from hookgate.hooks.steps import (
     matched_field,
     run_of,
 )
-from hookgate.hooks.yamlfile import did_you_mean
 
 if TYPE_CHECKING:  # each kind's module is imported by the first hook of that kind
-    from hookgate.hooks.http import HttpPool, HttpRequest
-    from hookgate.hooks.modelcheck import ModelChecks
+    from hookgate.hooks.kinds.http.run import HttpPool, HttpRequest
+    from hookgate.hooks.kinds.model.run import ModelChecks
+    from hookgate.hooks.kinds.persistent.run import PersistentHooks
     from hookgate.hooks.observe import EventObserver, HookRun
-    from hookgate.hooks.persistent import PersistentHooks
-    from hookgate.hooks.pins import SessionPins
+    from hookgate.hooks.runs.pins import SessionPins
 
 
 class HookEngine:
@@ -95,7 +95,7 @@ class HookEngine:
     ) -> None:
         self.session_id = session_id
         self.observer = observer
-        #: `$CLAUDE_ENV_FILE` of the sessionStart hooks (`hookgate.envfile`), if any.
+        #: `$CLAUDE_ENV_FILE` of the sessionStart hooks (`hookgate.runtime.envfile`), if any.
         self.env_file = env_file
         self.transcript_path = transcript_path
         self.project_dir = os.path.abspath(project_dir or os.getcwd())
@@ -128,7 +128,7 @@ class HookEngine:
         #: Persistent hooks the caller keeps (and stops); `_persistent` uses them.
         self._kept_persistent = persistent
         if pinned is not None:
-            from hookgate.hooks.pins import SessionPins
+            from hookgate.hooks.runs.pins import SessionPins
 
             self._pins = SessionPins(pinned, Path(self.base_dir))
 
@@ -136,14 +136,14 @@ class HookEngine:
     # imported) by the first hook that needs them: a start-up pays for the kinds it runs.
     @cached_property
     def _http(self) -> HttpPool:
-        from hookgate.hooks.http import HttpPool
+        from hookgate.hooks.kinds.http.run import HttpPool
 
         return HttpPool()
 
     @cached_property
     def checks(self) -> ModelChecks:
         """The model hooks' checker clients and verdict cache (`checks.calls` counts calls)."""
-        from hookgate.hooks.modelcheck import ModelChecks
+        from hookgate.hooks.kinds.model.run import ModelChecks
 
         return ModelChecks(self._environ)
 
@@ -151,7 +151,7 @@ class HookEngine:
     def _persistent(self) -> PersistentHooks:
         if self._kept_persistent is not None:
             return self._kept_persistent
-        from hookgate.hooks.persistent import PersistentHooks
+        from hookgate.hooks.kinds.persistent.run import PersistentHooks
 
         return PersistentHooks()
 
@@ -308,7 +308,7 @@ class HookEngine:
             return await self.checks.verdict(hook.model, chain.spec.name, envelope, hook.timeout)
         fmt = FORMATS[hook.format]
         if hook.http is not None:
-            from hookgate.hooks.http import post_event
+            from hookgate.hooks.kinds.http.run import post_event
 
             result = await post_event(
                 self._http.async_client(), self._http_request(hook, fmt, chain, envelope)
@@ -406,7 +406,7 @@ class HookEngine:
     ) -> HttpRequest:
         """What an http hook POSTs: the bytes a process hook reads on stdin."""
         assert hook.http is not None
-        from hookgate.hooks.http import HttpRequest
+        from hookgate.hooks.kinds.http.run import HttpRequest
 
         return HttpRequest(
             url=hook.http.url,

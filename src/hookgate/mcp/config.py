@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping
+from hookgate.hooks.files.yamlfile import Where, check_keys, describe, expect_mapping
 
 #: Seconds a server may take to answer one call, unless its entry says `timeout:`.
 DEFAULT_TIMEOUT = 60.0

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hookgate.errors import ConfigError
-from hookgate.hooks.yamlfile import did_you_mean
+from hookgate.hooks.files.yamlfile import did_you_mean
 from hookgate.models.base import ModelClient, TextSink
 
 if TYPE_CHECKING:

@@ -26,8 +26,8 @@ from openai.types.chat import (
 )
 
 from hookgate.errors import ModelError
-from hookgate.hooks.apikey import key_variable
-from hookgate.hooks.cappedhttp import BodyTooLong, cap_bodies
+from hookgate.hooks.kinds.http.capped import BodyTooLong, cap_bodies
+from hookgate.hooks.kinds.model.apikey import key_variable
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models.base import TextSink
 from hookgate.models.chat_stream import ReplyAssembler, SseReader, StreamFault, cut, excerpt
@@ -61,7 +61,7 @@ class OpenAIChatConfig:
     base_url: str
     api_key_env: str | None = None
     """The variable sent as the API key; None: `$OPENAI_API_KEY` to OpenAI's API only,
-    no key elsewhere (`hookgate.hooks.apikey`)."""
+    no key elsewhere (`hookgate.hooks.kinds.model.apikey`)."""
     timeout: float = DEFAULT_TIMEOUT_S
     timeout_total: float = DEFAULT_TIMEOUT_TOTAL_S
     temperature: float | None = None

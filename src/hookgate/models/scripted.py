@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 from hookgate.errors import ConfigError, ModelError
 from hookgate.hooks.errors import ConfigErrors
-from hookgate.hooks.yamlfile import did_you_mean, read_config, read_file
+from hookgate.hooks.files.yamlfile import did_you_mean, read_config, read_file
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models.base import TextSink
 

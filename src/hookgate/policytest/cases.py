@@ -15,8 +15,8 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from hookgate.hooks.events import canonical_event
-from hookgate.hooks.yamlfile import Where, check_keys, describe, did_you_mean, expect_mapping
-from hookgate.hooks.yamlfile import load_yaml as load_yaml_file
+from hookgate.hooks.files.yamlfile import Where, check_keys, describe, did_you_mean, expect_mapping
+from hookgate.hooks.files.yamlfile import load_yaml as load_yaml_file
 
 #: The events a case may name: the ones whose hooks decide something.
 CASE_EVENTS = ("preToolCall", "postToolCall", "preGeneration")

@@ -15,16 +15,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from hookgate.agent import permission_mode
-from hookgate.agentfile import AgentConfig, load_agent_file
-from hookgate.approvals import Approvals
-from hookgate.callcaps import CallCaps
-from hookgate.consent import AlwaysAllow, ConsentRequest
+from hookgate.config.agentfile import AgentConfig, load_agent_file
 from hookgate.hooks import HookEngine, Outcome
-from hookgate.hooks.digest import sha256
+from hookgate.hooks.files.digest import sha256
 from hookgate.messages import ToolCall, ToolSpec
-from hookgate.policy import Policy
-from hookgate.toolcall import ScreenedCall, ToolGate, run_guarded, screen_call
+from hookgate.runtime.agent import permission_mode
+from hookgate.runtime.approvals import Approvals
+from hookgate.runtime.caps import CallCaps
+from hookgate.runtime.consent import AlwaysAllow, ConsentRequest
+from hookgate.runtime.toolcall import ScreenedCall, ToolGate, run_guarded, screen_call
+from hookgate.security.policy import Policy
 from hookgate.tools import ToolContext, ToolRegistry, ToolResult, builtin_tools
 from hookgate.view import MarkKind, NoticeKind, ToolMark
 
@@ -242,7 +242,7 @@ class PolicyGate:
         return ("permission rule", decision.rule) if decision.rule is not None else (None, None)
 
     async def prompt(self, text: str) -> Verdict:
-        """The preGeneration hooks' answer to the question `text`, read as `turn.py` reads it."""
+        """The preGeneration hooks' answer to the question `text`, read as `runtime/turn.py` reads it."""
         pre = await self.engine.run("preGeneration", {"prompt": text})
         notices = _notices(pre)
         if pre.blocked or pre.stop_reason is not None:

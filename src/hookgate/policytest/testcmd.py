@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from hookgate.hooks import ConfigError
-from hookgate.hooks.yamlfile import did_you_mean
+from hookgate.hooks.files.yamlfile import did_you_mean
 from hookgate.policytest.cases import Case, load_cases
 from hookgate.policytest.evaluate import CaseResult, decided_by, diff_lines, run_case
 from hookgate.policytest.gate import PolicyGate
@@ -82,7 +82,7 @@ async def run_files(
 def _check_tool(gate: PolicyGate, case: Case, agent_file: Path) -> None:
     """A case's tool must be one the agent offers: its file's, `ask_agent` where it names
     agents, the team's tools where it has one, an MCP tool where it has servers."""
-    from hookgate.agentfile import offered_tool_names
+    from hookgate.config.agentfile import offered_tool_names
 
     if case.event == "preGeneration" or gate.offers(case.tool):
         return

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hookgate.hooks.yamlfile import read_text
+from hookgate.hooks.files.yamlfile import read_text
 from hookgate.policytest.evaluate import CaseResult, actual_values
 
 

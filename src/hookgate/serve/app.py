@@ -192,7 +192,7 @@ def create_app() -> HookService:
     """The service as `hookgate serve` configured it, for each uvicorn worker (a fresh
     interpreter: the parse cache and the orphan adoption of hookgate's start, here too)."""
     from hookgate.agents.resident import prepare
-    from hookgate.home import default_home
+    from hookgate.store.home import default_home
 
     prepare(default_home())
     token_file = os.environ.get(TOKEN_FILE_VARIABLE)

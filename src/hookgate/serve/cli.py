@@ -39,9 +39,9 @@ def add_parser(commands: Any) -> None:
 
 def run_serve(args: argparse.Namespace) -> int:
     from hookgate.hooks import HookgateError
+    from hookgate.security.trust.check import load_trusted
     from hookgate.serve import app
     from hookgate.serve.tokens import load_tokens
-    from hookgate.trust.check import load_trusted
 
     agent_file = Path(args.agent).resolve()
     if args.workers < 1 or (args.time_limit is not None and args.time_limit <= 0):

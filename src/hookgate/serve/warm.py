@@ -20,10 +20,10 @@ from pathlib import Path
 
 from hookgate.agents.audit import AuditTrail, KeptAuditTrail
 from hookgate.agents.hookrun import Loaded
-from hookgate.hooks.persistent import PersistentHooks
-from hookgate.hooks.pins import SessionPins
-from hookgate.trust.cache import TrustCache
-from hookgate.trust.check import TrustedAgent
+from hookgate.hooks.kinds.persistent.run import PersistentHooks
+from hookgate.hooks.runs.pins import SessionPins
+from hookgate.security.trust.cache import TrustCache
+from hookgate.security.trust.check import TrustedAgent
 
 
 class _Generation:

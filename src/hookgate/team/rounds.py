@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from hookgate.agentfile import AgentConfig, TeamConfig
+from hookgate.config.agentfile import AgentConfig, TeamConfig
 from hookgate.handoff import Handoffs, Refused, delegate, handoffs_for
 from hookgate.hooks import HookEngine, Outcome
 from hookgate.team.board import CANCELLED, Task, TaskBoard, TaskStatus

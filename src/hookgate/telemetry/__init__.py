@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from hookgate.hooks.yamlfile import Where, check_keys, describe, expect_mapping
+from hookgate.hooks.files.yamlfile import Where, check_keys, describe, expect_mapping
 
 if TYPE_CHECKING:
     from hookgate.hooks.observe import EventObserver

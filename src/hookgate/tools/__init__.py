@@ -2,7 +2,9 @@
 
 Built in: `shell` (bash in the project directory), `read_file`, `write_file`,
 `edit_file`, `list_files`, `grep`, and `web_fetch`, offered only where the agent file's
-`tools:` lists it. MCP tools implement the same `Tool` protocol.
+`tools:` lists it. MCP tools implement the same `Tool` protocol. `settings` reads the
+agent file's `workspace`, `shell` and per-reply caps; `sandbox` is the OS sandbox of
+the processes the tools start, and the workspace boundaries the file tools check.
 """
 
 from __future__ import annotations

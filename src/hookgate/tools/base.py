@@ -14,8 +14,8 @@ from typing import Any, NamedTuple, Protocol
 
 from hookgate.errors import ToolError
 from hookgate.messages import ToolSpec
-from hookgate.sandbox.settings import Mode, SandboxSettings
-from hookgate.toolsettings import ShellLimits, WebLimits
+from hookgate.tools.sandbox.settings import Mode, SandboxSettings
+from hookgate.tools.settings import ShellLimits, WebLimits
 
 #: Characters of a bad argument's value quoted in an error message.
 VALUE_EXCERPT = 60

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.errors import ToolError
-from hookgate.sandbox.boundaries import Boundaries, within
 from hookgate.tools.base import ToolContext
+from hookgate.tools.sandbox.boundaries import Boundaries, within
 
 __all__ = ["within"]  # the sandbox's, for the tools that walk a tree
 

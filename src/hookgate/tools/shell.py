@@ -3,7 +3,7 @@
 The command runs through `run_process` in a process group of its own, under `reaper.py`:
 when it ends, times out or is cancelled, everything it started is killed, background
 children and `setsid` daemons too; `ShellLimits` apply to all of it. With the sandbox
-on (the agent file's default), all of that runs inside it (`sandbox/bwrap.py`): the
+on (the agent file's default), all of that runs inside it (`tools/sandbox/bwrap.py`): the
 kernel holds every process of the command to the session's boundaries, whatever the
 command line says. A non-zero exit or a timeout is an `is_error` result that still
 carries the output.
@@ -20,10 +20,10 @@ from typing import Any
 from hookgate.errors import ToolError
 from hookgate.hooks.process import ProcessResult, SpawnError, resolve_program, run_process
 from hookgate.messages import ToolSpec
-from hookgate.sandbox import Boundaries
-from hookgate.sandbox.boundaries import ensure_private
 from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult
-from hookgate.toolsettings import ShellLimits
+from hookgate.tools.sandbox import Boundaries
+from hookgate.tools.sandbox.boundaries import ensure_private
+from hookgate.tools.settings import ShellLimits
 
 SHELL = "bash"
 #: The script the command runs under: it reaps and ends all the command leaves behind.
@@ -91,7 +91,7 @@ def sandboxed(argv: list[str], ctx: ToolContext) -> tuple[list[str], Mapping[str
     """
     if not ctx.sandbox.on:
         return argv, ctx.env
-    from hookgate.sandbox.bwrap import SandboxUnavailable, confine
+    from hookgate.tools.sandbox.bwrap import SandboxUnavailable, confine
 
     env = dict(ctx.env)
     try:

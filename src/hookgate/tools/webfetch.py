@@ -20,7 +20,7 @@ from urllib.parse import urljoin, urlsplit
 from hookgate.errors import ToolError
 from hookgate.messages import ToolSpec
 from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult
-from hookgate.toolsettings import WebLimits
+from hookgate.tools.settings import WebLimits
 
 if TYPE_CHECKING:
     import httpx2

@@ -31,7 +31,6 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from hookgate.consent import Answer
 from hookgate.frontends.window.guard import App, TokenGuard
 from hookgate.frontends.window.hub import Hub, TurnRunning, WindowFull, WindowSession
 from hookgate.frontends.window.render import code_css
@@ -41,6 +40,7 @@ from hookgate.frontends.window.shortage import (
     say_descriptor_shortage,
 )
 from hookgate.hooks import HookgateError
+from hookgate.runtime.consent import Answer
 
 #: Seconds between keep-alive comments on an idle event stream: a page that left is
 #: noticed, and no proxy or browser gives up on a quiet stream.

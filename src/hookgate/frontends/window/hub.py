@@ -15,25 +15,25 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from hookgate.agent import AgentSession, open_agent
-from hookgate.approvals import ApproveMode, GuardrailBlock
-from hookgate.consent import Answer, ConsentRequest, SessionConsent
 from hookgate.frontends.sessionlist import session_row
 from hookgate.frontends.window import DEFAULT_MAX_SESSIONS
 from hookgate.frontends.window.render import render_markdown
 from hookgate.frontends.window.view import Event, WindowView, pretty
 from hookgate.hooks import EVENTS, HookgateError
 from hookgate.hooks.wording import BLOCKED_MARKER
-from hookgate.interrupts import cancel_started
 from hookgate.messages import Message
-from hookgate.session import SessionStore
-from hookgate.turn import (
+from hookgate.runtime.agent import AgentSession, open_agent
+from hookgate.runtime.approvals import ApproveMode, GuardrailBlock
+from hookgate.runtime.consent import Answer, ConsentRequest, SessionConsent
+from hookgate.runtime.interrupts import cancel_started
+from hookgate.runtime.turn import (
     Answered,
     PromptBlocked,
     TurnFailed,
     TurnOutcome,
     run_turn,
 )
+from hookgate.store.session import SessionStore
 from hookgate.view import NoticeKind
 
 _ACTIVITY = itertools.count()

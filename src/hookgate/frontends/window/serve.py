@@ -23,8 +23,8 @@ from hookgate.frontends.terminal import notice_line
 from hookgate.frontends.window import DEFAULT_MAX_SESSIONS
 from hookgate.frontends.window.guard import TOKEN_PARAMETER, new_token
 from hookgate.hooks import HookgateError
-from hookgate.session import SessionStore
-from hookgate.trust.check import load_trusted
+from hookgate.security.trust.check import load_trusted
+from hookgate.store.session import SessionStore
 
 #: The only address the window binds: nobody on the network can reach it.
 HOST = "127.0.0.1"

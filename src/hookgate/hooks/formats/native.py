@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from hookgate.hooks.events import EventSpec
+from hookgate.hooks.files.yamlfile import did_you_mean
 from hookgate.hooks.formats.base import (
     ALLOW,
     EXIT_BLOCK,
@@ -25,7 +26,6 @@ from hookgate.hooks.formats.base import (
     read_json_object,
 )
 from hookgate.hooks.process import ProcessResult
-from hookgate.hooks.yamlfile import did_you_mean
 
 ACTIONS = {"allow": False, "block": True, "deny": True, "stop": True}
 #: One encoder for every event: `json.dumps` with options builds a new one per call.

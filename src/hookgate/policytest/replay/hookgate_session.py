@@ -1,4 +1,4 @@
-"""hookgate's own session files (`$HOOKGATE_HOME/sessions/<id>.jsonl`, see `session.py`).
+"""hookgate's own session files (`$HOOKGATE_HOME/sessions/<id>.jsonl`, see `store/session.py`).
 
 The model's calls as recorded (a call a hook redacted, as redacted), each with the
 result the model read; a result in hookgate's denial wording was a denial.
@@ -20,7 +20,7 @@ from hookgate.policytest.replay.recorded import (
 from hookgate.tools import ToolResult
 
 #: How a result the model read starts when the call did not run (`hooks/wording.py`,
-#: `toolcall.py`): a denial by a hook, rule, guardrail or the user, or a stop.
+#: `runtime/toolcall.py`): a denial by a hook, rule, guardrail or the user, or a stop.
 _NOT_RUN = ("[denied", "[not run:", "[unknown tool")
 
 

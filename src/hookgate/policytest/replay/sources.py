@@ -61,6 +61,6 @@ def reader_for(path: Path) -> ModuleType:
 
 def session_file(session_id: str) -> Path:
     """The file of hookgate session `session_id` (or the one id it starts)."""
-    from hookgate.session import SessionStore
+    from hookgate.store.session import SessionStore
 
     return SessionStore().open(session_id).path

@@ -1,0 +1,121 @@
+"""Pinned files: a hook runs only while every file it runs is the one trusted.
+
+`whatruns.what_hook_runs` says which files a hook runs; `FilePins` holds their sha256
+digests as trusted at session start and checks them before each run: a `stat` on the
+hot path, a re-hash only when the stat changed. A mismatch is an `UnpinnedFile`.
+`SessionPins` is what the engine asks before each hook: which file, if any, changed.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Mapping
+from pathlib import Path
+
+from hookgate.hooks.config import HookSpec
+from hookgate.hooks.files.digest import sha256
+from hookgate.hooks.files.yamlfile import open_regular
+
+#: Bytes read at a time while hashing a file.
+_CHUNK = 1024 * 1024
+
+_StatKey = tuple[int, int, int, int, int]
+
+
+class UnpinnedFile(Exception):
+    """A file a hook runs is not the one trusted: changed, gone, or never trusted."""
+
+
+def file_digest(path: str | os.PathLike[str]) -> str | None:
+    """The sha256 hex digest of the regular file at `path`; None where there is none.
+
+    A named pipe or a device planted where a script should be is no file, and never
+    hangs the reader (`open_regular`).
+    """
+    try:
+        file = open_regular(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError:
+        return "unreadable"
+    if file is None:
+        return None
+    with file:
+        digest = sha256()
+        while chunk := file.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def command_words(hook: HookSpec) -> list[str]:
+    """The words of the hook's command line, `VAR=value` prefixes dropped (shlex's
+    reading, which needs no parser: `hooks check` names the program with it)."""
+    if hook.args is not None:
+        return list(hook.args)
+    try:
+        words = shlex.split(hook.command or "", comments=True)
+    except ValueError:
+        return []  # the shell would refuse it; there is no file to pin
+    while words and "=" in words[0] and not words[0].startswith(("=", "/", ".")):
+        words.pop(0)
+    return words
+
+
+class FilePins:
+    """Trusted digests by absolute path; `check(path)` raises `UnpinnedFile` on a mismatch."""
+
+    def __init__(self, digests: Mapping[str, str | None]) -> None:
+        self._digests = dict(digests)
+        self._verified: dict[str, _StatKey] = {}
+
+    def check(self, path: Path) -> None:
+        key = str(path)
+        if key not in self._digests:
+            raise UnpinnedFile(f"{path} is not among the files trusted for this session")
+        try:
+            st = os.stat(key)
+        except OSError:
+            st = None
+        stat_key = (
+            (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if st else None
+        )
+        if stat_key is not None and self._verified.get(key) == stat_key:
+            return
+        if file_digest(key) != self._digests[key]:
+            self._verified.pop(key, None)
+            raise UnpinnedFile(
+                f"{path} changed since the session started; it is not run "
+                "(run `hookgate trust` to trust the new version for the next session)"
+            )
+        if stat_key is not None:
+            self._verified[key] = stat_key
+
+
+class SessionPins:
+    """The pins of one session's hooks: `changed(hook)` before each run of a hook.
+
+    What each hook runs is resolved at its first run (`what_hook_runs`, from
+    `base_dir`, as trust resolved it), then kept: a start-up pays nothing for hooks
+    that never run.
+    """
+
+    def __init__(self, digests: Mapping[str, str | None], base_dir: Path) -> None:
+        self._pins = FilePins(digests)
+        self._base_dir = base_dir
+        self._files: dict[int, tuple[Path, ...]] = {}
+
+    def changed(self, hook: HookSpec) -> str | None:
+        """None while every file `hook` runs has its trusted digest; else what is wrong,
+        naming the file and never showing its content."""
+        files = self._files.get(id(hook))
+        if files is None:
+            from hookgate.hooks.runs.whatruns import what_hook_runs
+
+            files = self._files[id(hook)] = what_hook_runs(hook, self._base_dir).files
+        try:
+            for path in files:
+                self._pins.check(path)
+        except UnpinnedFile as exc:
+            return str(exc)
+        return None

@@ -1,0 +1,356 @@
+"""What a hook runs: the one answer trust, `hooks check`, the runner and the sandbox share.
+
+`what_hook_runs(hook, base_dir)` reads a hook's configuration, running nothing, and
+names every file that decides what runs: the program and the scripts its command line
+names (read command by command with the shell parser the rules use, past `cd DIR &&`,
+`$CLAUDE_PROJECT_DIR`, `$PWD`, wrappers and `sh -c '…'`), the `shell:` program, files
+`env:` values name, a `python:` hook's whole package, a checker's script. What it
+cannot read (a word built at run time) is listed apart, never guessed. Relative paths
+start at the hook's `cwd`, else `base_dir`: the directory of the file that declares it.
+Lines are read into words by `cmdwords`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from hookgate.hooks.config import HookSpec
+from hookgate.hooks.runs.cmdwords import (
+    ASSIGNMENT,
+    commands_of,
+    expand_known,
+    past_wrappers,
+    without_substitutions,
+)
+
+#: Where the system's own programs live: a package manager, not a repository, writes
+#: there, so they are not pinned (an upgrade would untrust every project).
+SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/etc/")
+#: Endings of files an interpreter runs or a tool reads as a program (`jq -f x.jq`).
+SCRIPT_SUFFIXES = frozenset(
+    {".py", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php",
+     ".lua", ".jq", ".awk", ".sed", ".ps1"}
+)  # fmt: skip
+#: Environment variables whose value makes a program load code (or find programs)
+#: before or besides the one it was asked to run: shown with a warning, paths pinned.
+CODE_LOADING_ENV = frozenset(
+    {"BASH_ENV", "ENV", "ZDOTDIR", "PROMPT_COMMAND", "LD_PRELOAD", "LD_LIBRARY_PATH",
+     "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "NODE_OPTIONS", "NODE_PATH",
+     "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE", "PERL5OPT", "PERL5LIB",
+     "PERLLIB", "RUBYOPT", "RUBYLIB", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "GIT_EXEC_PATH",
+     "PATH"}
+)  # fmt: skip
+#: Programs whose first operand is a script they run (`bash hooks/guard`, no `#!` needed).
+INTERPRETERS = frozenset(
+    {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "python", "python3", "pypy",
+     "pypy3", "node", "nodejs", "bun", "deno", "ruby", "perl", "php", "lua", "Rscript",
+     "tclsh", "osascript", "pwsh"}
+)  # fmt: skip
+#: Options after which the next word is a program file (`awk -f x`, `jq -f x`, `make -f x`).
+_FILE_OPTIONS = frozenset({"-f", "--file", "--from-file", "-r", "--require", "--rcfile",
+                           "--init-file", "--import"})  # fmt: skip
+#: Interpreter options whose value is code, not a file: no script operand follows.
+_CODE_OPTIONS = frozenset({"-c", "-e", "-E", "-p", "--eval", "--print"})
+#: Interpreter options that take the next word as their value (`bash -o pipefail x`).
+_VALUE_OPTIONS = frozenset({"-o", "-O", "+o", "+O", "-W", "-X", "-I", "-r", "--require",
+                            "--import", "--loader", "--rcfile", "--init-file"})  # fmt: skip
+#: Files of one package or directory pinned at most; past it the rest is "not pinned".
+MAX_TREE_FILES = 1000
+_EXPANDS = re.compile(r"[$`]")
+_NOTHING = re.compile(r"(?!)")
+_PYTHON = re.compile(r"python(3(\.\d+)?)?|pypy3?")
+
+
+class HookRuns(NamedTuple):
+    """Everything a hook (or an MCP server) makes run, as far as reading can tell."""
+
+    files: tuple[Path, ...] = ()
+    """Absolute, normalised: the files to pin, present or not (absent must stay so)."""
+    unread: tuple[str, ...] = ()
+    """Words built at run time, or lines the parser cannot read: not pinned."""
+    loaders: tuple[str, ...] = ()
+    """`KEY=value` of each `env:` entry that makes a program load code."""
+    program: str | None = None
+    """The first program word, its variables read: what `hooks check` looks for."""
+
+
+def hook_dir(hook: HookSpec, base_dir: Path) -> Path:
+    """Where `hook` runs and its relative paths start: its `cwd`, else `base_dir`."""
+    return Path(hook.cwd) if hook.cwd else base_dir
+
+
+def what_hook_runs(hook: HookSpec, base_dir: Path) -> HookRuns:
+    """What `hook`, declared in a file in `base_dir`, runs; reads, imports nothing."""
+    if hook.python is not None:
+        from hookgate.hooks.kinds.python import split_reference
+
+        module_name, _ = split_reference(hook.python)
+        files, unread = python_hook_files(module_name, base_dir)
+        return HookRuns(tuple(files), tuple(unread))
+    if hook.model is not None:
+        script = hook.model.checker.script
+        return HookRuns((script,) if script is not None else ())
+    if hook.function is not None or hook.http is not None:
+        return HookRuns()
+    cwd = hook_dir(hook, base_dir)
+    found = _Found(base_dir)
+    if hook.args is not None:
+        found.argv(list(hook.args), cwd)
+    else:
+        if hook.shell and os.sep in hook.shell:
+            found.path(hook.shell, cwd, present_only=False)
+        found.line(hook.command or "", cwd)
+    found.environment(hook.env, cwd)
+    return found.runs()
+
+
+def what_server_runs(
+    words: Sequence[str], env: Mapping[str, str], cwd: Path, base_dir: Path
+) -> HookRuns:
+    """What an MCP stdio server runs: its command and arguments (no shell reads them)."""
+    found = _Found(base_dir)
+    found.argv(list(words), cwd)
+    found.environment(env, cwd)
+    return found.runs()
+
+
+class _Found:
+    """The files, unread words and loaders found so far, in order, each once."""
+
+    def __init__(self, base_dir: Path) -> None:
+        self.base_dir = base_dir
+        self.files: dict[Path, None] = {}
+        self.unread: dict[str, None] = {}
+        self.loaders: list[str] = []
+        self.program: str | None = None
+
+    def runs(self) -> HookRuns:
+        return HookRuns(tuple(self.files), tuple(self.unread), tuple(self.loaders), self.program)
+
+    def path(self, word: str, cwd: Path, *, present_only: bool, trees: bool = False) -> None:
+        """Pin `word` read from `cwd`, unless a system file (or absent, if `present_only`);
+        a directory is no file, but with `trees` every file under it is pinned."""
+        if "\x00" in word or not word:
+            return
+        path = Path(os.path.normpath(os.path.join(cwd, os.path.expanduser(word))))
+        if _system_file(str(path)):
+            return
+        if present_only and not path.exists():
+            return
+        if path.is_dir() and trees:
+            self.tree(path)
+        elif not (present_only and path.is_dir()):  # a program's place is pinned, whatever
+            self.files[path] = None
+
+    def tree(self, directory: Path) -> None:
+        """Every file under `directory` (a `PYTHONPATH` entry), up to `MAX_TREE_FILES`."""
+        files, unread = files_under(directory, "*")
+        self.files.update(dict.fromkeys(files))
+        self.unread.update(dict.fromkeys(unread))
+
+    def argv(self, words: list[str], cwd: Path) -> None:
+        """A program and its arguments, run with no shell; a shell's `-c` line read too
+        (`args: [sh, -c, "cd sub && ./g.sh"]`)."""
+        self.command(words, [cwd], shell=False)
+        script = _shell_script(past_wrappers(words))
+        if script is not None:
+            self.line(script, cwd)
+
+    def line(self, line: str, cwd: Path) -> None:
+        """The commands of a shell command line, each read as a list of words."""
+        commands = commands_of(line)
+        if commands is None:
+            self.unread[line] = None
+            return
+        dirs = [cwd]
+        for words in commands:
+            words = [expand_known(word, dirs[-1], self.base_dir) for word in words]
+            while words and ASSIGNMENT.match(words[0]):  # `BASH_ENV=./x ./g.sh`
+                key, _, value = words.pop(0).partition("=")
+                self.environment({key: value}, dirs[-1])
+            if words and words[0] == "cd":
+                target = words[1] if len(words) > 1 else "~"
+                if _EXPANDS.search(target):
+                    self.unread[target] = None
+                else:
+                    dirs.append(Path(os.path.normpath(dirs[-1] / os.path.expanduser(target))))
+                continue
+            self.command(words, dirs)
+
+    def command(self, words: list[str], dirs: list[Path], *, shell: bool = True) -> None:
+        """One command's words: the program, an interpreter's script, scripts named.
+        Without a `shell` to expand them, `$` and `` ` `` are plain characters."""
+        expands = _EXPANDS if shell else _NOTHING
+        for word in words:  # `env BASH_ENV=./x sh -c …`: a wrapper's assignments count too
+            key, equals, value = word.partition("=")
+            if equals and key in CODE_LOADING_ENV:
+                self.environment({key: value}, dirs[-1])
+        words = past_wrappers(words)
+        if not words:
+            return
+        program, cwd = words[0], dirs[-1]
+        if self.program is None:
+            self.program = program
+        if expands.search(program):
+            self.unread[program] = None
+        elif os.sep in program:
+            self.path(program, cwd, present_only=False)
+        operand = _script_operand(words)
+        if operand is None and _is_python(program) and "-m" in words:
+            self._module(words[words.index("-m") + 1 :][:1], cwd)
+        for index, word in enumerate(words[1:], 1):
+            if expands.search(word):
+                if index == operand or os.sep in without_substitutions(word):
+                    self.unread[word] = None  # a path built at run time
+            elif index == operand or words[index - 1] in _FILE_OPTIONS:
+                self._relative(word, dirs, present_only=index != operand)
+            elif not word.startswith("-") and _is_script(cwd / word):
+                self._relative(word, dirs, present_only=True)
+
+    def _module(self, name: list[str], cwd: Path) -> None:
+        """`python3 -m pkg.mod` from `cwd` (on its `sys.path`): the files it would run."""
+        if not name or _EXPANDS.search(name[0]):
+            return
+        parts = name[0].split(".")
+        for depth in range(1, len(parts)):  # the packages imported on the way
+            self.path(os.path.join(*parts[:depth], "__init__.py"), cwd, present_only=True)
+        base = cwd / os.path.join(*parts)
+        for candidate in (base.with_name(base.name + ".py"), base / "__init__.py"):
+            self.path(str(candidate), cwd, present_only=True)
+        if (base / "__init__.py").is_file():
+            self.tree(base)
+
+    def _relative(self, word: str, dirs: list[Path], *, present_only: bool) -> None:
+        """`word` from each directory a `cd` went to: the present ones, else the last."""
+        present = [d for d in dirs if (d / word).exists()]
+        if present or present_only:
+            for directory in present:
+                self.path(word, directory, present_only=True)
+        else:
+            self.path(word, dirs[-1], present_only=False)
+
+    def environment(self, env: Mapping[str, str], cwd: Path) -> None:
+        """Files `env:` values name: a code-loading key's paths, present or not (a
+        `BASH_ENV` file that appears later runs too), the files under its directories;
+        any other key's scripts, as a command line's (a log it names is no program)."""
+        for key, value in env.items():
+            loads = key in CODE_LOADING_ENV
+            if loads:
+                self.loaders.append(f"{key}={value}")
+            for token in _path_tokens(value):
+                if loads:
+                    absent_too = os.sep in token or token.startswith(".")
+                    # A directory's files are pinned where the repository ships them: a
+                    # `PATH` entry elsewhere is the machine's, upgraded by its owner.
+                    if _under(cwd / token, (self.base_dir, cwd)) or not (cwd / token).is_dir():
+                        self.path(token, cwd, present_only=not absent_too, trees=True)
+                elif _is_script(cwd / token):
+                    self.path(token, cwd, present_only=True)
+
+
+def python_hook_files(module_name: str, base_dir: Path) -> tuple[list[Path], list[str]]:
+    """The files a `python:` hook's module may run, present or not, and what is not
+    pinned: where its top-level name could be found next to `base_dir` (a file that
+    appears there later changes what is imported), and a local package's every `.py`."""
+    from hookgate.hooks.kinds.python import local_module_files  # python hooks alone
+
+    top = module_name.split(".")[0]
+    files = local_module_files(module_name, base_dir)
+    found = list(files)
+    unread: list[str] = []
+    package = base_dir / top
+    if files[package / "__init__.py"]:
+        more, unread = files_under(package, "*.py")
+        found.extend(path for path in more if path not in files)
+    return [Path(os.path.normpath(path.absolute())) for path in found], unread
+
+
+def files_under(directory: Path, pattern: str) -> tuple[list[Path], list[str]]:
+    """Regular files under `directory` matching `pattern`, sorted, `__pycache__` and
+    hidden directories left out; past `MAX_TREE_FILES` the rest is named as unread."""
+    files: list[Path] = []
+    for path in sorted(directory.rglob(pattern)):
+        parts = path.relative_to(directory).parts
+        if "__pycache__" in parts or any(p.startswith(".") for p in parts[:-1]):
+            continue
+        if path.is_file():
+            files.append(Path(os.path.normpath(path)))
+        if len(files) > MAX_TREE_FILES:
+            return files[:MAX_TREE_FILES], [f"{directory}: more than {MAX_TREE_FILES} files"]
+    return files, []
+
+
+def _script_operand(words: Sequence[str]) -> int | None:
+    """The index of the script an interpreter runs (`bash -x g`, `. ./lib.sh`), if any."""
+    name = os.path.basename(words[0])
+    if name in (".", "source"):
+        return 1 if len(words) > 1 else None
+    if name not in INTERPRETERS and not _is_python(name):
+        return None
+    skip = False
+    for index, word in enumerate(words[1:], 1):
+        if skip:
+            skip = False
+        elif word in _CODE_OPTIONS or (name in _SHELLS_C and _has_c(word)) or word == "-m":
+            return None  # code or a module, not a file
+        elif word in _VALUE_OPTIONS:
+            skip = True
+        elif not word.startswith(("-", "+")) or word == "-":
+            return index if word != "-" else None
+    return None
+
+
+def _shell_script(words: Sequence[str]) -> str | None:
+    """The line `sh -c LINE` runs, when `words` are such a command."""
+    if not words or os.path.basename(words[0]) not in _SHELLS_C:
+        return None
+    for index, word in enumerate(words[1:], 1):
+        if _has_c(word):
+            return words[index + 1] if index + 1 < len(words) else None
+        if not word.startswith(("-", "+")):
+            return None
+    return None
+
+
+def _under(path: Path, roots: Iterable[Path]) -> bool:
+    normal = os.path.normpath(path)
+    return any(normal == str(root) or normal.startswith(f"{root}{os.sep}") for root in roots)
+
+
+def _is_python(program: str) -> bool:
+    return _PYTHON.fullmatch(os.path.basename(program)) is not None
+
+
+def _system_file(path: str) -> bool:
+    """Under the system's directories, by name or as a symlink's target (the realpath
+    only for a link: a system call per part of the path is the resolver's main cost)."""
+    if path.startswith(SYSTEM_DIRS):
+        return True
+    return os.path.islink(path) and os.path.realpath(path).startswith(SYSTEM_DIRS)
+
+
+_SHELLS_C = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"})
+
+
+def _has_c(option: str) -> bool:
+    return option.startswith("-") and not option.startswith("--") and "c" in option
+
+
+def _is_script(path: Path) -> bool:
+    try:
+        if not path.is_file():
+            return False
+    except (OSError, ValueError):
+        return False
+    return path.suffix in SCRIPT_SUFFIXES or os.access(path, os.X_OK)
+
+
+def _path_tokens(value: str) -> Iterable[str]:
+    """The parts of an `env:` value that could name a file (`a:b`, `--require=./x.js`)."""
+    for token in re.split(r"[\s:=,;]+", value):
+        if token and not token.startswith("-"):
+            yield token

@@ -1,0 +1,113 @@
+"""Where the model's tools may reach: one table, read by the file tools and the sandbox.
+
+`Boundaries.of(ctx)` derives it from a `ToolContext`. The file tools ask it before they
+open a path (`tools/paths.py`); `bwrap.confine` turns the same table into the mounts of
+a shell command's sandbox. Every path in it is resolved (symlinks followed).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from hookgate.tools.sandbox.settings import Mode, SandboxSettings
+
+if TYPE_CHECKING:
+    from hookgate.tools.base import ToolContext
+
+
+class Boundaries(NamedTuple):
+    """The workspace, what may be written, what is hidden and what is never written."""
+
+    project_dir: Path
+    workspace: tuple[Path, ...]
+    """The project and `workspace.dirs`: the file tools reach them without consent."""
+    writable: tuple[Path, ...]
+    """Where a confined command (and, with the sandbox on, a file tool) may write."""
+    hidden: tuple[Path, ...]
+    """Neither read nor written by any tool: `$HOOKGATE_HOME`, every project's sessions."""
+    protected: frozenset[Path]
+    """Never written, even inside `writable`: the agent file's trust closure."""
+    sandbox: SandboxSettings
+    private_tmp: Path | None = None
+    """The session's own temporary directory (`TMPDIR` of its commands), when confined."""
+
+    @classmethod
+    def of(cls, ctx: ToolContext) -> Boundaries:
+        project = ctx.project_dir.resolve()
+        workspace = (project, *ctx.workspace_dirs)
+        sandbox = ctx.sandbox
+        writable = workspace if sandbox.mode is not Mode.READ_ONLY else ()
+        if sandbox.ceiling is not None:
+            writable = _intersection(writable, sandbox.ceiling)
+            extra = _intersection(sandbox.writable, sandbox.ceiling)
+        else:
+            extra = sandbox.writable
+        if ctx.private_tmp is not None:
+            extra = (*extra, ctx.private_tmp)
+        hidden = () if ctx.hookgate_home is None else (ctx.hookgate_home,)
+        return cls(
+            project, workspace, _outermost((*writable, *extra)), hidden, ctx.protected_files,
+            sandbox, ctx.private_tmp,
+        )  # fmt: skip
+
+    def floor(self) -> tuple[Path, ...]:
+        """What an agent this one asks may write at most: these boundaries, less the
+        private tmp (the asked agent gets one of its own)."""
+        return tuple(d for d in self.writable if d != self.private_tmp)
+
+    def hides(self, path: Path) -> bool:
+        return within(path, self.hidden)
+
+    def may_write(self, path: Path) -> bool:
+        """Whether a write to `path` stays inside the boundaries (consent aside)."""
+        if self.hides(path) or path in self.protected:
+            return False
+        return not self.sandbox.on or within(path, self.writable)
+
+
+def within(path: Path, roots: tuple[Path, ...]) -> bool:
+    """Whether `path` is one of `roots` or lies under one (both resolved)."""
+    return any(path.is_relative_to(root) for root in roots)
+
+
+def _intersection(dirs: tuple[Path, ...], ceiling: tuple[Path, ...]) -> tuple[Path, ...]:
+    """The trees both `dirs` and `ceiling` cover: each pair's inner one, where nested."""
+    both = [d for d in dirs for c in ceiling if d.is_relative_to(c)]
+    both += [c for c in ceiling for d in dirs if c.is_relative_to(d)]
+    return _outermost(tuple(dict.fromkeys(both)))
+
+
+def _outermost(dirs: tuple[Path, ...]) -> tuple[Path, ...]:
+    """`dirs` without those inside another, in their order: one mount each is enough."""
+    kept: list[Path] = []
+    for path in dirs:
+        if path not in kept and not any(path.is_relative_to(o) and path != o for o in dirs):
+            kept.append(path)
+    return tuple(kept)
+
+
+def private_directory(prefix: str) -> Path:
+    """Where a session's private temporary directory goes: a fresh name in the system's
+    temporary directory, made by `ensure_private` at its first use.
+
+    Not `tempfile.mkdtemp`: it imports `shutil` and `random`, a few ms of every start,
+    and most sessions never run a command.
+    """
+    base = os.environ.get("TMPDIR") or "/tmp"
+    return Path(os.path.realpath(base), f"{prefix}-{os.urandom(8).hex()}")
+
+
+def ensure_private(path: Path) -> None:
+    """Make `path` a directory only its owner reaches, unless this process made it so.
+
+    Raises `OSError` where something else stands there (a link, another's directory).
+    """
+    try:
+        path.mkdir(mode=0o700)
+    except FileExistsError:
+        info = path.lstat()
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+            raise FileExistsError(f"{path} exists and is not this session's own") from None
