@@ -28,6 +28,7 @@ UNUSED_PARTS = (
     "hookgate.hooks.kinds.http.run", "hookgate.hooks.kinds.http.target", "hookgate.hooks.kinds.model.target",
     "hookgate.hooks.kinds.model.run", "hookgate.hooks.kinds.model.scripted", "hookgate.hooks.guardrails",
     "hookgate.hooks.kinds.persistent.run", "hookgate.hooks.kinds.persistent.resident",
+    "hookgate.hooks.kinds.persistent.lines",
     "hookgate.hooks.claude.settings", "hookgate.hooks.kinds.python", "hookgate.hooks.runs.pins",
     "hookgate.mcp", "hookgate.tools.base", "hookgate.messages", "hookgate.models",
 )  # fmt: skip

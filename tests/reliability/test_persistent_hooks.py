@@ -19,7 +19,7 @@ import pytest
 
 from hookgate.hooks import HookEngine, Outcome, parse_hooks
 from hookgate.hooks.files.yamlfile import Where
-from hookgate.hooks.kinds.persistent.resident import LINE_CAP
+from hookgate.hooks.kinds.persistent.lines import LINE_CAP
 from hookgate.hooks.process.guard import guard_token
 from reliability.faultkit import HANG_TIMEOUT_S, TURN_MARGIN_S, assert_nothing_left, bounded
 

@@ -42,7 +42,7 @@ def process_reply(
 _SAYS_WHAT_WENT_WRONG = {
     "hookgate.hooks.runs.pins": "UnpinnedFile", "hookgate.hooks.kinds.http.target": "HttpHookError",
     "hookgate.hooks.kinds.model.run": "CheckerError", "hookgate.hooks.kinds.model.scripted": "ScriptError",
-    "hookgate.hooks.kinds.persistent.resident": "ResidentFailure",
+    "hookgate.hooks.kinds.persistent.lines": "ResidentFailure",
 }  # fmt: skip
 
 

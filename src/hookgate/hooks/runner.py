@@ -40,12 +40,13 @@ from hookgate.hooks.steps import (
     await_alone,
     call_python,
     event_input,
+    http_request,
     matched_field,
     run_of,
 )
 
 if TYPE_CHECKING:  # each kind's module is imported by the first hook of that kind
-    from hookgate.hooks.kinds.http.run import HttpPool, HttpRequest
+    from hookgate.hooks.kinds.http.run import HttpPool
     from hookgate.hooks.kinds.model.run import ModelChecks
     from hookgate.hooks.kinds.persistent.run import PersistentHooks
     from hookgate.hooks.observe import EventObserver, HookRun
@@ -311,7 +312,7 @@ class HookEngine:
             from hookgate.hooks.kinds.http.run import post_event
 
             result = await post_event(
-                self._http.async_client(), self._http_request(hook, fmt, chain, envelope)
+                self._http.async_client(), http_request(hook, fmt, chain, envelope, self._environ)
             )
         elif hook.persistent:
             result = await self._persistent.ask(
@@ -348,7 +349,7 @@ class HookEngine:
             return await_alone(verdict, hook.timeout)  # type: ignore[no-any-return]
         fmt = FORMATS[hook.format]
         if hook.http is not None:
-            result = self._http.post_sync(self._http_request(hook, fmt, chain, envelope))
+            result = self._http.post_sync(http_request(hook, fmt, chain, envelope, self._environ))
         elif hook.persistent:
             result = self._persistent.ask_sync(
                 hook, fmt.encode(chain.spec, envelope), env=self._env[id(hook)],
@@ -400,20 +401,6 @@ class HookEngine:
         if not is_guarded(env):
             env = self._env[id(hook)] = guarded(env)
         return env
-
-    def _http_request(
-        self, hook: HookSpec, fmt: ReplyFormat, chain: Chain, envelope: dict[str, Any]
-    ) -> HttpRequest:
-        """What an http hook POSTs: the bytes a process hook reads on stdin."""
-        assert hook.http is not None
-        from hookgate.hooks.kinds.http.run import HttpRequest
-
-        return HttpRequest(
-            url=hook.http.url,
-            body=fmt.encode(chain.spec, envelope),
-            headers=hook.http.resolve_headers(self._environ),
-            timeout=hook.timeout,
-        )
 
     def _envelope(self, chain: Chain) -> dict[str, Any]:
         envelope: dict[str, Any] = {

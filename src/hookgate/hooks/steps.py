@@ -1,6 +1,6 @@
 """The steps of one hook's run that need nothing of the engine: the event field a
-matcher is matched against, a process hook's input, a Python hook called (or awaited on
-a loop of its own), and what an observer is told of the run.
+matcher is matched against, a process hook's input, what an http hook POSTs, a Python
+hook called (or awaited on a loop of its own), and what an observer is told of the run.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from hookgate.hooks.formats.base import has_big_text
 if TYPE_CHECKING:
     from hookgate.hooks.chain import Chain
     from hookgate.hooks.config import HookSpec
+    from hookgate.hooks.kinds.http.run import HttpRequest
     from hookgate.hooks.observe import HookRun
 
 
@@ -67,6 +68,26 @@ def event_input(
     if has_big_text(envelope) and (pieces := getattr(fmt, "encode_pieces", None)):
         return pieces(spec, envelope)  # type: ignore[no-any-return]
     return fmt.encode(spec, envelope)
+
+
+def http_request(
+    hook: HookSpec,
+    fmt: ReplyFormat,
+    chain: Chain,
+    envelope: dict[str, Any],
+    environ: Mapping[str, str],
+) -> HttpRequest:
+    """What an http hook POSTs: the bytes a process hook reads on stdin, its headers'
+    `$VAR`s read in `environ`."""
+    assert hook.http is not None
+    from hookgate.hooks.kinds.http.run import HttpRequest  # by the first http hook
+
+    return HttpRequest(
+        url=hook.http.url,
+        body=fmt.encode(chain.spec, envelope),
+        headers=hook.http.resolve_headers(environ),
+        timeout=hook.timeout,
+    )
 
 
 def as_named_by(hook: HookSpec, target: str | None) -> str | None:

@@ -13,7 +13,6 @@ not known before it runs). It returns None for a line the grammar cannot read.
 
 from __future__ import annotations
 
-import codecs
 import itertools
 import re
 import threading
@@ -27,6 +26,7 @@ from hookgate.hooks.shell.code import (  # it and runners import nothing else of
     assignment_runs,
     commands_run,
 )
+from hookgate.hooks.shell.literal import literal, node_text, word_value
 
 if TYPE_CHECKING:  # loaded at the first line parsed: a session that judges no shell
     from tree_sitter import Node, Parser  # call (and every `hooks` command) skips it
@@ -62,12 +62,7 @@ _LITERAL_TYPES = frozenset({"word", "raw_string", "string_content", "ansi_c_stri
 #: An array subscript holding code: bash runs it wherever it evaluates the subscript
 #: (`printf -v`, `read`, `test -v`, `unset`, `declare`, `let`, arithmetic on a variable).
 _SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(\$[({\[]|`)")
-_ESCAPED = re.compile(r"\\(.)", re.DOTALL)
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
-#: In the unquoted parts of a word: a glob, a brace expansion, or a tilde to expand.
-_GLOB = re.compile(r"[*?]|\[.*\]|\{[^{}]*(,|\.\.)[^{}]*\}|^~|^[A-Za-z_]\w*=(?:[^:]*:)*~")
-#: What stands for a quoted part of a word when its unquoted parts are checked.
-_QUOTED = "\x00"
 #: Why an allow rule does not cover a command that expands something at run time.
 BUILT_AT_RUN_TIME = "this command builds part of itself at run time"
 
@@ -164,7 +159,7 @@ def _walk(node: Node, walk: _Walk, source: str, redirects: tuple[Node, ...]) -> 
         walk.simple = False
     if node.type in _LITERAL_TYPES:
         _check_subscripts(node, walk, source)
-    if node.type == "command_substitution" and _text(node, source).startswith("`"):
+    if node.type == "command_substitution" and node_text(node, source).startswith("`"):
         _walk_nested_backticks(node, walk, source)
     if node.type == "redirected_statement":
         own = tuple(child for child in node.children if child.type.endswith("_redirect"))
@@ -181,7 +176,7 @@ def _walk(node: Node, walk: _Walk, source: str, redirects: tuple[Node, ...]) -> 
 
 def _check_subscripts(node: Node, walk: _Walk, source: str) -> None:
     """A literal holding `a[$(…)]`: code bash may run wherever it reads it as a name."""
-    text = _text(node, source)
+    text = node_text(node, source)
     why = _subscript_code(text)
     if why is not None:
         walk.commands.append(ShellCommand(text, (text,), why, why))
@@ -195,9 +190,9 @@ def _subscript_code(value: str) -> str | None:
 
 def _walk_nested_backticks(node: Node, walk: _Walk, source: str) -> None:
     """Inside backticks bash unescapes \\` and parses again: `echo \\`rm x\\`` runs rm."""
-    inner = _text(node, source)[1:-1]
+    inner = node_text(node, source)[1:-1]
     if "\\`" in inner:
-        _walk_nested(re.sub(r"\\([\\`$])", r"\1", inner), walk, _text(node, source))
+        _walk_nested(re.sub(r"\\([\\`$])", r"\1", inner), walk, node_text(node, source))
 
 
 def _walk_nested(script: str, walk: _Walk, inside: str) -> None:
@@ -218,7 +213,7 @@ def _add_command(node: Node, walk: _Walk, source: str, around: tuple[Node, ...])
             # A newline ends a command in bash; the grammar sometimes reads on past it
             # (`a | b | c⏎rm x && d` as `c rm x`), so the line is read as unreadable.
             raise _Unreadable
-    written = _text(node, source)
+    written = node_text(node, source)
     own = [child for child in children if child.type.endswith("_redirect")]
     if node.parent is not None and node.parent.type == "redirected_statement":
         own += [child for child in node.parent.children if child.type.endswith("_redirect")]
@@ -226,14 +221,14 @@ def _add_command(node: Node, walk: _Walk, source: str, around: tuple[Node, ...])
         [child for child in children
          if child.type != "variable_assignment" and not child.type.endswith("_redirect")]
     )  # fmt: skip
-    values = [_literal(word, source) for word in words]
+    values = [literal(word, source) for word in words]
     texts = [
-        value if value is not None else _text(word, source)
+        value if value is not None else node_text(word, source)
         for word, value in zip(words, values, strict=True)
     ]
     runs = commands_run(values, texts, _stdin(node, own, around, source))
     # A word's parts may each look harmless ('a['"\$(id)"']'): the whole word is judged.
-    spelled = (_word_value(word, source) or "" for word in words)
+    spelled = (word_value(word, source) or "" for word in words)
     hidden = runs.hidden or next(filter(None, map(_subscript_code, spelled)), None)
     runs = Runs(runs.forms, runs.scripts, hidden)
     opaque = runs.hidden
@@ -283,7 +278,7 @@ def _words(nodes: list[Node]) -> list[Node]:
 
 def _add_statement(node: Node, walk: _Walk, source: str) -> None:
     """`PATH=/tmp/evil`, `export PS4='$(rm x)'`, `unset x`: a command of its own."""
-    text = _text(node, source)
+    text = node_text(node, source)
     assignments = [node] if node.type == "variable_assignment" else [
         child for child in node.children if child.type == "variable_assignment"
     ]  # fmt: skip
@@ -293,9 +288,9 @@ def _add_statement(node: Node, walk: _Walk, source: str) -> None:
         runs, opaque = runs.plus(assigned), opaque or assigned_opaque
     for child in node.children:
         if child.type not in ("variable_assignment", "variable_name", "word") and (
-            child.is_named and _literal(child, source) is None
+            child.is_named and literal(child, source) is None
         ):
-            opaque = opaque or f"{BUILT_AT_RUN_TIME} ({_text(child, source)})"
+            opaque = opaque or f"{BUILT_AT_RUN_TIME} ({node_text(child, source)})"
     walk.commands.append(
         ShellCommand(text, (text,), runs.hidden, opaque or runs.hidden, inside=walk.inside)
     )
@@ -307,13 +302,13 @@ def _assignment(node: Node, source: str) -> tuple[Runs, str | None]:
     """What `NAME=value` makes run, and why it is not literal, if it is not."""
     name_node = node.children[0]
     value_node = node.children[-1] if len(node.children) > 2 else None
-    value = "" if value_node is None else _literal(value_node, source)
-    runs = assignment_runs(_text(name_node, source), value)
+    value = "" if value_node is None else literal(value_node, source)
+    runs = assignment_runs(node_text(name_node, source), value)
     opaque = None
     if name_node.type != "variable_name":
-        opaque = f"{BUILT_AT_RUN_TIME} ({_text(name_node, source)})"
+        opaque = f"{BUILT_AT_RUN_TIME} ({node_text(name_node, source)})"
     elif value is None and value_node is not None:
-        opaque = f"{BUILT_AT_RUN_TIME} ({_text(value_node, source)})"
+        opaque = f"{BUILT_AT_RUN_TIME} ({node_text(value_node, source)})"
     return runs, opaque or runs.hidden
 
 
@@ -334,13 +329,13 @@ def _stdin_of(redirects: list[Node], source: str) -> Stdin | None:
     for redirect in redirects:
         operators = [child.type for child in redirect.children]
         if redirect.type == "herestring_redirect":
-            fed = Stdin(_literal(redirect.children[-1], source), "a here-string")
+            fed = Stdin(literal(redirect.children[-1], source), "a here-string")
         elif redirect.type == "heredoc_redirect":
             fed = Stdin(_heredoc_text(redirect, source), "a here-doc")
         elif redirect.type == "file_redirect" and ("<" in operators or "<&" in operators):
             descriptor = next((c for c in redirect.children if c.type == "file_descriptor"), None)
-            if descriptor is None or _text(descriptor, source) == "0":
-                fed = Stdin(None, f"{_text(redirect, source)!r}")
+            if descriptor is None or node_text(descriptor, source) == "0":
+                fed = Stdin(None, f"{node_text(redirect, source)!r}")
     return fed
 
 
@@ -351,7 +346,7 @@ def _heredoc_text(redirect: Node, source: str) -> str | None:
     if body is None:
         return ""
     text = source[body.start_byte : body.end_byte]
-    if start is not None and _text(start, source)[:1] in ("'", '"', "\\"):
+    if start is not None and node_text(start, source)[:1] in ("'", '"', "\\"):
         return text
     if any(child.is_named for child in body.children):
         return None  # `$x`, `$(…)` in an unquoted here-doc
@@ -362,7 +357,7 @@ def _redirected_files(redirects: list[Node], source: str) -> tuple[tuple[str, st
     """The literal files `redirects` read and write, in order."""
     files = []
     for redirect in redirects:
-        value = _literal(redirect.children[-1], source)
+        value = literal(redirect.children[-1], source)
         if redirect.type != "file_redirect" or value is None or value in _HARMLESS_TARGETS:
             continue
         operators = {child.type for child in redirect.children}
@@ -383,71 +378,18 @@ def _redirect_problem(redirects: list[Node], source: str) -> str | None:
             if _heredoc_text(redirect, source) is None:
                 return f"{BUILT_AT_RUN_TIME} (a here-doc that expands)"
             continue
-        value = _literal(target, source)
+        value = literal(target, source)
         if value is None:
-            return f"{BUILT_AT_RUN_TIME} ({_text(redirect, source)})"
+            return f"{BUILT_AT_RUN_TIME} ({node_text(redirect, source)})"
         if redirect.type != "file_redirect":
             continue
         operators = {child.type for child in redirect.children}
         duplicates = ">&" in operators and (value.isdigit() or value == "-")
         writes = bool(operators & _WRITES) or (">&" in operators and not duplicates)
         if writes and value not in _HARMLESS_TARGETS:
-            return f"it writes to a file through a redirect ({_text(redirect, source)})"
+            return f"it writes to a file through a redirect ({node_text(redirect, source)})"
         if value.startswith(_NETWORK_FILES):
-            return f"it opens a network connection through a redirect ({_text(redirect, source)})"
+            return (
+                f"it opens a network connection through a redirect ({node_text(redirect, source)})"
+            )
     return None
-
-
-def _literal(node: Node, source: str) -> str | None:
-    """A word's value when the shell expands nothing in it (no parameter, command,
-    arithmetic, glob, brace or tilde expansion); else None."""
-    value = _word_value(node, source)
-    if value is None:
-        return None
-    skeleton = _unquoted(node, source)
-    return None if skeleton is not None and _GLOB.search(skeleton) else value
-
-
-def _unquoted(node: Node, source: str) -> str | None:
-    """A word's unquoted parts as written, each quoted part one `_QUOTED` character
-    and escaped characters too: where globs, braces and tildes can be."""
-    if node.type in ("word", "number"):
-        return _ESCAPED.sub(_QUOTED, _text(node, source))
-    if node.type in ("concatenation", "command_name"):
-        parts = [_unquoted(child, source) for child in node.children]
-        return "".join(part if part is not None else _QUOTED for part in parts)
-    return None
-
-
-def _word_value(node: Node, source: str) -> str | None:
-    """A word as the shell passes it on, quotes and escapes removed; None if it expands."""
-    text = _text(node, source)
-    if node.type in ("word", "number"):
-        return _ESCAPED.sub(r"\1", text)
-    if node.type == "raw_string":
-        return text[1:-1]
-    if node.type == "ansi_c_string":
-        try:
-            return codecs.decode(text[2:-1], "unicode_escape")
-        except UnicodeError:
-            return None
-    if node.type == "command_name":
-        return _joined(node.children, source)
-    if node.type == "string":
-        return _joined(node.children[1:-1], source)
-    if node.type == "string_content":
-        return re.sub(r"\\([$`\"\\\n])", r"\1", text)
-    if node.type == "concatenation":
-        return _joined(node.children, source)
-    return None
-
-
-def _joined(nodes: list[Node], source: str) -> str | None:
-    values = [_word_value(node, source) for node in nodes]
-    return None if None in values else "".join(v for v in values if v is not None)
-
-
-def _text(node: Node, source: str) -> str:
-    # The tree was parsed from `source` with one ASCII byte per character (see
-    # `_walk_line`), so its byte offsets are `source`'s character offsets.
-    return source[node.start_byte : node.end_byte].strip()

@@ -1,2 +1,3 @@
 """`persistent: true` hooks: one process per hook and session, asked event after
-event (`run`), over a resident process's pipes (`resident`)."""
+event (`run`), by a `resident` process's drivers (sync and asyncio) over its pipes, a
+line at a time (`lines`)."""

@@ -2,25 +2,22 @@
 
 It is started like every other process (`core.Process`: own session, guarded
 environment, explicit env) and kept: each `ask` writes one line to its stdin and
-waits for one line on its stdout, bounded by the caller's deadline. A reply line
-longer than `LINE_CAP`, an exit or end of file before the reply, is a
-`ResidentFailure` (`ResidentGone` when the process had exited with the line unread:
-nothing learns of an idle exit before an event is written); the deadline passing is
+waits for one line on its stdout, bounded by the caller's deadline (the pipes, and
+the `ResidentFailure` a broken reply is: `lines.Pipes`); the deadline passing is
 `TimeoutError`. After either, the caller stops it (`stop`): stdin closed,
 `STOP_GRACE`, SIGTERM to the group, `KILL_GRACE`, SIGKILL, the leader reaped, every fd
-closed. stderr is drained whenever a reply is waited for, and its last `STDERR_KEEP`
-bytes kept for failure messages (a process that fills it stops replying: it is waited
-for). Where the process shares our processor, its reply is usually there as soon as the
-line is written (its wake-up preempted us): both drivers read it at once, without a
-poll. Where it runs on another, a quick reply comes sooner than a sleep would end: it
-is looked for again for `LOOK_AGAIN` seconds at most; a look that finds nothing backs
-off. Otherwise `ask_sync` waits in poll(2); `ask`
-lets the event loop wake it (its reader resumes the task at once: `wakeup.Wakeup`),
-its fds watched by that loop until another one (or `ask_sync`) asks. While the hook's
-is quick (`pace`: a reply within `QUICK` lately), `ask` waits for the next in poll(2)
-first, the loop held (`HOLD_WAIT` at most): a pass of the loop costs about as much as
-such an exchange. A hook that turns slow holds the loop once, then is waited for on
-the loop until it is quick again.
+closed. stderr is drained whenever a reply is waited for (a process that fills it
+stops replying: it is waited for). Where the process shares our processor, its reply
+is usually there as soon as the line is written (its wake-up preempted us): both
+drivers read it at once, without a poll. Where it runs on another, a quick reply
+comes sooner than a sleep would end: it is looked for again for `LOOK_AGAIN` seconds
+at most; a look that finds nothing backs off. Otherwise `ask_sync` waits in poll(2);
+`ask` lets the event loop wake it (its reader resumes the task at once:
+`wakeup.Wakeup`), its fds watched by that loop until another one (or `ask_sync`)
+asks. While the hook's is quick (`pace`: a reply within `QUICK` lately), `ask` waits
+for the next in poll(2) first, the loop held (`HOLD_WAIT` at most): a pass of the loop
+costs about as much as such an exchange. A hook that turns slow holds the loop once,
+then is waited for on the loop until it is quick again.
 """
 
 from __future__ import annotations
@@ -30,21 +27,17 @@ import math
 import os
 import select
 import signal
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Self
 
-from hookgate.hooks.errors import HookgateError
+from hookgate.hooks.kinds.persistent.lines import LINE_CAP, Pipes
 from hookgate.hooks.process.core import (
     HOLD_WAIT,
     KILL_GRACE,
-    OUTPUT_CAP,
     QUICK,
-    READ_BUDGET,
     READ_CHUNK,
     Process,
-    exited_unreaped,
     watch_exit,
 )
 from hookgate.hooks.process.pace import SLOW_RUNS, runs_since_quick
@@ -54,14 +47,8 @@ if TYPE_CHECKING:  # imported by `ask` alone: `ask_sync` needs no event loop
 
     from hookgate.hooks.process.wakeup import Wakeup
 
-#: Bytes a reply line may have; a longer one is a flood: the process is stopped.
-LINE_CAP = OUTPUT_CAP
-#: Bytes of stderr kept (the latest), quoted when the process fails.
-STDERR_KEEP = 2048
 #: Seconds a resident process has to exit by itself once its stdin is closed.
 STOP_GRACE = 0.2
-#: Seconds waited for the exit of a process whose stdout closed before its reply.
-_EXIT_AFTER_EOF = 0.05
 #: Seconds between exit checks where there is no pidfd to wait on (Linux < 5.3).
 _NO_PIDFD_TICK = 0.001
 #: Seconds an answer not there at once is looked for again before we sleep in
@@ -75,26 +62,11 @@ LOOK_AGAIN = 0.0001
 _EARLY_SKIPS_MAX = 63
 
 
-class ResidentFailure(HookgateError):
-    """The resident process died, flooded or broke the protocol before it replied."""
-
-
-class ResidentGone(ResidentFailure):
-    """The process had ended before it read the event: it ended while idle, unless it
-    was started for this event."""
-
-
-class Resident:
+class Resident(Pipes):
     """A started resident process, asked by either driver, one line at a time."""
 
     def __init__(self, process: Process) -> None:
-        self.process = process
-        self._buffer = bytearray()
-        self._stdout_eof = False
-        self._sent = 0  # bytes of the current event's line written
-        self._stderr = bytearray()
-        self.stopped = False
-        self._loop: asyncio.AbstractEventLoop | None = None
+        super().__init__(process)
         self._stdout_watched = False  # by `_loop`'s reader (`_watch_stdout`)
         self._waiter: Wakeup | None = None
         self._wakeup: type[Wakeup] | None = None
@@ -103,23 +75,11 @@ class Resident:
         self._slow_runs = SLOW_RUNS  # replies since one within `QUICK` (`pace`)
         self._early_backoff = 0  # events that skip the early read after a miss (`_one_read`)
         self._early_skips = 0  # of which are left
-        self._poll = select.poll()
-        for fd in (process.stdout.fd, process.stderr.fd, process.pidfd):
-            if fd is not None:
-                self._poll.register(fd, select.POLLIN)
-        assert process.stdin_fd is not None
-        os.set_blocking(process.stdin_fd, False)
 
     @classmethod
     def start(cls, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None) -> Self:
         """Start `argv`; raises `SpawnError` when it cannot be."""
         return cls(Process.spawn(argv, env=env, cwd=cwd, output_cap=LINE_CAP))
-
-    def has_exited(self) -> bool:
-        """Whether the process has ended (it stays unreaped until `stop`)."""
-        if not self.process.exited and exited_unreaped(self.process.pid, block=False):
-            self.process.exited = True
-        return self.process.exited
 
     # Without an event loop.
 
@@ -247,6 +207,8 @@ class Resident:
             self._slow_runs = SLOW_RUNS  # none within the hold: slow, not the machine busy
         while True:
             if not pending and (reply := self._reply()) is not None:
+                if not self._stdout_watched:
+                    self._watch_stdout()  # the loop stopped reading at the cap: room again
                 self._paced(written)
                 return reply
             await self._wait(deadline, write=bool(pending))
@@ -334,7 +296,7 @@ class Resident:
     def _watch_stdout(self) -> None:
         """Have the loop read stdout, unless there is nothing more to read now: at end
         of file, or with more than a line may hold unread (a flood, or an answer of
-        `LINE_CAP` bytes and its line's end, until it is taken: `_reply`)."""
+        `LINE_CAP` bytes and its line's end, until `ask` takes it: `_reply`)."""
         if self._loop is None or self._stdout_watched:
             return
         if not (self._stdout_eof or len(self._buffer) > LINE_CAP):
@@ -356,121 +318,6 @@ class Resident:
             self._loop.remove_reader(self.process.pidfd)
         if self._waiter is not None:
             self._waiter.wake()
-
-    # What both share.
-
-    def _read_stdout(self) -> bool:
-        """Read what stdout holds, up to a line's end; whether a reply can be taken now
-        (a whole line, end of file, or more than a line may hold)."""
-        while not self._stdout_eof and len(self._buffer) <= LINE_CAP:
-            try:
-                chunk = os.read(self.process.stdout.fd, READ_CHUNK)
-            except BlockingIOError:
-                return False
-            except OSError:
-                chunk = b""
-            if not chunk:
-                self._stdout_eof = True
-            self._buffer += chunk
-            if b"\n" in chunk:
-                return True
-        return True
-
-    def _read_stderr(self) -> None:
-        """Keep the tail of what stderr holds now; at most `READ_BUDGET` bytes a call, so
-        that a flood cannot hold the loop (the caller's wait comes round again)."""
-        budget = READ_BUDGET
-        while budget > 0:
-            try:
-                chunk = os.read(self.process.stderr.fd, READ_CHUNK)
-            except BlockingIOError:
-                return
-            except OSError:
-                chunk = b""
-            if not chunk:
-                if self._loop is not None:  # at end of file it would be ready forever
-                    self._loop.remove_reader(self.process.stderr.fd)
-                with contextlib.suppress(KeyError):
-                    self._poll.unregister(self.process.stderr.fd)
-                return
-            budget -= len(chunk)
-            self._stderr = (self._stderr + chunk)[-STDERR_KEEP:]
-
-    def _reply(self) -> bytes | None:
-        """The next complete line; raises `ResidentFailure` if none can come any more."""
-        end = self._buffer.find(b"\n")
-        if 0 <= end <= LINE_CAP:
-            line = bytes(self._buffer[:end])
-            del self._buffer[: end + 1]
-            if self._loop is not None and not self._stdout_watched:
-                self._watch_stdout()  # the loop stopped reading at the cap: room again
-            return line
-        if len(self._buffer) > LINE_CAP:
-            raise ResidentFailure(f"a reply line passed {LINE_CAP:,} bytes{self._tail()}")
-        if self._stdout_eof or self.process.exited:
-            if self._ended_before_reading():
-                raise ResidentGone(f"{self._ended()} before it read the event{self._tail()}")
-            raise ResidentFailure(f"{self._ended()} before it replied{self._tail()}")
-        return None
-
-    def _ended_before_reading(self) -> bool:
-        """Whether the process has exited with none of this event's line read: what it
-        left in its stdin holds all we wrote (a pipe is read from the front)."""
-        process = self.process
-        if not self.has_exited() and process.pidfd is not None:
-            # A dying process's pipes close before its exit shows: a moment's wait lets
-            # the message say how it ended rather than that its stdout closed.
-            select.select([process.pidfd], [], [], _EXIT_AFTER_EOF)
-        if not self.has_exited() or process.stdin_fd is None:
-            return False
-        import fcntl  # here: only a process that ended asks
-        import termios
-
-        try:
-            unread = fcntl.ioctl(process.stdin_fd, termios.FIONREAD, bytes(4))
-        except OSError:
-            return False
-        return int.from_bytes(unread, sys.byteorder) >= self._sent
-
-    def _ended(self) -> str:
-        if not self.has_exited():
-            return "closed its stdout"
-        self._read_stderr()
-        self.process.reap()
-        code = self.process.returncode
-        return f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
-
-    def _tail(self) -> str:
-        text = self._stderr.decode("utf-8", "replace").strip()
-        return f": {text[-300:]}" if text else ""
-
-    def _write(self, pending: bytes | memoryview) -> bytes | memoryview:
-        """Write what the pipe takes now of `pending`; what is left."""
-        fd = self.process.stdin_fd
-        if fd is None:
-            raise ResidentFailure(f"{self._ended()} before it read the event{self._tail()}")
-        try:
-            while pending:
-                written = os.write(fd, pending)
-                self._sent += written
-                # The whole line, usually: a view to slice only for what is left.
-                pending = b"" if written == len(pending) else memoryview(pending)[written:]
-        except BlockingIOError:
-            pass
-        except OSError as exc:  # EPIPE: it closed its stdin, or is gone
-            if self._ended_before_reading():
-                raise ResidentGone(
-                    f"{self._ended()} before it read the event{self._tail()}"
-                ) from exc
-            raise ResidentFailure(
-                f"does not read its stdin ({exc.strerror}){self._tail()}"
-            ) from exc
-        return pending
-
-    def _finish(self) -> None:
-        self.stopped = True
-        self.process.reap()
-        self.process.release()
 
 
 def _read_soon(fd: int, seconds: float) -> bytes | None:

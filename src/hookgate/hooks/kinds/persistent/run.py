@@ -23,7 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hookgate.hooks.kinds.persistent.resident import Resident, ResidentFailure, ResidentGone
+from hookgate.hooks.kinds.persistent.lines import ResidentFailure, ResidentGone
+from hookgate.hooks.kinds.persistent.resident import Resident
 from hookgate.hooks.process import ProcessResult
 
 if TYPE_CHECKING:
