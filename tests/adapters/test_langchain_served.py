@@ -202,6 +202,36 @@ def test_a_hand_offs_redacted_answer_is_all_that_a_sync_runs_callbacks_and_strea
     assert hooked.hand_offs() == HAND_OFF_ORDER
 
 
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_a_hand_offs_handled_error_is_checked_before_callbacks_see_it(
+    hooked: Hooked, server: ChatServer, use_async: bool
+) -> None:
+    from langchain_core.tools import ToolException
+
+    def vault_research(question: str) -> str:
+        """Fails with the secret in its error."""
+        raise ToolException(f"the vault agent failed reading {SECRET}")
+
+    server.queue(
+        ServedReply(tool_calls=[ServedToolCall("vault_research", {"question": "ok"})]),
+        ServedReply("done"),
+    )
+    recorder = Recorder()
+    model = ChatOpenAI(model="served", base_url=server.url, api_key="test", streaming=True)
+    tool = StructuredTool.from_function(vault_research, handle_tool_error=True)
+    middleware = hookgate_middleware(hooked.file, agents={"vault_research": "vault"})
+    built = create_agent(model, [tool], middleware=[middleware])
+    config = {"callbacks": [recorder]}
+    if use_async:
+        asyncio.run(built.ainvoke(QUESTION, config))
+    else:
+        built.invoke(QUESTION, config)
+    assert SECRET not in "\n".join(recorder.records)
+    [end] = recorder.tool_ends
+    assert (end.content, end.status) == ("[answer scrubbed by policy]", "error")
+    assert hooked.hand_offs() == HAND_OFF_ORDER
+
+
 async def first_chunk_then(stream: Any, stop: str) -> None:
     """Read one chunk of `stream`, then stop reading it as `stop` says."""
     async for _chunk in stream:
