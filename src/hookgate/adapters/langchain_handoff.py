@@ -56,8 +56,8 @@ def hand_off_sync(
     checks: Checks,
     handler: Callable[[ToolCallRequest], ToolAnswer],
 ) -> ToolAnswer:
-    """The hand-off tool's answer, with postToolCall run (`checks.last`) unless preAsk
-    refused it (then the refusal, the tool never run)."""
+    """The hand-off tool's answer, its end run (postToolCall's result in `checks.last`
+    for a message; none for a `Command`), or preAsk's refusal (the tool never run)."""
     gate = checks.gate
     screened = gate.begin_ask_sync(agent, arguments_of(request))
     if isinstance(screened, AskRefused):
