@@ -80,20 +80,25 @@ def test_a_redacted_result_is_all_that_stream_events_and_callbacks_carry(
     hooked: Hooked, server: ChatServer
 ) -> None:
     server.queue(*vault_then("done"))
+    events_carry_only(served_agent(hooked, server), server, SECRET, "[scrubbed by policy]")
+
+
+def events_carry_only(built: Any, server: ChatServer, leak: str, scrubbed: str) -> None:
+    """Run `built` with `astream_events` (v2) and a callback recorder: no event, callback
+    or model request carries `leak`, and the one tool's end carries `scrubbed`."""
     recorder = Recorder()
 
     async def events() -> list[dict[str, Any]]:
-        built = served_agent(hooked, server)
         config = {"callbacks": [recorder]}
         return [e async for e in built.astream_events(QUESTION, config, version="v2")]
 
     seen = asyncio.run(events())
-    assert SECRET not in "\n".join(repr(event) for event in seen)
-    assert SECRET not in "\n".join(recorder.records)
-    assert SECRET not in server.sent_text()
+    assert leak not in "\n".join(repr(event) for event in seen)
+    assert leak not in "\n".join(recorder.records)
+    assert leak not in server.sent_text()
     [tool_end] = [e for e in seen if e["event"] == "on_tool_end"]
-    assert tool_end["data"]["output"].content == "[scrubbed by policy]"
-    assert [end.content for end in recorder.tool_ends] == ["[scrubbed by policy]"]
+    assert tool_end["data"]["output"].content == scrubbed
+    assert [end.content for end in recorder.tool_ends] == [scrubbed]
 
 
 def test_a_redacted_result_is_all_that_a_sync_runs_callbacks_and_stream_carry(
@@ -131,6 +136,100 @@ def test_a_tools_own_handled_error_is_checked_before_callbacks_see_it(
     assert end.status == "error"
     # the hook saw the failure as a failure, with the tool's own handled text
     assert hooked.results() == [{"content": f"failed reading {SECRET}", "is_error": True}]
+
+
+LEAKS = {
+    "post_ask": ("the token is SECRET-7f3a", "[answer scrubbed by policy]"),
+    "post_tool_call": ("the PRIVATE KEY is 9c1e", "[key scrubbed by policy]"),
+}
+"""What a hand-off's answer leaks, and what the hook that scrubs it leaves: postAsk
+scrubs a SECRET, postToolCall (after a postAsk that left it) a PRIVATE KEY."""
+
+
+def hand_off_agent(hooked: Hooked, server: ChatServer, leak: str, *, coroutine: bool) -> Any:
+    """An agent whose `vault_research` tool (a function, or a coroutine) hands off to
+    the `vault` agent, which answers with `leak` (its question does not hold it)."""
+
+    def vault_research(question: str) -> str:
+        """Asks the vault agent."""
+        return f"{question}: {leak}"
+
+    async def avault_research(question: str) -> str:
+        return vault_research(question)
+
+    server.queue(
+        ServedReply(tool_calls=[ServedToolCall("vault_research", {"question": "ok"})]),
+        ServedReply("done"),
+    )
+    model = ChatOpenAI(model="served", base_url=server.url, api_key="test", streaming=True)
+    middleware = hookgate_middleware(hooked.file, agents={"vault_research": "vault"})
+    tool = StructuredTool.from_function(
+        vault_research, coroutine=avault_research if coroutine else None
+    )
+    return create_agent(model, [tool], middleware=[middleware])
+
+
+HAND_OFF_ORDER = [
+    "preToolCall:vault_research", "preAsk:vault", "subagentStart:vault",
+    "subagentStop:vault", "postAsk:vault", "postToolCall:vault_research",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("coroutine", [False, True], ids=["function", "coroutine"])
+@pytest.mark.parametrize("hook", LEAKS)
+def test_a_hand_offs_redacted_answer_is_all_that_stream_events_and_callbacks_carry(
+    hooked: Hooked, server: ChatServer, hook: str, coroutine: bool
+) -> None:
+    leak, scrubbed = LEAKS[hook]
+    built = hand_off_agent(hooked, server, leak, coroutine=coroutine)
+    events_carry_only(built, server, leak, scrubbed)
+    assert hooked.hand_offs() == HAND_OFF_ORDER
+
+
+@pytest.mark.parametrize("hook", LEAKS)
+def test_a_hand_offs_redacted_answer_is_all_that_a_sync_runs_callbacks_and_stream_carry(
+    hooked: Hooked, server: ChatServer, hook: str
+) -> None:
+    leak, scrubbed = LEAKS[hook]
+    recorder = Recorder()
+    built = hand_off_agent(hooked, server, leak, coroutine=False)
+    chunks = list(
+        built.stream(QUESTION, {"callbacks": [recorder]}, stream_mode=["updates", "messages"])
+    )
+    assert leak not in "\n".join(repr(chunk) for chunk in chunks)
+    assert leak not in "\n".join(recorder.records)
+    assert [end.content for end in recorder.tool_ends] == [scrubbed]
+    assert hooked.hand_offs() == HAND_OFF_ORDER
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+def test_a_hand_offs_handled_error_is_checked_before_callbacks_see_it(
+    hooked: Hooked, server: ChatServer, use_async: bool
+) -> None:
+    from langchain_core.tools import ToolException
+
+    def vault_research(question: str) -> str:
+        """Fails with the secret in its error."""
+        raise ToolException(f"the vault agent failed reading {SECRET}")
+
+    server.queue(
+        ServedReply(tool_calls=[ServedToolCall("vault_research", {"question": "ok"})]),
+        ServedReply("done"),
+    )
+    recorder = Recorder()
+    model = ChatOpenAI(model="served", base_url=server.url, api_key="test", streaming=True)
+    tool = StructuredTool.from_function(vault_research, handle_tool_error=True)
+    middleware = hookgate_middleware(hooked.file, agents={"vault_research": "vault"})
+    built = create_agent(model, [tool], middleware=[middleware])
+    config = {"callbacks": [recorder]}
+    if use_async:
+        asyncio.run(built.ainvoke(QUESTION, config))
+    else:
+        built.invoke(QUESTION, config)
+    assert SECRET not in "\n".join(recorder.records)
+    [end] = recorder.tool_ends
+    assert (end.content, end.status) == ("[answer scrubbed by policy]", "error")
+    assert hooked.hand_offs() == HAND_OFF_ORDER
 
 
 async def first_chunk_then(stream: Any, stop: str) -> None:

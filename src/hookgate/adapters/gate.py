@@ -229,6 +229,19 @@ class Gate:
         post = await self.engine.run("postAsk", _asked(ask, answer, error))
         return _answer(post, answer, error is not None)
 
+    async def begin_ask(self, agent: str, arguments: Mapping[str, Any]) -> AskAllowed | AskRefused:
+        """preAsk, then subagentStart if it allows the hand-off: `hand_off` up to the run."""
+        screened = await self.screen_ask(agent, arguments)
+        if isinstance(screened, AskAllowed):
+            await self.agent_started(agent)
+        return screened
+
+    async def end_ask(self, ask: AskAllowed, answer: str, error: str | None) -> Answer:
+        """subagentStop, then postAsk: `hand_off` after a run that answered (`error`: the
+        answer of one that failed)."""
+        await self.agent_stopped(ask.agent, answer, error)
+        return await self.check_answer(ask, answer, error)
+
     async def hand_off(
         self,
         agent: str,
@@ -236,39 +249,31 @@ class Gate:
         run: Callable[[dict[str, Any]], Awaitable[tuple[str, bool]]],
     ) -> Answer:
         """Run a hand-off tool: `run(arguments)` runs the other agent and returns its
-        answer and whether it failed. A refusal is answered without running it."""
-        screened = await self.screen_ask(agent, arguments)
+        answer and whether it failed. A refusal is answered without running it; a run
+        that raises ends with subagentStop (UNFINISHED_HANDOFF) and no postAsk."""
+        screened = await self.begin_ask(agent, arguments)
         if isinstance(screened, AskRefused):
             return Answer(screened.message, True)
-        await self.agent_started(agent)
-        answer = ""
-        failed: str | None = UNFINISHED_HANDOFF
         try:
             answer, is_error = await run(screened.arguments)
-            failed = answer if is_error else None
-        finally:
-            await self.agent_stopped(agent, answer, failed)
-        return await self.check_answer(screened, answer, failed)
+        except BaseException:
+            await self.agent_stopped(agent, "", UNFINISHED_HANDOFF)
+            raise
+        return await self.end_ask(screened, answer, answer if is_error else None)
 
-    def hand_off_sync(
-        self,
-        agent: str,
-        arguments: Mapping[str, Any],
-        run: Callable[[dict[str, Any]], tuple[str, bool]],
-    ) -> Answer:
+    def begin_ask_sync(self, agent: str, arguments: Mapping[str, Any]) -> AskAllowed | AskRefused:
         screened = _ask_decision(agent, arguments, self.engine.run_sync(*_ask(agent, arguments)))
-        if isinstance(screened, AskRefused):
-            return Answer(screened.message, True)
-        _log_notices(self.engine.run_sync("subagentStart", {"agent": agent}))
-        answer = ""
-        failed: str | None = UNFINISHED_HANDOFF
-        try:
-            answer, is_error = run(screened.arguments)
-            failed = answer if is_error else None
-        finally:
-            _log_notices(self.engine.run_sync("subagentStop", _stop(agent, answer, failed)))
-        post = self.engine.run_sync("postAsk", _asked(screened, answer, failed))
-        return _answer(post, answer, is_error)
+        if isinstance(screened, AskAllowed):
+            _log_notices(self.engine.run_sync("subagentStart", {"agent": agent}))
+        return screened
+
+    def agent_stopped_sync(self, agent: str, answer: str, error: str | None) -> None:
+        _log_notices(self.engine.run_sync("subagentStop", _stop(agent, answer, error)))
+
+    def end_ask_sync(self, ask: AskAllowed, answer: str, error: str | None) -> Answer:
+        self.agent_stopped_sync(ask.agent, answer, error)
+        post = self.engine.run_sync("postAsk", _asked(ask, answer, error))
+        return _answer(post, answer, error is not None)
 
     # postGeneration
     async def finish(self, prompt: str, answer: str | None, outcome: TurnEnd) -> None:

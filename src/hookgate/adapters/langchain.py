@@ -4,10 +4,11 @@
 
 preGeneration in `before_agent` (a block ends the run with the hook's answer), pre- and
 postToolCall around every tool call (sync and async; postToolCall inside the tool's own
-run, so that no callback or stream event carries a result the hooks replaced),
-postGeneration in `after_agent`, on an error or a cancellation that ends the run from
-the model or a tool, and when the graph run fails or is abandoned anywhere else (a
-stream the caller stopped reading: `langchain_ends`).
+run, so that no callback or stream event carries a result the hooks replaced; a
+hand-off tool's postAsk too: `langchain_handoff`), postGeneration in `after_agent`, on
+an error or a cancellation that ends the run from the model or a tool, and when the
+graph run fails or is abandoned anywhere else (a stream the caller stopped reading:
+`langchain_ends`).
 """
 
 from __future__ import annotations
@@ -57,18 +58,15 @@ from hookgate.adapters.langchain_approval import (
 from hookgate.adapters.langchain_checked import (
     Checks,
     ToolAnswer,
-    arguments_of,
     as_checked,
-    checked_tool,
+    checking,
     denied,
-    hand_off_result,
-    handed_off,
     result_of,
     rewritten,
     text_of,
-    with_args,
 )
 from hookgate.adapters.langchain_ends import RUN_ENDS
+from hookgate.adapters.langchain_handoff import hand_off, hand_off_sync
 from hookgate.hooks.wording import UNCHECKED_MARKER
 
 #: Raised through the wrappers without ending the run: LangChain answers the model with a
@@ -265,7 +263,11 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         if isinstance(decision, CallDenied):
             return denied(decision, name, call_id)
         checks = Checks(self.gate, decision, name)
-        answer = self._run_tool(self._checking(rewritten(request, decision), checks), handler)
+        request, agent = rewritten(request, decision), self.gate.agents.get(name)
+        if agent is None:
+            answer = handler(checking(request, checks.check, checks.acheck))
+        else:
+            answer = hand_off_sync(agent, request, checks, handler)
         if not isinstance(answer, ToolMessage):
             return answer
         return as_checked(answer, checks.last or checks.check(*result_of(answer)))
@@ -284,59 +286,19 @@ class HookgateMiddleware(AgentMiddleware[HookgateState, Any, Any]):
         if isinstance(decision, CallDenied):
             return denied(decision, name, call_id)
         checks = Checks(self.gate, decision, name)
-        request = self._checking(rewritten(request, decision), checks)
-        answer = await self._arun_tool(request, handler)
+        request, agent = rewritten(request, decision), self.gate.agents.get(name)
+        if agent is None:
+            answer = await handler(checking(request, checks.check, checks.acheck))
+        else:
+            answer = await hand_off(agent, request, checks, handler)
         if not isinstance(answer, ToolMessage):
             return answer
         return as_checked(answer, checks.last or await checks.acheck(*result_of(answer)))
-
-    def _checking(self, request: ToolCallRequest, checks: Checks) -> ToolCallRequest:
-        """`request` with its tool checking its own result, before anything sees it; a
-        hand-off's is checked after its run (postAsk runs on the answer first)."""
-        tool, call = request.tool, request.tool_call
-        if tool is None or call["name"] in self.gate.agents:
-            return request
-        checked = checked_tool(tool, call["id"] or "", checks.check, checks.acheck)
-        return request.override(tool=checked)
 
     def _screened(self, call: Mapping[str, Any]) -> CallAllowed | CallDenied | None:
         """The decision made when the model asked for `call`, if it runs as screened."""
         args, decision = self.screened.get(call.get("id") or "", ({}, None))
         return decision if args == call["args"] else None
-
-    def _run_tool(
-        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolAnswer]
-    ) -> ToolAnswer:
-        """The tool's answer; a hand-off tool's between preAsk and postAsk."""
-        agent = self.gate.agents.get(request.tool_call["name"])
-        if agent is None:
-            return handler(request)
-        answers: list[ToolAnswer] = []
-
-        def run(arguments: dict[str, Any]) -> tuple[str, bool]:
-            answers.append(handler(with_args(request, arguments)))
-            return hand_off_result(answers[-1])
-
-        return handed_off(
-            request, answers, self.gate.hand_off_sync(agent, arguments_of(request), run)
-        )
-
-    async def _arun_tool(
-        self,
-        request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], Awaitable[ToolAnswer]],
-    ) -> ToolAnswer:
-        agent = self.gate.agents.get(request.tool_call["name"])
-        if agent is None:
-            return await handler(request)
-        answers: list[ToolAnswer] = []
-
-        async def run(arguments: dict[str, Any]) -> tuple[str, bool]:
-            answers.append(await handler(with_args(request, arguments)))
-            return hand_off_result(answers[-1])
-
-        answer = await self.gate.hand_off(agent, arguments_of(request), run)
-        return handed_off(request, answers, answer)
 
 
 def _question(state: HookgateState) -> HumanMessage | None:

@@ -5,8 +5,7 @@ carry the result the hooks left (a redaction), never the raw one.
 
 The tool is a copy of the agent's with its `_run` and `_arun` wrapped, so its argument
 parsing, injected arguments, error handling and callbacks stay its own. The tool
-messages the middleware makes (a denial, a rewritten call, a hand-off's answer) are
-here too.
+messages the middleware makes (a denial, a rewritten call) are here too.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from langchain_core.tools import BaseTool, ToolException
 from langchain_core.tools.base import _format_output, _handle_tool_error
 from langgraph.types import Command
 
-from hookgate.adapters.gate import Answer, CallAllowed, CallDenied, CheckedResult, Gate
+from hookgate.adapters.gate import CallAllowed, CallDenied, CheckedResult, Gate
 
 ToolAnswer = ToolMessage | Command[Any]
 
@@ -81,6 +80,14 @@ def checked_tool(
     if acheck is not None:
         object.__setattr__(copy, "_arun", _achecked(tool, copy, call_id, acheck))
     return copy
+
+
+def checking(request: ToolCallRequest, check: Check, acheck: AsyncCheck) -> ToolCallRequest:
+    """`request` with its tool checking its own result (`checked_tool`)."""
+    if request.tool is None:
+        return request
+    checked = checked_tool(request.tool, request.tool_call["id"] or "", check, acheck)
+    return request.override(tool=checked)
 
 
 def _achecked(
@@ -164,22 +171,6 @@ def with_args(request: ToolCallRequest, arguments: dict[str, Any]) -> ToolCallRe
     if arguments == request.tool_call["args"]:
         return request
     return request.override(tool_call={**request.tool_call, "args": arguments})
-
-
-def hand_off_result(answer: ToolAnswer) -> tuple[str, bool]:
-    return result_of(answer) if isinstance(answer, ToolMessage) else ("", False)
-
-
-def handed_off(request: ToolCallRequest, answers: list[ToolAnswer], answer: Answer) -> ToolAnswer:
-    """The hand-off tool's message as the hooks left it (a refusal when it did not run)."""
-    if not answers:
-        name, call_id = request.tool_call["name"], request.tool_call["id"]
-        return denied(CallDenied(answer.content), name, call_id)
-    ran = answers[-1]
-    if not isinstance(ran, ToolMessage) or answer.content == text_of(ran):
-        return ran
-    status = "error" if answer.is_error else "success"
-    return ran.model_copy(update={"content": answer.content, "status": status})
 
 
 def rewritten(request: ToolCallRequest, decision: CallAllowed) -> ToolCallRequest:

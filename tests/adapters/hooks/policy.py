@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The Python hook of the adapter tests (native format), one process per event:
 blocks or rewrites a question, rewrites an `echo` call, scrubs its result, refuses,
-rewrites or scrubs a hand-off (logging its events to asks.log), and
+rewrites or scrubs a hand-off (logging its events to asks.log), scrubs any result with
+a PRIVATE KEY in it, and
 writes every postGeneration event to ends.jsonl in the project directory."""
 
 import json
@@ -33,6 +34,8 @@ elif name == "preToolCall" and event["tool"].endswith(("echo", "deploy")):
 elif name == "postToolCall" and event["tool"].endswith("broken"):
     with open(os.path.join(os.environ["HOOKGATE_PROJECT_DIR"], "results.jsonl"), "a") as log:
         log.write(json.dumps(event["result"]) + "\n")
+elif name == "postToolCall" and "PRIVATE KEY" in event["result"]["content"]:
+    reply = {"result": "[key scrubbed by policy]"}
 elif name == "postToolCall" and event["tool"].endswith("echo"):
     if "SECRET" in event["result"]["content"]:
         reply = {"result": "[scrubbed by policy]"}
