@@ -138,7 +138,8 @@ ones ask a checker model. `keys` reads the keys of an entry that belong to its k
 (`target`), the offline `scripted:` checker, and which variable is sent as its API key
 (`apikey`).""",
     "hookgate.hooks.kinds.persistent": """`persistent: true` hooks: one process per hook and session, asked event after
-event (`run`), over a resident process's pipes (`resident`).""",
+event (`run`), by a `resident` process's drivers (sync and asyncio) over its pipes, a
+line at a time (`lines`).""",
     "hookgate.hooks.files": """The files hooks come from: strict YAML that remembers where each value was
 (`yamlfile`), parsed files cached by digest (`parsecache`), and `sha256` (`digest`).""",
     "hookgate.hooks.runs": """What a hook runs: the files and programs of its line, args or module
@@ -280,7 +281,7 @@ LAYOUT: list[tuple[str, str]] = [
     ),
     (
         "hooks/kinds/persistent/",
-        "`persistent: true`: `run`, over a `resident` process asked a line at a time",
+        "`persistent: true`: `run`, over a `resident` process asked a line at a time through its pipes (`lines`)",
     ),
     ("hooks/formats/", "the reply formats: `native`, `mecatl`, `claude` (+ `claude_tools`)"),
     ("hooks/claude/", "Claude Code's `settings` files and `permissions` as hookgate's"),
@@ -296,7 +297,10 @@ LAYOUT: list[tuple[str, str]] = [
         "every external process: `core`, its drivers `aio` and `blocking`, the "
         "guardian, `subreaper`, `wakeup`",
     ),
-    ("hooks/shell/", "a bash line read as bash will run it: `words`, `code`, `runners`"),
+    (
+        "hooks/shell/",
+        "a bash line read as bash will run it: `words` (a word's value: `literal`), `code`, `runners`",
+    ),
     ("examples/", "the example hooks (also at ./examples)"),
 ]
 #: The most modules one package should hold, and lines one module.
