@@ -37,20 +37,24 @@ from hookgate.serve import cli as serve_cli
 from hookgate.store.home import CACHE_DIR, default_home
 
 # argparse asks gettext for each message's translation as the parser is built, and
-# gettext looks for it on the file system each time (a stat or two a string, a few
-# hundred strings): each string's translation is looked up once a process.
-setattr(argparse, "_", functools.cache(getattr(argparse, "_")))  # noqa: B009, B010 (not in typeshed)
+# gettext imports `locale` and looks for a catalogue on the file system each time (a
+# stat or two a string). Python ships none for argparse, and hookgate's own messages
+# are English: the messages are taken as they are (~1 ms of every start-up).
+setattr(argparse, "_", str)  # noqa: B010 (not in typeshed)
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or, given the `argv` it will parse, the parts it can
+    use: a command whose name is none of `argv`'s words is listed in help, not built."""
     _terminal_columns.cache_clear()  # asked once per parser, not once per argument
     parser = _Parser(
         prog="hookgate",
         description="An AI agent with hooks: your rules around it, outside its code.",
+        words=None if argv is None else frozenset(argv),
     )
     parser.add_argument("--version", action=_Version, help="show the version and exit")
     parser.add_argument("--agent", "--config", dest="agent", type=Path, metavar="FILE",
@@ -163,7 +167,9 @@ def _run(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
 
 def _main(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
     """Parse `argv`, import the command's front end, call `started`, run the command."""
-    args = build_parser().parse_args(argv)
+    if argv is None:
+        argv = sys.argv[1:]
+    args = build_parser(argv).parse_args(argv)
     adopt_orphans_at_first_start()
     with contextlib.suppress(RuntimeError):  # no home directory: every file is parsed
         parsecache.enable(default_home() / CACHE_DIR)
@@ -310,16 +316,49 @@ def _run_sessions(args: argparse.Namespace) -> int:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser, its subcommands' too, with help sized without `shutil`.
+    """argparse's parser, its subcommands' too, with help sized without `shutil`, and
+    with only the subcommands it can meet built.
 
     argparse builds a help formatter for each argument added and sizes it with
     `shutil.get_terminal_size`; importing shutil (with bz2 and lzma) is about 2 ms of a
-    start-up that only prints help when asked.
+    start-up that only prints help when asked. Given `words`, the command line's words,
+    a subcommand argparse cannot choose (its name is not one of them: it matches names
+    whole) is added bare, for help's list (`_OnlyNamed`): building all twenty is ~3 ms
+    of a `hooks fire`.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, words: frozenset[str] | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _HelpFormatter)
         super().__init__(*args, **kwargs)
+        self._words = words
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        action = super().add_subparsers(**kwargs)
+        return action if self._words is None else _OnlyNamed(action, self._words)
+
+
+class _OnlyNamed:
+    """A subparsers action that builds a command only if `words` names it; any other is
+    listed with its help, and what its builder adds to it goes nowhere (`_Unbuilt`)."""
+
+    def __init__(self, action: Any, words: frozenset[str]) -> None:
+        self._action = action
+        self._words = words
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        aliases = kwargs.get("aliases", ())
+        if name in self._words or not self._words.isdisjoint(aliases):
+            return self._action.add_parser(name, words=self._words, **kwargs)
+        listed = {key: kwargs[key] for key in ("help", "aliases") if key in kwargs}
+        self._action.add_parser(name, add_help=False, **listed)
+        return _Unbuilt()
+
+
+class _Unbuilt:
+    """A command that will not be parsed: every call to build it is taken and dropped."""
+
+    def __getattr__(self, name: str) -> Callable[..., _Unbuilt]:
+        return lambda *_, **__: self
 
 
 class _HelpFormatter(argparse.HelpFormatter):

@@ -5,9 +5,22 @@ The boundary does not depend on reading the command: whatever a command line bui
 run time, the kernel holds it to the same mounts and namespaces (docs/security.md).
 """
 
-from hookgate.tools.sandbox.boundaries import Boundaries, within
+from typing import TYPE_CHECKING, Any
+
 from hookgate.tools.sandbox.settings import Mode, SandboxSettings, parse_sandbox
 
-# `hookgate.tools.sandbox.bwrap` (confine, probe) is imported where a command is confined:
-# reading an agent file needs the settings alone.
+if TYPE_CHECKING:
+    from hookgate.tools.sandbox.boundaries import Boundaries, within
+
+
+def __getattr__(name: str) -> Any:
+    # Reading an agent file needs the settings alone (`hooks fire`); the boundaries are
+    # for a session's tools, and `bwrap` (confine, probe) for a command being confined.
+    if name in ("Boundaries", "within"):
+        from hookgate.tools.sandbox import boundaries
+
+        return getattr(boundaries, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = ["Boundaries", "Mode", "SandboxSettings", "parse_sandbox", "within"]

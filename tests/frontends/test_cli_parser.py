@@ -1,0 +1,86 @@
+"""The command line a `hookgate` process builds, which is only the part its words can use.
+
+`build_parser(argv)` builds in full the commands `argv` names and lists the others
+bare (start-up is paid on every command). Whatever the words, it must parse them as
+the whole command line does: the same namespace, the same help, the same error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+
+import pytest
+
+from hookgate.cli import build_parser
+
+ARGVS = [
+    [],
+    ["-p", "hi"],
+    ["-p", "hooks"],  # a question that is a command's name
+    ["--agent", "serve", "-p", "x"],
+    ["hooks", "fire", "preToolCall", "--tool", "shell"],
+    ["hooks", "check", "a.yaml"],
+    ["hooks", "schema", "preToolCall", "--format", "claude"],
+    ["hooks", "test", "cases.yaml"],
+    ["trust", "--yes"],
+    ["hook", "claude"],
+    ["install", "codex", "--yes"],
+    ["serve"],
+    ["window", "--port", "8080", "--no-browser"],
+    ["acp", "--agent", "b.yaml"],
+    ["init", "--force"],
+    ["-c"],
+]
+#: Lines that are errors or help: each must read the same from either parser.
+ASKED = [
+    ["--help"],
+    ["hooks", "--help"],
+    ["hooks", "fire", "--help"],
+    ["nosuch"],
+    ["hooks", "nosuch"],
+    ["hooks", "fire"],  # its event is missing
+    ["serve", "--bogus"],
+    ["window", "--max-sessions", "0"],
+]
+
+
+def parsed(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[object, str, str]:
+    """(the namespace or the exit code, stdout, stderr) of parsing `argv`."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            result: object = vars(parser.parse_args(argv))
+        except SystemExit as exit:
+            result = exit.code
+    return result, out.getvalue(), err.getvalue()
+
+
+def comparable(result: object) -> object:
+    """A namespace with its callables by name: two parsers' handlers are the same
+    functions, their `load_config` hooks too, but bound anew each build."""
+    if not isinstance(result, dict):
+        return result
+    return {key: getattr(value, "__qualname__", value) for key, value in result.items()}
+
+
+@pytest.mark.parametrize("argv", ARGVS + ASKED, ids=lambda argv: " ".join(argv) or "(none)")
+def test_the_parser_built_for_the_words_parses_them_as_the_whole_one_does(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    whole = parsed(build_parser(), argv)
+    built_for = parsed(build_parser(argv), argv)
+
+    assert comparable(built_for[0]) == comparable(whole[0])
+    assert built_for[1:] == whole[1:]
+
+
+def test_help_lists_every_command_though_none_is_built() -> None:
+    listed = parsed(build_parser(["--help"]), ["--help"])[1]
+    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+
+    assert len(commands) >= 10
+    for name in commands:
+        assert f"\n    {name} " in listed
