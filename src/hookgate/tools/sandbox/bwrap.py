@@ -21,36 +21,16 @@ first process (PID 1 of its namespace: hookgate's reaper). `probe()` says whethe
 
 from __future__ import annotations
 
-import functools
-import os
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
 from hookgate.tools.sandbox.boundaries import Boundaries, within
+from hookgate.tools.sandbox.probe import BASE_MOUNTS, NAMESPACES, bwrap_program
+from hookgate.tools.sandbox.probe import SandboxUnavailable as SandboxUnavailable
+from hookgate.tools.sandbox.probe import probe as probe
 
-#: The program; Debian's package `bubblewrap` installs it as /usr/bin/bwrap.
-BWRAP = "bwrap"
-#: Seconds the start-up probe may take: a sandbox that cannot start in that is broken.
-PROBE_TIMEOUT = 10.0
-#: What every sandbox is: its own namespaces, no capability, no nested user namespace.
-#: The command is PID 1 of its namespace (`--as-pid-1`): bubblewrap's own init would be
-#: orphaned when bubblewrap exits, and linger as a zombie of hookgate's. hookgate always
-#: puts its reaper there (`tools/reaper.py`), which handles signals and reaps as PID 1
-#: must; when it exits, the kernel kills whatever else is left in the namespace.
-NAMESPACES = (
-    "--die-with-parent", "--unshare-all", "--unshare-user", "--disable-userns", "--as-pid-1",
-    "--cap-drop", "ALL",
-)  # fmt: skip
-#: The file system every sandbox starts from: all of it, read-only, with its own
-#: /proc and /dev.
-BASE_MOUNTS = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
 #: Covered when the network is off: system sockets (D-Bus, systemd) live there.
 SYSTEM_SOCKETS = Path("/run")
-
-
-class SandboxUnavailable(Exception):
-    """This machine cannot confine commands as the agent file asks."""
 
 
 def confine(argv: Sequence[str], boundaries: Boundaries) -> list[str]:
@@ -95,47 +75,3 @@ def _covered(directory: Path) -> list[str]:
 
 def _depth(path: Path) -> int:
     return len(path.parts)
-
-
-def bwrap_program() -> str:
-    """The bubblewrap program's path, once `probe` found it working; else raises."""
-    program, problem = _probed()
-    if problem is not None:
-        raise SandboxUnavailable(problem)
-    return program
-
-
-def probe() -> str | None:
-    """None when commands can be confined here; else why not, in a user's words."""
-    return _probed()[1]
-
-
-@functools.cache
-def _probed() -> tuple[str, str | None]:
-    """Start one empty sandbox, as `confine` builds them, once per process."""
-    program = _which(BWRAP)
-    if program is None:
-        return BWRAP, "bubblewrap is not installed (Debian: apt-get install bubblewrap)"
-    true = _which("true") or "/bin/true"
-    try:
-        done = subprocess.run(
-            [program, *NAMESPACES, *BASE_MOUNTS, "--", true],
-            capture_output=True, timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL,
-            env={"PATH": os.environ.get("PATH", os.defpath)},
-        )  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return program, f"bubblewrap could not start a sandbox: {exc}"
-    if done.returncode != 0:
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        why = said[-1] if said else f"exit status {done.returncode}"
-        return program, f"bubblewrap could not start a sandbox here: {why}"
-    return program, None
-
-
-def _which(program: str) -> str | None:
-    """`program`'s path on hookgate's PATH (`shutil` costs a `-p` start bz2 and lzma)."""
-    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
-        path = os.path.join(folder or ".", program)
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    return None

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from hookgate.hooks import HookgateError
 from hookgate.hooks.files.yamlfile import Where, load_yaml
-from hookgate.tools.sandbox.bwrap import NAMESPACES, probe
+from hookgate.tools.sandbox.probe import NAMESPACES, probe
 from hookgate.tools.sandbox.settings import Mode, parse_sandbox
 
 #: What a working sandbox enforces, in the words docs/security.md uses.
