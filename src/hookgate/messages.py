@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
+
+from hookgate.hooks.records import NamedTuple
 
 Role = Literal["system", "user", "assistant", "tool"]
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
+from hookgate.hooks.records import NamedTuple
 from hookgate.messages import ToolCall
 from hookgate.tools import ToolResult
 

@@ -18,11 +18,12 @@ import sys
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from hookgate.agents.protocol import AgentEvent, AgentProtocol, Reply
 from hookgate.hooks import ConfigError, HookEngine, HookgateError, HooksConfig, OnError, Outcome
 from hookgate.hooks.formats import FORMATS
+from hookgate.hooks.records import NamedTuple
 from hookgate.telemetry import observer_for
 
 if TYPE_CHECKING:

@@ -16,10 +16,11 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from hookgate.agents.protocol import HookSettings
 from hookgate.hooks import ConfigError
+from hookgate.hooks.records import NamedTuple
 
 
 class Change(NamedTuple):

@@ -9,9 +9,10 @@ process prints and exits with. Every module is one `AgentProtocol`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 from hookgate.hooks import Outcome
+from hookgate.hooks.records import NamedTuple
 
 
 class AgentEvent(NamedTuple):

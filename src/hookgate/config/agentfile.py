@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from hookgate.config.agentrefs import AGENT_NAME, parse_agent_refs, parse_agents
 
@@ -33,6 +33,7 @@ from hookgate.hooks.files.yamlfile import (
     load_yaml,
     read_config,
 )
+from hookgate.hooks.records import NamedTuple
 from hookgate.tools import BUILTIN_TOOL_NAMES, DEFAULT_TOOL_NAMES
 from hookgate.tools.sandbox.settings import SandboxSettings, parse_sandbox
 from hookgate.tools.settings import (

@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from hookgate.hooks.config import parse_duration
 from hookgate.hooks.files.yamlfile import Where, check_keys, describe, expect_mapping
+from hookgate.hooks.records import NamedTuple
 
 AGENT_KEYS = ("file", "description", "timeout")
 #: A name `/ask-NAME` can be typed with: an agent's, a team's.

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from typing import NamedTuple
+
+from hookgate.hooks.records import NamedTuple
 
 _RULE = re.compile(r"^(?P<tool>[^()]+?)\s*(?:\((?P<argument>.*)\))?$", re.DOTALL)
 

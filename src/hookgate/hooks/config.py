@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks.errors import Collected, ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, OnError, canonical_event
@@ -34,6 +34,7 @@ from hookgate.hooks.kinds.keys import (
     persistent_of,
     python_hook_of,
 )
+from hookgate.hooks.records import NamedTuple
 
 if TYPE_CHECKING:  # each kind's module is imported by the first hook of that kind
     from hookgate.hooks.kinds.http.target import HttpTarget

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import NamedTuple
+
+from hookgate.hooks.records import NamedTuple
 
 
 class OnError(StrEnum):

@@ -9,10 +9,11 @@ without an observer; what the observer does with it (OpenTelemetry, in
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 from hookgate.hooks.config import HookSpec
 from hookgate.hooks.outcome import Outcome
+from hookgate.hooks.records import NamedTuple
 
 
 class HookRun(NamedTuple):

@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from hookgate.errors import ConfigError
 from hookgate.hooks.files.yamlfile import did_you_mean
+from hookgate.hooks.records import NamedTuple
 from hookgate.models.base import ModelClient, TextSink
 
 if TYPE_CHECKING:

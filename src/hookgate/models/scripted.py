@@ -26,11 +26,12 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 from hookgate.errors import ConfigError, ModelError
 from hookgate.hooks.errors import ConfigErrors
 from hookgate.hooks.files.yamlfile import did_you_mean, read_config, read_file
+from hookgate.hooks.records import NamedTuple
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models.base import TextSink
 

@@ -12,11 +12,12 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 from hookgate.hooks.events import canonical_event
 from hookgate.hooks.files.yamlfile import Where, check_keys, describe, did_you_mean, expect_mapping
 from hookgate.hooks.files.yamlfile import load_yaml as load_yaml_file
+from hookgate.hooks.records import NamedTuple
 
 #: The events a case may name: the ones whose hooks decide something.
 CASE_EVENTS = ("preToolCall", "postToolCall", "preGeneration")

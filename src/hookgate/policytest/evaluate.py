@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
+from hookgate.hooks.records import NamedTuple
 from hookgate.policytest.cases import Case, Expect
 from hookgate.policytest.gate import PolicyGate, Verdict
 from hookgate.tools import ToolResult

@@ -13,11 +13,12 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from hookgate.config.agentfile import AgentConfig, load_agent_file
 from hookgate.hooks import HookEngine, Outcome
 from hookgate.hooks.files.digest import sha256
+from hookgate.hooks.records import NamedTuple
 from hookgate.messages import ToolCall, ToolSpec
 from hookgate.runtime.agent import permission_mode
 from hookgate.runtime.approvals import Approvals

@@ -12,10 +12,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Awaitable, Callable, Mapping
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any
 
 from hookgate.hooks import HookEngine, HookSpec
 from hookgate.hooks.files.digest import sha256
+from hookgate.hooks.records import NamedTuple
 from hookgate.runtime.consent import ConsentRequest
 
 #: Hex digits of a block's id: 64 bits, so no call can be crafted to share the id of

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import NamedTuple
 
+from hookgate.hooks.records import NamedTuple
 from hookgate.messages import ToolCall
 from hookgate.tools.settings import DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_TOOL_CALLS
 

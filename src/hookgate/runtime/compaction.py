@@ -11,9 +11,9 @@ requests at most half the size of the refused one: never the same request again.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from hookgate.errors import ModelError
+from hookgate.hooks.records import NamedTuple
 from hookgate.messages import Message
 from hookgate.models import ModelClient
 

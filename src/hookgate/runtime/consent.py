@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from enum import Enum
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
+from hookgate.hooks.records import NamedTuple
 from hookgate.hooks.shell.words import parse_command_line
 from hookgate.security.policy import MAIN_ARGUMENT, SHELL_TOOLS
 

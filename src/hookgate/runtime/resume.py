@@ -10,8 +10,9 @@ messages the file holds and the last one, unless it must be written afresh.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
+from hookgate.hooks.records import NamedTuple
 from hookgate.messages import Message
 from hookgate.runtime.compaction import COMPACTED
 from hookgate.runtime.history import answer_every_call

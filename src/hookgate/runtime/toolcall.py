@@ -15,9 +15,10 @@ file tool call past the workspace needs consent like a call that changes things.
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from typing import Any
 
 from hookgate.hooks import HookEngine, HookSpec, OnError, Outcome
+from hookgate.hooks.records import NamedTuple
 from hookgate.hooks.wording import (
     DENIED_CALL,
     GUARDRAIL_PREFIX,

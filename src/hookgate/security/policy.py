@@ -19,10 +19,11 @@ import re
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 from urllib.parse import urlsplit
 
 from hookgate.config.ruletext import Rule
+from hookgate.hooks.records import NamedTuple
 from hookgate.hooks.shell.words import CommandLine, ShellCommand, parse_command_line
 from hookgate.tools.paths import PATH_RULE_TOOLS, path_rule_matches
 

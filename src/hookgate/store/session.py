@@ -17,9 +17,10 @@ import stat
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from hookgate.errors import SessionError
+from hookgate.hooks.records import NamedTuple
 from hookgate.messages import Message
 from hookgate.store.home import default_home
 from hookgate.store.lock import open_locked

@@ -17,9 +17,10 @@ import os
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from hookgate.hooks.formats.claude_tools import claude_input, claude_tool_name
+from hookgate.hooks.records import NamedTuple
 from hookgate.messages import Message
 
 #: The folder under `$HOOKGATE_HOME` that holds the transcripts.

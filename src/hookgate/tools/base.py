@@ -10,9 +10,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 from hookgate.errors import ToolError
+from hookgate.hooks.records import NamedTuple
 from hookgate.messages import ToolSpec
 from hookgate.tools.sandbox.settings import Mode, SandboxSettings
 from hookgate.tools.settings import ShellLimits, WebLimits

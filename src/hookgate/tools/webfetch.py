@@ -14,10 +14,11 @@ import ipaddress
 import re
 import socket
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from hookgate.errors import ToolError
+from hookgate.hooks.records import NamedTuple
 from hookgate.messages import ToolSpec
 from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult
 from hookgate.tools.settings import WebLimits

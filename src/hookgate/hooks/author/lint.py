@@ -19,10 +19,11 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.process import ProcessResult, SpawnError, resolve_program, run_process_sync
+from hookgate.hooks.records import NamedTuple
 from hookgate.hooks.runs.pins import command_words
 
 if TYPE_CHECKING:  # the kinds' modules: imported by a file that has such hooks

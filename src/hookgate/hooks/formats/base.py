@@ -11,11 +11,12 @@ import json
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import Any, Literal, Protocol
 
 from hookgate.hooks.errors import HookgateError
 from hookgate.hooks.events import EventSpec, OnError
 from hookgate.hooks.process import ProcessResult
+from hookgate.hooks.records import NamedTuple
 
 #: Exit status that blocks: the hook said no on purpose.
 EXIT_BLOCK = 2

@@ -14,13 +14,14 @@ import signal
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, Self
+from typing import TYPE_CHECKING, Self
 
 from hookgate.hooks.errors import HookgateError
 from hookgate.hooks.process import subreaper
 from hookgate.hooks.process.guard import guarded, is_guarded, reaped, starting, track
 from hookgate.hooks.process.pace import HOLD_WAIT as HOLD_WAIT  # where they were
 from hookgate.hooks.process.pace import QUICK as QUICK
+from hookgate.hooks.records import NamedTuple
 
 if TYPE_CHECKING:  # the blocking driver runs without asyncio
     import asyncio

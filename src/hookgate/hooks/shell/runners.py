@@ -8,7 +8,8 @@ input, and says what it runs as a `Runs`; `code.commands_run` calls them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+
+from hookgate.hooks.records import NamedTuple
 
 #: Where `find -exec`, `xargs -I` and `parallel` put their input into a command.
 PLACEHOLDER = "{}"

@@ -16,8 +16,9 @@ from __future__ import annotations
 import itertools
 import re
 import threading
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, cast
 
+from hookgate.hooks.records import NamedTuple
 from hookgate.hooks.shell.code import (  # it and runners import nothing else of hookgate
     MAX_WRAPPED_FORMS,
     WRAPPERS,

@@ -15,8 +15,9 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, TextIO
+from typing import Any, TextIO
 
+from hookgate.hooks.records import NamedTuple
 from hookgate.policytest.evaluate import decided_by
 from hookgate.policytest.gate import PolicyGate, Verdict
 from hookgate.policytest.replay.recorded import RecordedCall, RecordedPrompt, Recording

@@ -11,9 +11,10 @@ import json
 import shlex
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from hookgate.hooks import ConfigError
+from hookgate.hooks.records import NamedTuple
 from hookgate.hooks.wording import BLOCKED_MARKER, UNCHECKED_MARKER
 from hookgate.tools import ToolResult
 

@@ -20,9 +20,9 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NamedTuple
 
 from hookgate.config.agentfile import AgentConfig
+from hookgate.hooks.records import NamedTuple
 from hookgate.security.trust.check import TrustedAgent, load_trusted
 from hookgate.security.trust.store import TrustStore
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
 
 from hookgate.config.agentfile import AgentConfig, AgentRef, load_agent_file
 from hookgate.hooks import ConfigError
 from hookgate.hooks.files.digest import sha256
 from hookgate.hooks.files.yamlfile import read_file
+from hookgate.hooks.records import NamedTuple
 from hookgate.hooks.runs.pins import file_digest
 from hookgate.security.trust.store import TrustEntry, TrustStore
 

@@ -12,10 +12,11 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from hookgate.hooks import ConfigError
 from hookgate.hooks.files.digest import sha256
+from hookgate.hooks.records import NamedTuple
 from hookgate.store.home import default_home
 
 STORE_NAME = "trust.json"

@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from hookgate.hooks.records import NamedTuple
 from hookgate.tools.sandbox.settings import Mode, SandboxSettings
 
 if TYPE_CHECKING:

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from hookgate.hooks.files.yamlfile import Where, describe, did_you_mean
+from hookgate.hooks.records import NamedTuple
 from hookgate.tools.settings import directories, section
 
 SANDBOX_KEYS = ("mode", "network", "writable")
