@@ -14,7 +14,13 @@ clock and in CPU time of the child. `--baseline-src DIR` runs the three hookgate
 commands a second time on another source tree (`PYTHONPATH=DIR`), in the same rounds:
 before and after a change.
 
+`--instructions` counts instead the instructions each command's own process runs
+(valgrind's cachegrind, user space only: not the kernel's work, not the hook's child
+processes), `python -c pass`'s too, once each: a count the load does not move, which
+another run on the same machine and Python reproduces within a few tenths of a percent.
+
     .venv/bin/python bench/startup.py [--rounds N] [--baseline-src ../main/src]
+    .venv/bin/python bench/startup.py --instructions [--baseline-src ../main/src]
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -133,16 +140,69 @@ def hookgate_commands(
     }
 
 
+def instructions(root: Path, env: dict[str, str], baseline: Path | None) -> None:
+    """Print the instructions (user space, the command's own process) of `python -c
+    pass`, `hooks fire` and `-p`, each run once warm, as a table of ratios."""
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (Debian: apt-get install valgrind)")
+    commands = {"python -c pass": ([PYTHON, "-c", "pass"], env, b"")}
+    versions = (
+        {"": env}
+        if baseline is None
+        else {"": env, " [baseline]": {**env, "PYTHONPATH": str(baseline)}}
+    )
+    for suffix, used in versions.items():
+        commands[f"hooks fire (one command hook){suffix}"] = (
+            [*HOOKGATE, "hooks", "fire", "preToolCall", "--tool", "shell"],
+            used,
+            b"{}",
+        )
+        commands[f"-p hi (scripted model){suffix}"] = ([*HOOKGATE, "-p", "hi"], used, b"")
+    counted = {
+        name: _instructions(argv, root, used, stdin)
+        for name, (argv, used, stdin) in commands.items()
+    }
+    print(
+        f"instructions, user space, the command's own process (valgrind {_valgrind_version()}):\n"
+    )
+    print("| what | instructions | vs `python -c pass` |")
+    print("| --- | ---: | ---: |")
+    for name, count in counted.items():
+        print(f"| {name} | {count / 1e6:.1f} M | {count / counted['python -c pass']:.2f}× |")
+
+
+def _instructions(argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes) -> int:
+    fixed = {**env, "PYTHONHASHSEED": "0"}  # the same sets and dicts, run after run
+    subprocess.run(argv, cwd=cwd, env=fixed, input=stdin, capture_output=True, check=True)
+    done = subprocess.run(
+        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *argv],
+        cwd=cwd, env=fixed, input=stdin, capture_output=True, check=True,
+    )  # fmt: skip
+    for line in done.stderr.decode().splitlines():
+        if "I refs:" in line or "I   refs:" in line:
+            return int(line.rsplit(":", 1)[1].replace(",", ""))
+    raise RuntimeError(f"no instruction count from valgrind: {done.stderr.decode()[-500:]}")
+
+
+def _valgrind_version() -> str:
+    return subprocess.run(["valgrind", "--version"], capture_output=True, text=True).stdout.strip()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--baseline-src", type=Path, metavar="DIR",
                         help="also run the hookgate commands on this source tree (PYTHONPATH)")  # fmt: skip
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions (valgrind) instead of timing")  # fmt: skip
     args = parser.parse_args()
     rounds = args.rounds
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
         env = make_project(root)
+        if args.instructions:
+            instructions(root, env, args.baseline_src)
+            return
         runs = contenders(root, env, args.baseline_src)
         for run in runs.values():  # warm the byte-code caches and the page cache
             run()
