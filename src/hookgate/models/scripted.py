@@ -21,7 +21,6 @@ its reply, even one that fails or is cancelled; a call with no reply left, or wh
 from __future__ import annotations
 
 import asyncio
-import datetime
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -307,6 +306,8 @@ def _as_json(value: object) -> Any:
 
 def _describe(value: object) -> str:
     """A value for an error message: its repr in plain Python terms, shortened."""
+    import datetime  # an error's wording alone needs it (the YAML parser made the date)
+
     if value is None:
         return "nothing (null)"
     if isinstance(value, datetime.date):

@@ -15,8 +15,7 @@ from enum import Enum
 from typing import Any, Protocol
 
 from hookgate.hooks.records import NamedTuple
-from hookgate.hooks.shell.words import parse_command_line
-from hookgate.security.policy import MAIN_ARGUMENT, SHELL_TOOLS
+from hookgate.security.policy import MAIN_ARGUMENT, SHELL_TOOLS, parse_command_line
 
 
 class Answer(Enum):

@@ -19,13 +19,24 @@ import re
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from hookgate.config.ruletext import Rule
 from hookgate.hooks.records import NamedTuple
-from hookgate.hooks.shell.words import CommandLine, ShellCommand, parse_command_line
 from hookgate.tools.paths import PATH_RULE_TOOLS, path_rule_matches
+
+if TYPE_CHECKING:
+    from hookgate.hooks.shell.words import CommandLine, ShellCommand
+
+
+def parse_command_line(line: str) -> CommandLine | None:
+    """The shell's reading of `line` (`hookgate.hooks.shell.words`), imported for the
+    first shell call judged: a session that makes none does not load the parser."""
+    from hookgate.hooks.shell.words import parse_command_line as parse
+
+    return parse(line)
+
 
 #: The argument a `tool(pattern)` rule is matched against, per tool.
 MAIN_ARGUMENT = {

@@ -9,11 +9,11 @@ the file's lock (`sessionlock`): one writer at a time. Failures are `SessionErro
 from __future__ import annotations
 
 import contextlib
-import datetime
 import json
 import os
 import re
 import stat
+import time
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import Path
@@ -43,8 +43,16 @@ def new_session_id() -> str:
     """A fresh id that sorts by creation time: `YYYYMMDD-HHMMSS-xxxxxx` (UTC, random hex).
 
     `os.urandom`, as `secrets.token_hex` does: `secrets` imports `hashlib` (OpenSSL)."""
-    now = datetime.datetime.now(datetime.UTC)
-    return f"{now:%Y%m%d-%H%M%S}-{os.urandom(3).hex()}"
+    return f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{os.urandom(3).hex()}"
+
+
+def utc_now() -> str:
+    """Now in ISO 8601, UTC, to the millisecond: `2026-12-01T19:20:00.123+00:00`, as
+    `datetime`'s `isoformat(timespec="milliseconds")` writes it (without importing it:
+    a session's start has no other use for it)."""
+    now = time.time_ns()
+    seconds, millis = divmod(now // 1_000_000, 1000)
+    return f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(seconds))}.{millis:03d}+00:00"
 
 
 class SessionInfo(NamedTuple):
@@ -205,7 +213,7 @@ class SessionStore:
             if session_id is None or (attempt and not reuse):
                 session_id = new_session_id()
             path = self.directory / f"{session_id}{_SUFFIX}"
-            created = datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
+            created = utc_now()
             header = {"type": "session", "id": session_id, "created": created,
                       "agent_file": agent_file, "cwd": cwd, "version": SESSION_VERSION}  # fmt: skip
             try:

@@ -15,13 +15,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from hookgate.hooks.formats.claude_tools import claude_input, claude_tool_name
 from hookgate.hooks.records import NamedTuple
 from hookgate.messages import Message
+from hookgate.store.session import utc_now
 
 #: The folder under `$HOOKGATE_HOME` that holds the transcripts.
 TRANSCRIPTS = "transcripts"
@@ -190,7 +190,7 @@ class Transcript:
 
 def _timestamp() -> str:
     """Now, as Claude's transcripts write it: UTC, milliseconds, `Z`."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return utc_now().replace("+00:00", "Z")
 
 
 def _claude_message(message: Message, model: str, cwd: str) -> dict[str, Any]:
