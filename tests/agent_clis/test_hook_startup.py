@@ -22,9 +22,11 @@ from runtime.project import HOOKGATE, Project
 #: What the event needs that `hooks fire` does not: the audit trail's messages, and the
 #: pins that hold each hook file to its trusted digest (as in a session of hookgate's).
 NEEDED = ("hookgate.messages", "hookgate.hooks.runs.pins")
-#: Imported by `install` alone: the diff it shows, the other agents' modules.
+#: Imported by `install` alone: the diff it shows, the other agents' modules; and what
+#: the audit trail does without: `datetime` (its ids are `time`'s), `threading` (its
+#: lock is `_thread`'s).
 NOT_PER_EVENT = ("difflib", "hookgate.agents.install", "hookgate.agents.codex",
-                 "hookgate.agents.gemini")  # fmt: skip
+                 "hookgate.agents.gemini", "datetime", "threading")  # fmt: skip
 
 
 @pytest.mark.parametrize("command", ["rm -rf build", "ls"], ids=["denied", "allowed"])
