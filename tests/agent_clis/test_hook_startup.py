@@ -23,10 +23,11 @@ from runtime.project import HOOKGATE, Project
 #: pins that hold each hook file to its trusted digest (as in a session of hookgate's).
 NEEDED = ("hookgate.messages", "hookgate.hooks.runs.pins")
 #: Imported by `install` alone: the diff it shows, the other agents' modules; and what
-#: the audit trail does without: `datetime` (its ids are `time`'s), `threading` (its
-#: lock is `_thread`'s).
+#: an event does without: `datetime` (the audit trail's ids are `time`'s), `threading`
+#: (its lock is `_thread`'s), the bash parser (a hook line of plain words needs none).
 NOT_PER_EVENT = ("difflib", "hookgate.agents.install", "hookgate.agents.codex",
-                 "hookgate.agents.gemini", "datetime", "threading")  # fmt: skip
+                 "hookgate.agents.gemini", "datetime", "threading",
+                 "hookgate.hooks.shell.words")  # fmt: skip
 
 
 @pytest.mark.parametrize("command", ["rm -rf build", "ls"], ids=["denied", "allowed"])

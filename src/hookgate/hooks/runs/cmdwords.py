@@ -94,7 +94,7 @@ def expand_known(word: str, cwd: Path, base_dir: Path) -> str:
 
 def past_wrappers(words: list[str]) -> list[str]:
     """`words` from the command a wrapper runs on (`exec ./g.sh`, `timeout 5 ./g.sh`)."""
-    from hookgate.hooks.shell.words import WRAPPERS  # a plain table: no parser loaded
+    from hookgate.hooks.shell.code import WRAPPERS  # a plain table: no parser loaded
 
     while words and os.path.basename(words[0]) in WRAPPERS:
         takes_value, positional = WRAPPERS[os.path.basename(words[0])]
