@@ -42,6 +42,7 @@ from hookgate.hooks.steps import (
     event_input,
     http_request,
     matched_field,
+    resident_input,
     run_of,
 )
 
@@ -316,7 +317,7 @@ class HookEngine:
             )
         elif hook.persistent:
             result = await self._persistent.ask(
-                hook, fmt.encode(chain.spec, envelope), env=self._env[id(hook)],
+                hook, resident_input(fmt, chain, envelope), env=self._env[id(hook)],
                 cwd=hook.cwd or self.base_dir,
             )  # fmt: skip
         else:
@@ -352,7 +353,7 @@ class HookEngine:
             result = self._http.post_sync(http_request(hook, fmt, chain, envelope, self._environ))
         elif hook.persistent:
             result = self._persistent.ask_sync(
-                hook, fmt.encode(chain.spec, envelope), env=self._env[id(hook)],
+                hook, resident_input(fmt, chain, envelope), env=self._env[id(hook)],
                 cwd=hook.cwd or self.base_dir,
             )  # fmt: skip
         else:
@@ -379,7 +380,7 @@ class HookEngine:
     ) -> dict[str, Any]:
         """How a process hook runs: everything but its command line."""
         return {
-            "stdin": lambda: event_input(fmt, chain.spec, envelope),  # encoded while it starts
+            "stdin": lambda: event_input(fmt, chain, envelope),  # encoded while it starts
             "env": self._guarded_env(hook),
             "cwd": hook.cwd or self.base_dir,
             "timeout": hook.timeout,
