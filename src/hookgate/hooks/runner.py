@@ -212,11 +212,11 @@ class HookEngine:
             return Outcome(event=name, payload=payload)
         chain = Chain(EVENTS[name], dict(payload))
         runs: list[HookRun] | None = [] if self.observer is not None else None
-        started = time.time_ns()
+        started = time.time_ns() if runs is not None else 0  # for the observer alone
         for hook in hooks:
-            if self._tampered(hook, chain):
+            if self._pins is not None and self._tampered(hook, chain):
                 break
-            began, error = time.time_ns(), None
+            began, error = (time.time_ns() if runs is not None else 0), None
             try:
                 reply = await self._ask(hook, chain)
             except Exception as exc:
@@ -243,11 +243,11 @@ class HookEngine:
             return Outcome(event=name, payload=payload)
         chain = Chain(EVENTS[name], dict(payload))
         runs: list[HookRun] | None = [] if self.observer is not None else None
-        started = time.time_ns()
+        started = time.time_ns() if runs is not None else 0  # for the observer alone
         for hook in hooks:
-            if self._tampered(hook, chain):
+            if self._pins is not None and self._tampered(hook, chain):
                 break
-            began, error = time.time_ns(), None
+            began, error = (time.time_ns() if runs is not None else 0), None
             try:
                 reply = self._ask_sync(hook, chain)
             except Exception as exc:
@@ -367,7 +367,8 @@ class HookEngine:
     def _tampered(self, hook: HookSpec, chain: Chain) -> bool:
         """Whether a file `hook` runs changed since trust: then it does not run, and the
         event is blocked as under `onError: fail`, whatever its own `onError` says (a
-        guard the model rewrote must not let the call through with a notice)."""
+        guard the model rewrote must not let the call through with a notice). Asked
+        only where files are pinned."""
         if self._pins is None or (changed := self._pins.changed(hook)) is None:
             return False
         chain.hooks_run += 1

@@ -112,10 +112,8 @@ async def stream_process(
 class _LoopOutput(Output):
     """An output the event loop can drain, and wait on to its end of file."""
 
-    def __init__(self, fd: int, cap: int, sink: Callable[[bytes], None] | None = None) -> None:
-        super().__init__(fd, cap, sink)
-        self._watched_by: asyncio.AbstractEventLoop | None = None
-        self._eof: asyncio.Future[None] | None = None
+    _watched_by: asyncio.AbstractEventLoop | None = None
+    _eof: asyncio.Future[None] | None = None  # made only when waited on
 
     def watch(self, loop: asyncio.AbstractEventLoop) -> None:
         """Let `loop` drain the pipe from now on."""
@@ -149,11 +147,10 @@ class _Child(Process):
     stdout: _LoopOutput
     stderr: _LoopOutput
 
-    def started(self) -> None:
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._waiter: Wakeup | None = None
-        self._writer: int | None = None  # stdin, while the loop writes what is left
-        self._exit_watched = False  # by the loop: from the first `wait_exit` on
+    _loop: asyncio.AbstractEventLoop | None = None
+    _waiter: Wakeup | None = None
+    _writer: int | None = None  # stdin, while the loop writes what is left
+    _exit_watched = False  # by the loop: from the first `wait_exit` on
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
