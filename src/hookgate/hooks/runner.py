@@ -328,8 +328,10 @@ class HookEngine:
             result = await self._run_process(
                 hook.argv(), hold=hold, **self._process_options(hook, fmt, chain, envelope)
             )
-            self._slow_runs[id(hook)] = runs_since_quick(
-                slow_runs, result.duration, held=hold, quick=QUICK
+            self._slow_runs[id(hook)] = (
+                0  # quick, the usual run: `runs_since_quick` says so too
+                if result.duration <= QUICK
+                else runs_since_quick(slow_runs, result.duration, held=hold, quick=QUICK)
             )
             self._learn(hook, result)
         chain.exit_status = result.returncode

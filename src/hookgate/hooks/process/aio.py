@@ -62,7 +62,9 @@ async def run_process(
             if not await child.wait_exit(timeout - (time.monotonic() - started)):
                 timed_out = True
                 await child.stop_group()
-        await child.collect_output()
+        child.read_outputs()
+        if child.stdout.reading or child.stderr.reading:  # else both at end of file
+            await child.collect_output()
     except BaseException:
         await child.stop_group()
         raise
@@ -124,7 +126,7 @@ class _LoopOutput(Output):
     def stop(self) -> None:
         if not self.reading:
             return
-        super().stop()
+        self.reading = False
         if self._watched_by is not None:
             self._watched_by.remove_reader(self.fd)
         if self._eof is not None:
@@ -220,7 +222,7 @@ class _Child(Process):
         """Read what is left; a grandchild holding a pipe gets `EOF_GRACE` seconds."""
         self.read_outputs()
         if not (self.stdout.reading or self.stderr.reading):
-            return  # both at end of file: the usual case
+            return
         pending = [pipe.eof(self.loop) for pipe in (self.stdout, self.stderr) if pipe.reading]
         self.drain()
         with contextlib.suppress(TimeoutError):

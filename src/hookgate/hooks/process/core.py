@@ -252,6 +252,15 @@ class Process:
     def start_input(self, data: Input) -> None:
         """Take the input and write what the pipe takes now; `write_input` does the rest."""
         made = data() if callable(data) else data
+        fd = self.stdin_fd
+        if type(made) is bytes and len(made) <= select.PIPE_BUF and fd is not None:
+            # The usual event: it fits a fresh pipe whole, written at once, stdin closed.
+            try:  # noqa: SIM105 (not `contextlib.suppress`: this runs for every hook)
+                os.write(fd, made)
+            except OSError:
+                pass  # the child closed its stdin (EPIPE): it did not want it
+            self.close_input()
+            return
         if not isinstance(made, bytes | bytearray | memoryview):  # pieces, made as written
             self._pieces = made
             made = next(made, b"")
