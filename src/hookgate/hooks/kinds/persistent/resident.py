@@ -28,7 +28,7 @@ import os
 import select
 import signal
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Self
 
 from hookgate.hooks.kinds.persistent.lines import LINE_CAP, Pipes
@@ -200,7 +200,9 @@ class Resident(Pipes):
     ) -> bytes:
         """`ask_sync` on the running event loop (`loop`, where the caller has it at hand:
         each look-up is a getpid(2)), which serves others meanwhile."""
-        self._attach(loop or _running_loop())
+        loop = loop or running_loop()
+        if self._loop is not loop:
+            self._attach(loop)
         written = time.monotonic()
         pending = self._send(line)
         if not pending and not self._buffer and self._slow_runs < SLOW_RUNS:
@@ -342,7 +344,15 @@ def _read_soon(fd: int, seconds: float) -> bytes | None:
                 return None
 
 
-def _running_loop() -> asyncio.AbstractEventLoop:
-    import asyncio
+def running_loop() -> asyncio.AbstractEventLoop:
+    """`asyncio.get_running_loop`, looked up once (an `import` statement costs an
+    event a microsecond)."""
+    global _get_running_loop
+    if _get_running_loop is None:
+        from asyncio import get_running_loop
 
-    return asyncio.get_running_loop()
+        _get_running_loop = get_running_loop
+    return _get_running_loop()
+
+
+_get_running_loop: Callable[[], asyncio.AbstractEventLoop] | None = None

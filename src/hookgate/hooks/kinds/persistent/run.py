@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks.kinds.persistent.lines import ResidentFailure, ResidentGone
-from hookgate.hooks.kinds.persistent.resident import Resident
+from hookgate.hooks.kinds.persistent.resident import Resident, running_loop
+from hookgate.hooks.kinds.persistent.turn import Turn
 from hookgate.hooks.process import Input, ProcessResult
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ class _Slot:
     failures: int = 0
     retry_at: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock)
-    loop_locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = field(default_factory=dict)
+    turns: dict[asyncio.AbstractEventLoop, Turn] = field(default_factory=dict)
 
     def failed(self) -> None:
         self.failures += 1
@@ -153,17 +154,14 @@ class PersistentHooks:
         self, hook: HookSpec, event: Input, *, env: Mapping[str, str], cwd: str | None
     ) -> ProcessResult:
         """`ask_sync` on the event loop: the loop serves others while the hook works."""
-        import asyncio
-
         deadline = time.monotonic() + hook.timeout
         slot = self._slot(hook)
-        loop = asyncio.get_running_loop()
-        lock = slot.loop_locks.get(loop) or slot.loop_locks.setdefault(loop, asyncio.Lock())
-        if lock.locked():  # another event has its turn: wait for it, within our timeout
-            async with asyncio.timeout(hook.timeout):
-                await lock.acquire()
+        loop = running_loop()
+        turn = slot.turns.get(loop) or slot.turns.setdefault(loop, Turn())
+        if turn.busy:  # another event has its turn: wait for it, within our timeout
+            await turn.wait(loop, hook.timeout)
         else:
-            await lock.acquire()  # at once: nothing to bound
+            turn.busy = True
         try:
             resident = slot.usable()
             fresh = resident is None
@@ -180,7 +178,7 @@ class PersistentHooks:
                 line = event_line(number, event)
                 return await _asked(slot, resident, line, deadline, number, loop)
         finally:
-            lock.release()
+            turn.release()
 
     @staticmethod
     async def _start(
