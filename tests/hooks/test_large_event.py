@@ -29,11 +29,26 @@ from hookgate.hooks.process import run_process
 #: Characters of the tool's result: a 50 MB output of 80-character lines.
 RESULT_SIZE = 50_000_000
 
+#: A persistent hook that keeps the last event line it read in `argv[1]` and allows.
+PERSISTENT_CHILD = textwrap.dedent(
+    """
+    import sys
+    for line in sys.stdin.buffer:
+        with open(sys.argv[1], "wb") as kept:
+            kept.write(line)
+        number = int(line[len(b'{"id":') : line.index(b",")])
+        sys.stdout.write('{"id": %d, "reply": null}\\n' % number)
+        sys.stdout.flush()
+    """
+)
+
 #: Runs one postToolCall through the engine with a 50 MB result, the hook keeping its
-#: stdin in `argv[3]`; prints the peak of Python's memory during the call, less what
-#: was held before it. Under `await run` the call is awaited inside a coroutine, as in
-#: an agent's loop (`asyncio.run(engine.run(...))` would hand the Outcome back to
-#: asyncio, whose clean-up on Python 3.11 takes the whole repr of its task's result).
+#: stdin (a process hook) or its event line (a persistent one) in `argv[5]`; prints the
+#: peak of Python's memory during the call, less what was held before it. A first,
+#: small event starts a persistent hook's process before the count. Under `await run`
+#: the call is awaited inside a coroutine, as in an agent's loop
+#: (`asyncio.run(engine.run(...))` would hand the Outcome back to asyncio, whose
+#: clean-up on Python 3.11 takes the whole repr of its task's result).
 MEASURE = textwrap.dedent(
     """
     import asyncio, sys, tracemalloc
@@ -41,44 +56,66 @@ MEASURE = textwrap.dedent(
     from hookgate.hooks import HookEngine, parse_hooks
     from hookgate.hooks.files.yamlfile import Where
 
-    driver, fmt, size, kept = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-    hook = {"command": f"cat > {kept}", "format": fmt}
+    driver, kind, fmt, kept = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[5]
+    size = int(sys.argv[4])
+    if kind == "process":
+        hook = {"command": f"cat > {kept}", "format": fmt}
+    else:  # the child's script is argv[6]
+        child = [sys.executable, "-c", sys.argv[6], kept]
+        hook = {"args": child, "persistent": True, "format": fmt}
     config = parse_hooks({"postToolCall": [hook]}, Where("t.yaml"), base_dir=Path.cwd())
     engine = HookEngine(config, session_id="large")
     result = {"content": ("x" * 78 + "\\"\\n") * (size // 80), "is_error": False}
     payload = {"tool": "shell", "arguments": {"command": "cat log"}, "result": result}
+    small = {"tool": "shell", "arguments": {}, "result": {"content": "", "is_error": False}}
 
     def check(outcome):
         assert outcome.hooks_run == 1 and not outcome.errors, outcome.errors
 
     async def run():
+        check(await engine.run("postToolCall", small))
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
         check(await engine.run("postToolCall", payload))
+        peak = tracemalloc.get_traced_memory()[1] - before
+        await engine.aclose()
+        return peak
 
-    tracemalloc.start()
-    before = tracemalloc.get_traced_memory()[0]
     if driver == "sync":
+        check(engine.run_sync("postToolCall", small))
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
         check(engine.run_sync("postToolCall", payload))
+        peak = tracemalloc.get_traced_memory()[1] - before
+        engine.close()
     else:
-        asyncio.run(run())
-    print(tracemalloc.get_traced_memory()[1] - before)
+        peak = asyncio.run(run())
+    print(peak)
     """
 )
 
 
 @pytest.mark.parametrize("fmt", ["native", "claude"])
+@pytest.mark.parametrize("kind", ["process", "persistent"])
 @pytest.mark.parametrize("driver", ["sync", "async"])
 def test_a_50_mb_result_adds_at_most_one_copy_of_itself(
-    tmp_path: Path, driver: str, fmt: str
+    tmp_path: Path, driver: str, kind: str, fmt: str
 ) -> None:
+    """A process hook reads the event on stdin; a persistent one, as its line
+    `{"id": N, "event": EVENT}`: either is written as it is made."""
     kept = tmp_path / "stdin"
     done = subprocess.run(
-        [sys.executable, "-c", MEASURE, driver, fmt, str(RESULT_SIZE), str(kept)],
+        [sys.executable, "-c", MEASURE, driver, kind, fmt, str(RESULT_SIZE), str(kept),
+         PERSISTENT_CHILD],
         capture_output=True, text=True, timeout=120, cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     added = int(done.stdout)
     assert added <= RESULT_SIZE, f"{added / RESULT_SIZE:.2f} copies of the result"
     event = json.loads(kept.read_bytes())
+    if kind == "persistent":  # the second line: the first was the small event's
+        assert event["id"] == 2
+        event = event["event"]
     written = event["result"]["content"] if fmt == "native" else event["tool_response"]["stdout"]
     assert written == ("x" * 78 + '"\n') * (RESULT_SIZE // 80)
 

@@ -44,6 +44,7 @@ from hookgate.hooks.process import (
     KILL_GRACE,
     OUTPUT_CAP,
     PIPE_SIZE,
+    subreaper,
 )
 from hookgate.hooks.process import core as process_core
 from hookgate.hooks.process.guard import guard_token
@@ -1373,6 +1374,32 @@ def test_many_hooks_with_orphans_leave_no_zombie_behind(
     engine = make_engine(guard("sleep 30 & echo '{}'"))
     for _ in range(5):
         assert run_hooks(engine, "preToolCall", SHELL_CALL).errors == ()
+    assert _zombie_children() == []
+
+
+@pytest.mark.parametrize("through", ["libc", "os.waitpid"])
+def test_a_killed_group_s_adopted_members_are_reaped_and_an_empty_group_returns(
+    monkeypatch: pytest.MonkeyPatch, through: str
+) -> None:
+    """`reap_group` waits for each member of the group that was reparented to us (the
+    subreaper), and returns at once where none is ours (the usual hook)."""
+    assert subreaper.adopting  # tests/conftest.py adopts, as a runtime does
+    if through == "os.waitpid":  # a subreaper made without `adopt_orphans`' libc
+        monkeypatch.setattr(subreaper, "_waitpid", None)
+    read, write = os.pipe()
+    leader = os.posix_spawn(
+        "/bin/sh", ["/bin/sh", "-c", "sleep 30 & echo $!"], dict(os.environ),
+        file_actions=[(os.POSIX_SPAWN_DUP2, write, 1)], setsid=True,
+    )  # fmt: skip
+    os.close(write)
+    orphan = int(os.read(read, 64))
+    os.close(read)
+    os.waitpid(leader, 0)  # the shell is gone: its `sleep` is ours now, in its group
+    os.killpg(leader, signal.SIGKILL)
+    subreaper.reap_group(leader)
+    with pytest.raises(ChildProcessError):  # reaped: no longer a child of ours
+        os.waitpid(orphan, os.WNOHANG)
+    subreaper.reap_group(leader)  # nothing of ours left in it: returns
     assert _zombie_children() == []
 
 

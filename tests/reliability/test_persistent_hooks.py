@@ -19,6 +19,7 @@ import pytest
 
 from hookgate.hooks import HookEngine, Outcome, parse_hooks
 from hookgate.hooks.files.yamlfile import Where
+from hookgate.hooks.formats.base import BIG
 from hookgate.hooks.kinds.persistent.lines import LINE_CAP
 from hookgate.hooks.process.guard import guard_token
 from reliability.faultkit import HANG_TIMEOUT_S, TURN_MARGIN_S, assert_nothing_left, bounded
@@ -67,6 +68,8 @@ CHILD = textwrap.dedent("""
             print(json.dumps({"id": message["id"], "reply": None}), flush=True)
             sys.exit(0)
         reply = {"action": "deny", "reason": "no"} if what == "deny" else None
+        if what.startswith("long"):  # a large event, read whole: its length is the reason
+            reply = {"action": "deny", "reason": str(len(what))}
         print(json.dumps({"id": message["id"], "reply": reply}), flush=True)
 """).replace("LINE_LIMIT", str(LINE_CAP))
 #: Each fault and what the failure says.
@@ -260,6 +263,24 @@ def test_a_persistent_hook_that_ends_after_its_reply_is_restarted_for_the_next(
     driver = drive()
     assert_allowed(driver.fire(last))
     assert_allowed(driver.fire("ls"))
+    assert len(starts(tmp_path)) == 2
+    assert_closed_cleanly(driver, mark, fds)
+
+
+@pytest.mark.reliability("hooks")
+@pytest.mark.parametrize("last", ["last", "last, a grandchild keeps the pipes"])
+def test_a_large_event_goes_whole_to_the_process_that_replaces_one_ended_while_idle(
+    drive: Callable[..., Driver], tmp_path: Path, mark: str, last: str
+) -> None:
+    """A large event is written in pieces as they are made; the pieces the ended process
+    took (a pipe's worth, where a grandchild keeps its stdin open) are made again, and
+    its successor reads the whole event."""
+    fds = open_fds()
+    driver = drive()
+    assert_allowed(driver.fire(last))
+    command = "long " + "x" * (2 * BIG)
+    outcome = driver.fire(command)
+    assert (outcome.blocked, outcome.reason) == (True, str(len(command))), outcome
     assert len(starts(tmp_path)) == 2
     assert_closed_cleanly(driver, mark, fds)
 

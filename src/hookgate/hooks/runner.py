@@ -42,6 +42,7 @@ from hookgate.hooks.steps import (
     event_input,
     http_request,
     matched_field,
+    resident_input,
     run_of,
 )
 
@@ -211,11 +212,11 @@ class HookEngine:
             return Outcome(event=name, payload=payload)
         chain = Chain(EVENTS[name], dict(payload))
         runs: list[HookRun] | None = [] if self.observer is not None else None
-        started = time.time_ns()
+        started = time.time_ns() if runs is not None else 0  # for the observer alone
         for hook in hooks:
-            if self._tampered(hook, chain):
+            if self._pins is not None and self._tampered(hook, chain):
                 break
-            began, error = time.time_ns(), None
+            began, error = (time.time_ns() if runs is not None else 0), None
             try:
                 reply = await self._ask(hook, chain)
             except Exception as exc:
@@ -242,11 +243,11 @@ class HookEngine:
             return Outcome(event=name, payload=payload)
         chain = Chain(EVENTS[name], dict(payload))
         runs: list[HookRun] | None = [] if self.observer is not None else None
-        started = time.time_ns()
+        started = time.time_ns() if runs is not None else 0  # for the observer alone
         for hook in hooks:
-            if self._tampered(hook, chain):
+            if self._pins is not None and self._tampered(hook, chain):
                 break
-            began, error = time.time_ns(), None
+            began, error = (time.time_ns() if runs is not None else 0), None
             try:
                 reply = self._ask_sync(hook, chain)
             except Exception as exc:
@@ -316,7 +317,7 @@ class HookEngine:
             )
         elif hook.persistent:
             result = await self._persistent.ask(
-                hook, fmt.encode(chain.spec, envelope), env=self._env[id(hook)],
+                hook, resident_input(fmt, chain, envelope), env=self._env[id(hook)],
                 cwd=hook.cwd or self.base_dir,
             )  # fmt: skip
         else:
@@ -327,8 +328,10 @@ class HookEngine:
             result = await self._run_process(
                 hook.argv(), hold=hold, **self._process_options(hook, fmt, chain, envelope)
             )
-            self._slow_runs[id(hook)] = runs_since_quick(
-                slow_runs, result.duration, held=hold, quick=QUICK
+            self._slow_runs[id(hook)] = (
+                0  # quick, the usual run: `runs_since_quick` says so too
+                if result.duration <= QUICK
+                else runs_since_quick(slow_runs, result.duration, held=hold, quick=QUICK)
             )
             self._learn(hook, result)
         chain.exit_status = result.returncode
@@ -352,7 +355,7 @@ class HookEngine:
             result = self._http.post_sync(http_request(hook, fmt, chain, envelope, self._environ))
         elif hook.persistent:
             result = self._persistent.ask_sync(
-                hook, fmt.encode(chain.spec, envelope), env=self._env[id(hook)],
+                hook, resident_input(fmt, chain, envelope), env=self._env[id(hook)],
                 cwd=hook.cwd or self.base_dir,
             )  # fmt: skip
         else:
@@ -366,7 +369,8 @@ class HookEngine:
     def _tampered(self, hook: HookSpec, chain: Chain) -> bool:
         """Whether a file `hook` runs changed since trust: then it does not run, and the
         event is blocked as under `onError: fail`, whatever its own `onError` says (a
-        guard the model rewrote must not let the call through with a notice)."""
+        guard the model rewrote must not let the call through with a notice). Asked
+        only where files are pinned."""
         if self._pins is None or (changed := self._pins.changed(hook)) is None:
             return False
         chain.hooks_run += 1
@@ -379,7 +383,7 @@ class HookEngine:
     ) -> dict[str, Any]:
         """How a process hook runs: everything but its command line."""
         return {
-            "stdin": lambda: event_input(fmt, chain.spec, envelope),  # encoded while it starts
+            "stdin": lambda: event_input(fmt, chain, envelope),  # encoded while it starts
             "env": self._guarded_env(hook),
             "cwd": hook.cwd or self.base_dir,
             "timeout": hook.timeout,

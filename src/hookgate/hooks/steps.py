@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from hookgate.hooks.events import EventSpec, MatchOn
 from hookgate.hooks.formats import FORMATS, ReplyFormat
 from hookgate.hooks.formats.base import has_big_text
+from hookgate.hooks.process.core import Input
 
 if TYPE_CHECKING:
     from hookgate.hooks.chain import Chain
@@ -61,13 +62,23 @@ def await_alone(answer: Awaitable[Any], timeout: float) -> Any:
 
 
 def event_input(
-    fmt: ReplyFormat, spec: EventSpec, envelope: dict[str, Any]
+    fmt: ReplyFormat, chain: Chain, envelope: dict[str, Any]
 ) -> bytes | Iterator[bytes]:
     """A process hook's input: the event encoded, in pieces while they are written where
-    it holds a large text (a 50 MB result is then never held twice)."""
-    if has_big_text(envelope) and (pieces := getattr(fmt, "encode_pieces", None)):
-        return pieces(spec, envelope)  # type: ignore[no-any-return]
-    return fmt.encode(spec, envelope)
+    its payload holds a large text (a 50 MB result is then never held twice). The
+    fields the engine adds to the payload are short: the payload alone is looked at."""
+    if has_big_text(chain.payload) and (pieces := getattr(fmt, "encode_pieces", None)):
+        return pieces(chain.spec, envelope)  # type: ignore[no-any-return]
+    return fmt.encode(chain.spec, envelope)
+
+
+def resident_input(fmt: ReplyFormat, chain: Chain, envelope: dict[str, Any]) -> Input:
+    """A persistent hook's event: the bytes its format writes, or, where its payload holds
+    a large text, a function that makes them in pieces (`kinds.persistent.run.event_line`),
+    called again if the event goes to a new process."""
+    if has_big_text(chain.payload) and (pieces := getattr(fmt, "encode_pieces", None)):
+        return lambda: pieces(chain.spec, envelope)
+    return fmt.encode(chain.spec, envelope)
 
 
 def http_request(

@@ -62,7 +62,9 @@ async def run_process(
             if not await child.wait_exit(timeout - (time.monotonic() - started)):
                 timed_out = True
                 await child.stop_group()
-        await child.collect_output()
+        child.read_outputs()
+        if child.stdout.reading or child.stderr.reading:  # else both at end of file
+            await child.collect_output()
     except BaseException:
         await child.stop_group()
         raise
@@ -112,10 +114,8 @@ async def stream_process(
 class _LoopOutput(Output):
     """An output the event loop can drain, and wait on to its end of file."""
 
-    def __init__(self, fd: int, cap: int, sink: Callable[[bytes], None] | None = None) -> None:
-        super().__init__(fd, cap, sink)
-        self._watched_by: asyncio.AbstractEventLoop | None = None
-        self._eof: asyncio.Future[None] | None = None
+    _watched_by: asyncio.AbstractEventLoop | None = None
+    _eof: asyncio.Future[None] | None = None  # made only when waited on
 
     def watch(self, loop: asyncio.AbstractEventLoop) -> None:
         """Let `loop` drain the pipe from now on."""
@@ -126,7 +126,7 @@ class _LoopOutput(Output):
     def stop(self) -> None:
         if not self.reading:
             return
-        super().stop()
+        self.reading = False
         if self._watched_by is not None:
             self._watched_by.remove_reader(self.fd)
         if self._eof is not None:
@@ -149,11 +149,10 @@ class _Child(Process):
     stdout: _LoopOutput
     stderr: _LoopOutput
 
-    def started(self) -> None:
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._waiter: Wakeup | None = None
-        self._writer: int | None = None  # stdin, while the loop writes what is left
-        self._exit_watched = False  # by the loop: from the first `wait_exit` on
+    _loop: asyncio.AbstractEventLoop | None = None
+    _waiter: Wakeup | None = None
+    _writer: int | None = None  # stdin, while the loop writes what is left
+    _exit_watched = False  # by the loop: from the first `wait_exit` on
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -223,7 +222,7 @@ class _Child(Process):
         """Read what is left; a grandchild holding a pipe gets `EOF_GRACE` seconds."""
         self.read_outputs()
         if not (self.stdout.reading or self.stderr.reading):
-            return  # both at end of file: the usual case
+            return
         pending = [pipe.eof(self.loop) for pipe in (self.stdout, self.stderr) if pipe.reading]
         self.drain()
         with contextlib.suppress(TimeoutError):

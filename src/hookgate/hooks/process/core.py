@@ -121,14 +121,17 @@ class Output:
     The fd stays open until the process is finished.
     """
 
+    # What every pipe starts with, set on the instance only once it changes: a hook's
+    # run builds two of these, after the start of a process, in a cold cache.
+    size = 0
+    truncated = False
+    reading = True
+    """False once at end of file, or once the process is finished."""
+
     def __init__(self, fd: int, cap: int, sink: Callable[[bytes], None] | None = None) -> None:
         self.fd = fd
         self.cap = cap
         self.data = bytearray()
-        self.size = 0
-        self.truncated = False
-        self.reading = True
-        """False once at end of file, or once the process is finished."""
         self._sink = sink
         os.set_blocking(fd, False)
 
@@ -174,6 +177,14 @@ class Process:
     """
 
     output_type: type[Output] = Output
+    # The state of a process just started, set on the instance as it changes (as in
+    # `Output`: fewer stores on every hook's run).
+    returncode = 0
+    exited = False
+    """Whether the leader has exited (it stays unreaped until `reap`)."""
+    reaped = False
+    _pending = memoryview(b"")  # of the input, made and not yet written
+    _pieces: Iterator[bytes] | None = None  # of the input, not yet made
 
     def __init__(
         self,
@@ -183,22 +194,11 @@ class Process:
         cap: int,
         on_stdout: Callable[[bytes], None] | None = None,
     ) -> None:
-        stdin_fd, stdout_fd, stderr_fd = fds
         self.pid = pid  # == the process group id: the child called setsid
-        self.returncode = 0
-        self.exited = False
-        """Whether the leader has exited (it stays unreaped until `reap`)."""
-        self.reaped = False
-        self.stdin_fd: int | None = stdin_fd
-        self._pending = memoryview(b"")
-        self._pieces: Iterator[bytes] | None = None  # of the input, not yet made
-        self.stdout = self.output_type(stdout_fd, cap, on_stdout)
-        self.stderr = self.output_type(stderr_fd, cap)
+        self.stdin_fd: int | None = fds[0]
+        self.stdout = self.output_type(fds[1], cap, on_stdout)
+        self.stderr = self.output_type(fds[2], cap)
         self.pidfd = pidfd
-        self.started()
-
-    def started(self) -> None:
-        """Called once the process is running and its fds are set up; a driver's start."""
 
     @classmethod
     def spawn(
@@ -253,6 +253,15 @@ class Process:
     def start_input(self, data: Input) -> None:
         """Take the input and write what the pipe takes now; `write_input` does the rest."""
         made = data() if callable(data) else data
+        fd = self.stdin_fd
+        if type(made) is bytes and len(made) <= select.PIPE_BUF and fd is not None:
+            # The usual event: it fits a fresh pipe whole, written at once, stdin closed.
+            try:  # noqa: SIM105 (not `contextlib.suppress`: this runs for every hook)
+                os.write(fd, made)
+            except OSError:
+                pass  # the child closed its stdin (EPIPE): it did not want it
+            self.close_input()
+            return
         if not isinstance(made, bytes | bytearray | memoryview):  # pieces, made as written
             self._pieces = made
             made = next(made, b"")
@@ -303,16 +312,19 @@ class Process:
 
     def reap(self) -> None:
         """Stop reading and writing, kill whatever is left of the group, reap the leader."""
-        self.stdout.stop()
-        self.stderr.stop()
-        self.close_input()
+        if self.stdout.reading:  # else stopped at end of file: the usual hook
+            self.stdout.stop()
+        if self.stderr.reading:
+            self.stderr.stop()
+        if self.stdin_fd is not None:
+            self.close_input()
         if not self.reaped:
             self.signal_group(signal.SIGKILL)
             _, status = os.waitpid(self.pid, 0)
             self.reaped = True
             self.returncode = os.waitstatus_to_exitcode(status)
-            if subreaper.adopting:
-                _reap_adopted(self.pid)
+            if subreaper.adopting:  # a killed member may have been reparented to us
+                subreaper.reap_group(self.pid)
             reaped(self.pid)
 
     def release(self) -> None:
@@ -427,16 +439,3 @@ def exited_unreaped(pid: int, *, block: bool) -> bool:
         return os.waitid(os.P_PID, pid, flags) is not None
     except ChildProcessError:
         return True  # already reaped: it has exited
-
-
-def _reap_adopted(pgid: int) -> None:
-    """Reap the killed members of group `pgid` that were reparented to us.
-
-    They are ours only where `adopt_orphans()` made this process a subreaper (else the
-    caller does not look); each was sent SIGKILL, so each wait is short.
-    """
-    try:
-        while True:
-            os.waitpid(-pgid, 0)
-    except ChildProcessError:
-        pass

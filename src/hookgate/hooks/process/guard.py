@@ -52,12 +52,24 @@ _token = ""
 _guarded_pid = 0
 #: Whether to `adopt_orphans` when the first child is marked (`adopt_orphans_at_first_start`).
 _adopt_at_start = False
+#: Our pid, as `os.getpid()` says it, kept (and set again in a child `os.fork` made):
+#: every hook's start asks whose token to mark it with, and a system call each time
+#: costs a hook more than the rest of the look-up.
+_pid = os.getpid()
+
+
+def _forked() -> None:
+    global _pid
+    _pid = os.getpid()
+
+
+os.register_at_fork(after_in_child=_forked)
 
 
 def guard_token() -> str:
     """Our token, the guardian started on first use (and again in a forked child)."""
     global _guardian, _token, _guarded_pid
-    if _guarded_pid != os.getpid():
+    if _guarded_pid != _pid:
         if _adopt_at_start:  # before the child that asked for the token starts
             adopt_orphans()
         _token = f"{os.getpid()}-{os.urandom(8).hex()}"  # what secrets.token_hex does

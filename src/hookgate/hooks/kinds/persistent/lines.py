@@ -14,6 +14,7 @@ import contextlib
 import os
 import select
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from hookgate.hooks.errors import HookgateError
@@ -54,6 +55,7 @@ class Pipes:
         self._buffer = bytearray()
         self._stdout_eof = False
         self._sent = 0  # bytes of the current event's line written
+        self._pieces: Iterator[bytes] | None = None  # of the line, not yet made
         self._stderr = bytearray()
         self.stopped = False
         #: The event loop that watches our fds, where one does (the driver attaches it).
@@ -156,20 +158,40 @@ class Pipes:
         text = self._stderr.decode("utf-8", "replace").strip()
         return f": {text[-300:]}" if text else ""
 
+    def _send(self, line: bytes | Iterator[bytes]) -> bytes | memoryview:
+        """Start writing an event's `line`, whole or in pieces (made as the pipe takes
+        them: a large event is never held whole); what is left for `_write`."""
+        self._sent = 0
+        if isinstance(line, bytes):
+            self._pieces = None
+            return self._write(line)
+        self._pieces = line
+        return self._write(b"")
+
     def _write(self, pending: bytes | memoryview) -> bytes | memoryview:
-        """Write what the pipe takes now of `pending`; what is left."""
+        """Write what the pipe takes now of `pending`, then of the pieces still to make;
+        what is left (empty once the whole line is written)."""
         fd = self.process.stdin_fd
         if fd is None:
             raise ResidentFailure(f"{self._ended()} before it read the event{self._tail()}")
         try:
-            while pending:
-                written = os.write(fd, pending)
-                self._sent += written
-                # The whole line, usually: a view to slice only for what is left.
-                pending = b"" if written == len(pending) else memoryview(pending)[written:]
+            while True:
+                while pending:
+                    written = os.write(fd, pending)
+                    self._sent += written
+                    # The whole line, usually: a view to slice only for what is left.
+                    pending = b"" if written == len(pending) else memoryview(pending)[written:]
+                if self._pieces is None:
+                    break
+                piece = next(self._pieces, None)
+                if piece is None:
+                    self._pieces = None
+                    break
+                pending = piece
         except BlockingIOError:
             pass
         except OSError as exc:  # EPIPE: it closed its stdin, or is gone
+            self._pieces = None
             if self._ended_before_reading():
                 raise ResidentGone(
                     f"{self._ended()} before it read the event{self._tail()}"
@@ -181,5 +203,6 @@ class Pipes:
 
     def _finish(self) -> None:
         self.stopped = True
+        self._pieces = None  # what is not made yet never is
         self.process.reap()
         self.process.release()

@@ -28,7 +28,7 @@ import os
 import select
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Self
 
 from hookgate.hooks.kinds.persistent.lines import LINE_CAP, Pipes
@@ -83,17 +83,19 @@ class Resident(Pipes):
 
     # Without an event loop.
 
-    def ask_sync(self, line: bytes, deadline: float) -> bytes:
-        """Write `line`, wait for one line back until `deadline` (monotonic seconds)."""
+    def ask_sync(self, line: bytes | Iterator[bytes], deadline: float) -> bytes:
+        """Write `line` (whole, or in pieces made as they are written), wait for one line
+        back until `deadline` (monotonic seconds)."""
         if self._loop is not None:
             self._detach()
         wait = deadline - time.monotonic()  # before the write: after it, the exchange alone
-        self._sent = 0
-        pending = self._write(line)
+        pending = self._send(line)
         if not pending and not self._buffer and (reply := self._one_read(wait)) is not None:
             return reply
         while True:
-            if not pending and (reply := self._reply()) is not None:
+            # Once it has exited, what is left of the line will never be read: the reply
+            # tells how it ended (`ResidentGone` if it read none of it).
+            if (not pending or self.process.exited) and (reply := self._reply()) is not None:
                 return reply
             self._wait_sync(deadline, write=bool(pending))
             self._read_stdout()
@@ -191,14 +193,18 @@ class Resident(Pipes):
     # On an event loop.
 
     async def ask(
-        self, line: bytes, deadline: float, loop: asyncio.AbstractEventLoop | None = None
+        self,
+        line: bytes | Iterator[bytes],
+        deadline: float,
+        loop: asyncio.AbstractEventLoop | None = None,
     ) -> bytes:
         """`ask_sync` on the running event loop (`loop`, where the caller has it at hand:
         each look-up is a getpid(2)), which serves others meanwhile."""
-        self._attach(loop or _running_loop())
-        self._sent = 0
+        loop = loop or running_loop()
+        if self._loop is not loop:
+            self._attach(loop)
         written = time.monotonic()
-        pending = self._write(line)
+        pending = self._send(line)
         if not pending and not self._buffer and self._slow_runs < SLOW_RUNS:
             reply = self._one_read(min(deadline - written, HOLD_WAIT))
             if reply is not None:
@@ -206,7 +212,7 @@ class Resident(Pipes):
                 return reply
             self._slow_runs = SLOW_RUNS  # none within the hold: slow, not the machine busy
         while True:
-            if not pending and (reply := self._reply()) is not None:
+            if (not pending or self.process.exited) and (reply := self._reply()) is not None:
                 if not self._stdout_watched:
                     self._watch_stdout()  # the loop stopped reading at the cap: room again
                 self._paced(written)
@@ -338,7 +344,15 @@ def _read_soon(fd: int, seconds: float) -> bytes | None:
                 return None
 
 
-def _running_loop() -> asyncio.AbstractEventLoop:
-    import asyncio
+def running_loop() -> asyncio.AbstractEventLoop:
+    """`asyncio.get_running_loop`, looked up once (an `import` statement costs an
+    event a microsecond)."""
+    global _get_running_loop
+    if _get_running_loop is None:
+        from asyncio import get_running_loop
 
-    return asyncio.get_running_loop()
+        _get_running_loop = get_running_loop
+    return _get_running_loop()
+
+
+_get_running_loop: Callable[[], asyncio.AbstractEventLoop] | None = None

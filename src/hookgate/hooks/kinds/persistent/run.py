@@ -19,13 +19,14 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks.kinds.persistent.lines import ResidentFailure, ResidentGone
-from hookgate.hooks.kinds.persistent.resident import Resident
-from hookgate.hooks.process import ProcessResult
+from hookgate.hooks.kinds.persistent.resident import Resident, running_loop
+from hookgate.hooks.kinds.persistent.turn import Turn
+from hookgate.hooks.process import Input, ProcessResult
 
 if TYPE_CHECKING:
     import asyncio
@@ -47,7 +48,7 @@ class _Slot:
     failures: int = 0
     retry_at: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock)
-    loop_locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = field(default_factory=dict)
+    turns: dict[asyncio.AbstractEventLoop, Turn] = field(default_factory=dict)
 
     def failed(self) -> None:
         self.failures += 1
@@ -76,11 +77,29 @@ class _Slot:
             )
         return max(wait, 0.0)
 
-    def event_line(self, event: bytes) -> tuple[int, bytes]:
-        if b"\n" in event:  # a format that indents its JSON: one line on the wire
-            event = json.dumps(json.loads(event), ensure_ascii=False).encode()
+    def take_number(self) -> int:
+        """The next event's id."""
         number, self.next_id = self.next_id, self.next_id + 1
-        return number, b'{"id":%d,"event":%s}\n' % (number, event)
+        return number
+
+
+def event_line(number: int, event: Input) -> bytes | Iterator[bytes]:
+    """Event `number`'s line, `{"id": N, "event": EVENT}`: whole, or in pieces made as
+    they are written where `event` is a function that makes pieces (a large event:
+    `steps.resident_input`), so that it is never held whole."""
+    made = event() if callable(event) else event
+    if not isinstance(made, bytes):
+        return _line_in_pieces(number, made)
+    if b"\n" in made:  # a format that indents its JSON: one line on the wire
+        made = json.dumps(json.loads(made), ensure_ascii=False).encode()
+    return b'{"id":%d,"event":%s}\n' % (number, made)
+
+
+def _line_in_pieces(number: int, pieces: Iterator[bytes]) -> Iterator[bytes]:
+    # The formats that make pieces write compact JSON: no line's end inside.
+    yield b'{"id":%d,"event":' % number
+    yield from pieces
+    yield b"}\n"
 
 
 class PersistentHooks:
@@ -94,9 +113,12 @@ class PersistentHooks:
         self._slots: dict[int, _Slot] = {}
 
     def ask_sync(
-        self, hook: HookSpec, event: bytes, *, env: Mapping[str, str], cwd: str | None
+        self, hook: HookSpec, event: Input, *, env: Mapping[str, str], cwd: str | None
     ) -> ProcessResult:
-        """The hook's reply to `event`, as the `ProcessResult` a process hook would leave."""
+        """The hook's reply to `event`, as the `ProcessResult` a process hook would leave.
+
+        `event` is the bytes its format writes, or a function that makes them, whole or
+        in pieces (`event_line`); called again where the event goes to a new process."""
         deadline = time.monotonic() + hook.timeout
         slot = self._slot(hook)
         if not slot.lock.acquire(timeout=hook.timeout):
@@ -106,15 +128,15 @@ class PersistentHooks:
             fresh = resident is None
             if resident is None:
                 resident = self._start_sync(slot, hook, deadline, env=env, cwd=cwd)
-            number, line = slot.event_line(event)
+            number = slot.take_number()
             try:
-                return _asked_sync(slot, resident, line, deadline, number)
+                return _asked_sync(slot, resident, event_line(number, event), deadline, number)
             except ResidentGone:
                 if fresh:
                     raise
                 # It ended while idle, unseen: the event goes to a new one.
                 resident = self._start_sync(slot, hook, deadline, env=env, cwd=cwd)
-                return _asked_sync(slot, resident, line, deadline, number)
+                return _asked_sync(slot, resident, event_line(number, event), deadline, number)
         finally:
             slot.lock.release()
 
@@ -129,35 +151,34 @@ class PersistentHooks:
         return slot.resident
 
     async def ask(
-        self, hook: HookSpec, event: bytes, *, env: Mapping[str, str], cwd: str | None
+        self, hook: HookSpec, event: Input, *, env: Mapping[str, str], cwd: str | None
     ) -> ProcessResult:
         """`ask_sync` on the event loop: the loop serves others while the hook works."""
-        import asyncio
-
         deadline = time.monotonic() + hook.timeout
         slot = self._slot(hook)
-        loop = asyncio.get_running_loop()
-        lock = slot.loop_locks.get(loop) or slot.loop_locks.setdefault(loop, asyncio.Lock())
-        if lock.locked():  # another event has its turn: wait for it, within our timeout
-            async with asyncio.timeout(hook.timeout):
-                await lock.acquire()
+        loop = running_loop()
+        turn = slot.turns.get(loop) or slot.turns.setdefault(loop, Turn())
+        if turn.busy:  # another event has its turn: wait for it, within our timeout
+            await turn.wait(loop, hook.timeout)
         else:
-            await lock.acquire()  # at once: nothing to bound
+            turn.busy = True
         try:
             resident = slot.usable()
             fresh = resident is None
             if resident is None:
                 resident = await self._start(slot, hook, deadline, env=env, cwd=cwd)
-            number, line = slot.event_line(event)
+            number = slot.take_number()
             try:
+                line = event_line(number, event)
                 return await _asked(slot, resident, line, deadline, number, loop)
             except ResidentGone:
                 if fresh:
                     raise
                 resident = await self._start(slot, hook, deadline, env=env, cwd=cwd)
+                line = event_line(number, event)
                 return await _asked(slot, resident, line, deadline, number, loop)
         finally:
-            lock.release()
+            turn.release()
 
     @staticmethod
     async def _start(
@@ -192,7 +213,7 @@ class PersistentHooks:
 
 
 def _asked_sync(
-    slot: _Slot, resident: Resident, line: bytes, deadline: float, number: int
+    slot: _Slot, resident: Resident, line: bytes | Iterator[bytes], deadline: float, number: int
 ) -> ProcessResult:
     """`resident`'s reply to event `number`; a failure counts for the backoff and stops it."""
     try:
@@ -210,8 +231,8 @@ def _asked_sync(
 
 
 async def _asked(
-    slot: _Slot, resident: Resident, line: bytes, deadline: float, number: int,
-    loop: asyncio.AbstractEventLoop,
+    slot: _Slot, resident: Resident, line: bytes | Iterator[bytes], deadline: float,
+    number: int, loop: asyncio.AbstractEventLoop,
 ) -> ProcessResult:  # fmt: skip
     """`_asked_sync` on the event loop."""
     try:
