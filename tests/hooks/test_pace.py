@@ -19,7 +19,7 @@ from hookgate.hooks import HookEngine
 from hookgate.hooks import runner as runner_module
 from hookgate.hooks.kinds.persistent import resident as resident_module
 from hookgate.hooks.kinds.persistent.resident import Resident
-from hookgate.hooks.process import SLOW_RUNS, runs_since_quick
+from hookgate.hooks.process import PAST_HOLD, SLOW_RUNS, runs_since_quick
 from hooks.conftest import recorded_holds
 
 #: `QUICK` where every run counts as quick, and a `HOLD_WAIT` no run outlasts here.
@@ -104,7 +104,9 @@ def test_a_quick_persistent_hook_stays_held_through_stretched_replies(
         (0, 0.003, 0.005, 1),  # stretched, within the hold: one more
         (SLOW_RUNS - 1, 0.003, 0.005, SLOW_RUNS),  # the last one allowed
         (SLOW_RUNS, 0.003, 0.0, SLOW_RUNS),  # no higher than SLOW_RUNS
-        (0, 0.05, 0.005, SLOW_RUNS),  # past the hold: slow at once
+        (0, 0.05, 0.005, PAST_HOLD),  # past the hold once: still quick (a busy machine)
+        (PAST_HOLD, 0.05, 0.005, SLOW_RUNS),  # past it twice in a row: slow
+        (PAST_HOLD, 0.0005, 0.005, 0),  # past it, then quick again: quick
     ],
 )
 def test_runs_since_quick(before: int, seconds: float, held: float, after: int) -> None:

@@ -34,7 +34,7 @@ from hookgate.hooks.process.guard import (
     guarded,
     reap_orphans,
 )
-from hookgate.hooks.process.pace import HOLD_WAIT, QUICK, SLOW_RUNS, runs_since_quick
+from hookgate.hooks.process.pace import HOLD_WAIT, PAST_HOLD, QUICK, SLOW_RUNS, runs_since_quick
 from hookgate.hooks.process.subreaper import adopt_orphans
 
 if TYPE_CHECKING:
@@ -56,6 +56,7 @@ __all__ = [
     "HOLD_WAIT",
     "KILL_GRACE",
     "OUTPUT_CAP",
+    "PAST_HOLD",
     "PIPE_SIZE",
     "QUICK",
     "QUIET_START",

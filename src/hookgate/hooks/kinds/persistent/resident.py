@@ -205,28 +205,29 @@ class Resident(Pipes):
             self._attach(loop)
         written = time.monotonic()
         pending = self._send(line)
+        held = 0.0
         if not pending and not self._buffer and self._slow_runs < SLOW_RUNS:
-            reply = self._one_read(min(deadline - written, HOLD_WAIT))
+            held = min(deadline - written, HOLD_WAIT)
+            reply = self._one_read(held)
             if reply is not None:
                 self._paced(written)
                 return reply
-            self._slow_runs = SLOW_RUNS  # none within the hold: slow, not the machine busy
         while True:
             if (not pending or self.process.exited) and (reply := self._reply()) is not None:
                 if not self._stdout_watched:
                     self._watch_stdout()  # the loop stopped reading at the cap: room again
-                self._paced(written)
+                self._paced(written, held)  # none within the hold: counted as such
                 return reply
             await self._wait(deadline, write=bool(pending))
             if pending:
                 pending = self._write(pending)
 
-    def _paced(self, written: float) -> None:
-        """Count the reply to the line `written` then (`pace`): the loop waits for the
-        next unless the hook is quick."""
+    def _paced(self, written: float, held: float = 0.0) -> None:
+        """Count the reply to the line `written` then, after a hold of `held` seconds
+        (`pace`): the loop waits for the next unless the hook is quick."""
         took = time.monotonic() - written
         self._slow_runs = (
-            0 if took <= QUICK else runs_since_quick(self._slow_runs, took, held=0.0, quick=QUICK)
+            0 if took <= QUICK else runs_since_quick(self._slow_runs, took, held=held, quick=QUICK)
         )
 
     async def _wait(self, deadline: float, *, write: bool = False) -> None:
