@@ -16,7 +16,7 @@ before and after a change.
 
 `--instructions` counts instead the instructions each command's own process runs
 (valgrind's cachegrind, user space only: not the kernel's work, not the hook's child
-processes), `python -c pass`'s too, once each: a count the load does not move, which
+processes), `hookgate hook claude`'s for one event of Claude Code's, `python -c pass`'s too, once each: a count the load does not move, which
 another run on the same machine and Python reproduces within a few tenths of a percent.
 
     .venv/bin/python bench/startup.py [--rounds N] [--baseline-src ../main/src]
@@ -158,6 +158,11 @@ def instructions(root: Path, env: dict[str, str], baseline: Path | None) -> None
             b"{}",
         )
         commands[f"-p hi (scripted model){suffix}"] = ([*HOOKGATE, "-p", "hi"], used, b"")
+        commands[f"hook claude (a PreToolUse event){suffix}"] = (
+            [*HOOKGATE, "hook", "claude"],
+            used,
+            _claude_event(root),
+        )
     counted = {
         name: _instructions(argv, root, used, stdin)
         for name, (argv, used, stdin) in commands.items()
@@ -169,6 +174,14 @@ def instructions(root: Path, env: dict[str, str], baseline: Path | None) -> None
     print("| --- | ---: | ---: |")
     for name, count in counted.items():
         print(f"| {name} | {count / 1e6:.1f} M | {count / counted['python -c pass']:.2f}× |")
+
+
+def _claude_event(root: Path) -> bytes:
+    """A PreToolUse event as Claude Code sends it to `hookgate hook claude`."""
+    event = {"session_id": "bench", "transcript_path": str(root / "transcript.jsonl"),
+             "cwd": str(root), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+             "tool_input": {"command": "ls"}, "tool_use_id": "t1"}  # fmt: skip
+    return json.dumps(event).encode()
 
 
 def _instructions(argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes) -> int:
