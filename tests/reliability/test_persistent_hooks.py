@@ -267,6 +267,55 @@ def test_a_persistent_hook_that_ends_after_its_reply_is_restarted_for_the_next(
     assert_closed_cleanly(driver, mark, fds)
 
 
+def state(pid: int) -> str:
+    """`pid`'s state letter in /proc (`Z`: a zombie), or "gone"."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "gone"
+    return stat[stat.rindex(")") + 2]
+
+
+@pytest.mark.reliability("hooks")
+@pytest.mark.parametrize("last", ["last", "last, a grandchild keeps the pipes"])
+def test_on_a_loop_a_persistent_hook_that_ends_while_idle_is_reaped_at_once(
+    tmp_path: Path, mark: str, last: str
+) -> None:
+    """The event loop watches the process's exit: one that ends between events is
+    reaped then, what is left of its group killed, not left a zombie until the next
+    event (which may be hours away in an editor's session). The next event starts a
+    new process, as before."""
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    entry = {"name": "resident", "args": [sys.executable, str(script), str(tmp_path / "pids")],
+             "persistent": True, "onError": "fail"}  # fmt: skip
+    config = parse_hooks({"preToolCall": [entry]}, Where("test.yaml"), base_dir=tmp_path)
+    engine = HookEngine(config, session_id="s", project_dir=str(tmp_path))
+    payload = {"tool": "shell", "arguments": {"command": last}}
+
+    async def idle_then_ls() -> tuple[str, Outcome]:
+        assert_allowed(await engine.run("preToolCall", payload))
+        first = starts(tmp_path)[0]
+        for _ in range(500):  # the loop runs meanwhile: 10 s at most
+            if state(first) == "gone":
+                break
+            await asyncio.sleep(0.02)
+        seen = state(first)
+        try:
+            return seen, await engine.run(
+                "preToolCall", {**payload, "arguments": {"command": "ls"}}
+            )
+        finally:
+            await engine.aclose()
+
+    seen, after = asyncio.run(idle_then_ls())
+    assert seen == "gone"  # reaped while idle, not a zombie
+    assert_allowed(after)
+    assert len(starts(tmp_path)) == 2
+    assert_nothing_left(mark)
+    assert zombies() == []
+
+
 @pytest.mark.reliability("hooks")
 @pytest.mark.parametrize("last", ["last", "last, a grandchild keeps the pipes"])
 def test_a_large_event_goes_whole_to_the_process_that_replaces_one_ended_while_idle(

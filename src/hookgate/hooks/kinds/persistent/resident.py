@@ -325,6 +325,8 @@ class Resident(Pipes):
             self._loop.remove_reader(self.process.pidfd)
         if self._waiter is not None:
             self._waiter.wake()
+        else:  # ended between events: what is left of its group killed, the leader
+            self.process.reap()  # reaped, now (the next event may be hours away)
 
 
 def _read_soon(fd: int, seconds: float) -> bytes | None:
