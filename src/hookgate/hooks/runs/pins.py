@@ -2,7 +2,9 @@
 
 `whatruns.what_hook_runs` says which files a hook runs; `FilePins` holds their sha256
 digests as trusted at session start and checks them before each run: a `stat` on the
-hot path, a re-hash only when the stat changed. A mismatch is an `UnpinnedFile`.
+hot path, a re-hash only when the stat changed, or while the file's last change is
+within `RACY_NS` of the check (a write in the same tick of the file system's clock
+keeps every time in the `stat`). A mismatch is an `UnpinnedFile`.
 `SessionPins` is what the engine asks before each hook: which file, if any, changed.
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -21,6 +24,10 @@ from hookgate.hooks.files.yamlfile import open_regular
 _CHUNK = 1024 * 1024
 
 _StatKey = tuple[int, int, int, int, int]
+#: Nanoseconds a file's ctime must lie behind a check for its `stat` to vouch for its
+#: bytes: file systems stamp times from a clock that ticks every few milliseconds (and
+#: every second or two on some), and a write within the tick of the check keeps them.
+RACY_NS = 2_000_000_000
 
 
 class UnpinnedFile(Exception):
@@ -65,9 +72,10 @@ def command_words(hook: HookSpec) -> list[str]:
 class FilePins:
     """Trusted digests by absolute path; `check(path)` raises `UnpinnedFile` on a mismatch."""
 
-    def __init__(self, digests: Mapping[str, str | None]) -> None:
+    def __init__(self, digests: Mapping[str, str | None], *, settle_ns: int = RACY_NS) -> None:
         self._digests = dict(digests)
         self._verified: dict[str, _StatKey] = {}
+        self.settle_ns = settle_ns
 
     def check(self, path: Path) -> None:
         key = str(path)
@@ -88,8 +96,8 @@ class FilePins:
                 f"{path} changed since the session started; it is not run "
                 "(run `hookgate trust` to trust the new version for the next session)"
             )
-        if stat_key is not None:
-            self._verified[key] = stat_key
+        if stat_key is not None and stat_key[4] <= time.time_ns() - self.settle_ns:
+            self._verified[key] = stat_key  # settled: the same `stat` means the same bytes
 
 
 class SessionPins:

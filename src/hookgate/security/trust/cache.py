@@ -23,13 +23,9 @@ from pathlib import Path
 
 from hookgate.config.agentfile import AgentConfig
 from hookgate.hooks.records import NamedTuple
+from hookgate.hooks.runs.pins import RACY_NS
 from hookgate.security.trust.check import TrustedAgent, load_trusted
 from hookgate.security.trust.store import TrustStore
-
-#: Nanoseconds a file's ctime must lie behind the check for its `stat` to vouch for its
-#: bytes: file systems stamp times from a clock that ticks every few milliseconds (and
-#: every second or two on some), and a write within the tick of the check keeps them.
-RACY_NS = 2_000_000_000
 
 #: What a `stat` says of a file's identity and version; None: no such file.
 StatKey = tuple[int, int, int, int, int] | None
