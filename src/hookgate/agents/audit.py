@@ -16,7 +16,6 @@ from __future__ import annotations
 import _thread  # its lock alone: `threading` costs every `hookgate hook` 1 ms more
 import os
 import re
-import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
@@ -27,7 +26,7 @@ from hookgate.errors import SessionError
 from hookgate.hooks import Outcome
 from hookgate.hooks.wording import BLOCKED_MARKER, DENIED_CALL, STOPPED_CALL
 from hookgate.messages import Message, ToolCall
-from hookgate.store.session import Session, SessionEvent, SessionStore
+from hookgate.store.session import Session, SessionEvent, SessionStore, id_stamp
 
 #: The record each event adds, besides the messages.
 AGENT_HOOK = "agent_hook"
@@ -42,8 +41,7 @@ _NOT_ID = re.compile(r"[^0-9A-Za-z_-]")
 def audit_session_id(agent: str, session_id: str, now: float | None = None) -> str:
     """The hookgate session id of an agent session first seen `now` (seconds since the
     epoch; default: now)."""
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(now))
-    return f"{stamp}-{agent}-{_id_part(session_id)}"
+    return f"{id_stamp(now)}-{agent}-{_id_part(session_id)}"
 
 
 def open_audit(store: SessionStore, event: AgentEvent, agent_file: str) -> Session:

@@ -43,7 +43,13 @@ def new_session_id() -> str:
     """A fresh id that sorts by creation time: `YYYYMMDD-HHMMSS-xxxxxx` (UTC, random hex).
 
     `os.urandom`, as `secrets.token_hex` does: `secrets` imports `hashlib` (OpenSSL)."""
-    return f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{os.urandom(3).hex()}"
+    return f"{id_stamp()}-{os.urandom(3).hex()}"
+
+
+def id_stamp(now: float | None = None) -> str:
+    """The time a session id starts with, `YYYYMMDD-HHMMSS` (UTC; `now` in seconds since
+    the epoch, default now): every id that starts so sorts by creation time."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime(now))
 
 
 def utc_now() -> str:
