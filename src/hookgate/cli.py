@@ -34,7 +34,7 @@ from hookgate.hooks.process import adopt_orphans_at_first_start
 from hookgate.policytest import cli as policytest_cli
 from hookgate.security.trust import command as trust_command
 from hookgate.serve import cli as serve_cli
-from hookgate.store.home import CACHE_DIR, default_home
+from hookgate.store.home import cache_dir
 
 # argparse asks gettext for each message's translation as the parser is built, and
 # gettext imports `locale` and looks for a catalogue on the file system each time (a
@@ -171,8 +171,7 @@ def _main(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
         argv = sys.argv[1:]
     args = build_parser(argv).parse_args(argv)
     adopt_orphans_at_first_start()
-    with contextlib.suppress(RuntimeError):  # no home directory: every file is parsed
-        parsecache.enable(default_home() / CACHE_DIR)
+    parsecache.enable(cache_dir())
     try:
         if getattr(args, "handler", None) is not None:
             started()

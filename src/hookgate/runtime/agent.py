@@ -30,7 +30,7 @@ from hookgate.security.policy import Policy
 from hookgate.security.rulecheck import rule_warnings
 from hookgate.security.trust.check import asked_digests, load_trusted
 from hookgate.security.trust.store import TrustStore
-from hookgate.store.home import CACHE_DIR, default_home
+from hookgate.store.home import cache_dir
 from hookgate.store.session import Session, SessionStore, new_session_id
 from hookgate.store.transcript import TRANSCRIPT_ENV, Transcript, transcript_path
 from hookgate.telemetry import observer_for
@@ -368,11 +368,7 @@ def check_sandbox(config: AgentConfig, notify: Callable[[str], None]) -> None:
 
     # A success is remembered in the cache, so that a session's start (an asked
     # agent's, a team member's) does not start a sandbox every time (~4 ms).
-    try:
-        cache: Path | None = default_home() / CACHE_DIR
-    except RuntimeError:  # no home directory: probed every time
-        cache = None
-    if (problem := probe(remember=cache)) is not None:
+    if (problem := probe(remember=cache_dir())) is not None:
         raise ConfigError(
             f"{config.path}: the sandbox (sandbox: mode {sandbox.mode.value}) cannot be set up "
             f"on this machine: {problem}",

@@ -23,3 +23,12 @@ def default_home(env: Mapping[str, str] | None = None) -> Path:
     if os.path.isabs(state):  # the XDG spec says to ignore a relative one
         return Path(state) / "hookgate"
     return Path.home() / ".local" / "state" / "hookgate"
+
+
+def cache_dir() -> Path | None:
+    """`CACHE_DIR` under the default home; None where there is no home directory (then
+    nothing is cached: every file parsed, every probe made)."""
+    try:
+        return default_home() / CACHE_DIR
+    except RuntimeError:  # `Path.home()` without $HOME or a passwd entry
+        return None
