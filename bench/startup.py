@@ -39,10 +39,17 @@ from pathlib import Path
 
 PYTHON = sys.executable
 #: The `hookgate` command as pip's console script runs it, on whichever source tree is
-#: imported: its `entry` point, or `main` for a tree from before `entry` existed.
+#: imported: its entry point (`hookgate.program`'s, else `hookgate.cli`'s), or `main` for
+#: a tree from before either existed.
 HOOKGATE = [
     PYTHON, "-c",
-    "import re, sys; from hookgate import cli; sys.exit(getattr(cli, 'entry', cli.main)())",
+    "import re, sys\n"
+    "try:\n"
+    "    from hookgate.program import entry\n"
+    "except ImportError:\n"
+    "    from hookgate import cli\n"
+    "    entry = getattr(cli, 'entry', cli.main)\n"
+    "sys.exit(entry())",
 ]  # fmt: skip
 INITIALIZE = json.dumps(
     {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}

@@ -174,6 +174,34 @@ def record(event):
     assert state["frozen"] > 10_000  # what start-up built: no collection walks it again
 
 
+def test_the_program_collects_no_garbage_while_it_imports_itself(project: Project) -> None:
+    """From the first of hookgate's modules to the freeze of what start-up built, the
+    collector does not run: each pass would walk the modules being built (the console
+    script's own `import re`, before any of hookgate, is not ours to change)."""
+    site = project.dir / "site"
+    site.mkdir()
+    passes = project.dir / "passes.json"
+    (site / "sitecustomize.py").write_text(f"""
+import atexit, gc, json, sys
+
+seen = []
+gc.callbacks.append(lambda phase, info: phase == "start" and seen.append(
+    ["hookgate" in sys.modules, gc.get_freeze_count() > 0]))
+atexit.register(lambda: open({str(passes)!r}, "w").write(json.dumps(seen)))
+""")
+    project.write_agent(
+        project.script({"text": "Hi."}), hooks={"preToolCall": [{"command": "true"}]}
+    )
+
+    run = project.hookgate("hooks", "fire", "preToolCall", "--tool", "shell", stdin="{}",
+                           env=project.env(PYTHONPATH=str(site)))  # fmt: skip
+
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(passes.read_text())
+    assert [True, True] in seen  # the probe saw the collector at work once it started
+    assert [True, False] not in seen, seen
+
+
 def test_an_interrupt_outside_a_front_ends_handling_exits_130_and_says_so(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
