@@ -16,7 +16,6 @@ import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from hookgate.agents import cli as agents_cli
 from hookgate.frontends.output import (
@@ -35,6 +34,10 @@ from hookgate.policytest import cli as policytest_cli
 from hookgate.security.trust import command as trust_command
 from hookgate.serve import cli as serve_cli
 from hookgate.store.home import cache_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # argparse asks gettext for each message's translation as the parser is built, and
 # gettext imports `locale` and looks for a catalogue on the file system each time (a

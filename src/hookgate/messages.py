@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal
 
 from hookgate.hooks.records import NamedTuple
 
-Role = Literal["system", "user", "assistant", "tool"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal, TypeAlias
+
+Role: TypeAlias = "Literal['system', 'user', 'assistant', 'tool']"
 
 
 class ToolCall(NamedTuple):

@@ -13,6 +13,7 @@ from frontends.test_startup_imports import (
     SESSION_ONLY,
     SLOW_STDLIB,
     SUBPROCESS,
+    TYPING,
     UNUSED_PARTS,
     assert_none_of,
     imported,
@@ -41,7 +42,7 @@ def test_a_hook_event_imports_no_event_loop_parser_or_session_parts(
     assert "hookgate.agents.claude" in modules
     unused = tuple(name for name in UNUSED_PARTS if name not in NEEDED)
     assert_none_of(modules, EVENT_LOOP + SESSION_ONLY + PARSER + OPENSSL_HASHES + SUBPROCESS
-                   + SLOW_STDLIB + unused + NOT_PER_EVENT)  # fmt: skip
+                   + SLOW_STDLIB + TYPING + unused + NOT_PER_EVENT)  # fmt: skip
 
 
 def test_an_event_no_hook_matches_starts_no_process(project: Project) -> None:

@@ -19,7 +19,6 @@ import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from hookgate.agents.protocol import AgentEvent
 from hookgate.errors import SessionError
@@ -27,6 +26,10 @@ from hookgate.hooks import Outcome
 from hookgate.hooks.wording import BLOCKED_MARKER, DENIED_CALL, STOPPED_CALL
 from hookgate.messages import Message, ToolCall
 from hookgate.store.session import Session, SessionEvent, SessionStore, id_stamp
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The record each event adds, besides the messages.
 AGENT_HOOK = "agent_hook"

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
 
 from hookgate.agents.protocol import AgentEvent, HookSettings, Reply
 from hookgate.hooks import BadReply, OnError, Outcome
@@ -24,6 +23,10 @@ from hookgate.hooks.formats.claude_tools import (
     result_from_claude,
 )
 from hookgate.hooks.wording import STOPPED_CALL, WITHHELD_RESULT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Claude Code's events hookgate answers, with hookgate's names.
 EVENTS: Mapping[str, str] = {

@@ -18,7 +18,6 @@ import sys
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
 
 from hookgate.agents.protocol import AgentEvent, AgentProtocol, Reply
 from hookgate.hooks import ConfigError, HookEngine, HookgateError, HooksConfig, OnError, Outcome
@@ -26,12 +25,17 @@ from hookgate.hooks.formats import FORMATS
 from hookgate.hooks.records import NamedTuple
 from hookgate.telemetry import observer_for
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from hookgate.agents.audit import AuditTrail
     from hookgate.config.agentfile import AgentConfig
     from hookgate.hooks.kinds.persistent.run import PersistentHooks
     from hookgate.hooks.runs.pins import SessionPins
     from hookgate.security.trust.check import TrustedAgent
+else:  # a structural type for the checker; at run time, a class like any other
+    Protocol = object
 
 DEFAULT_AGENT_FILE = "hookgate.yaml"
 

@@ -9,10 +9,15 @@ process prints and exits with. Every module is one `AgentProtocol`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
 
 from hookgate.hooks import Outcome
 from hookgate.hooks.records import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+else:  # a structural type for the checker; at run time, a class like any other
+    Protocol = object
 
 
 class AgentEvent(NamedTuple):

@@ -10,7 +10,6 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
 
 from hookgate.config.agentrefs import AGENT_NAME, parse_agent_refs, parse_agents
 
@@ -46,7 +45,10 @@ from hookgate.tools.settings import (
     parse_workspace,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported by a file that has MCP servers (`hooks fire` reads the rest)
+    from typing import Any
+
     from hookgate.hooks.claude.permissions import ClaudePermissions
     from hookgate.mcp import McpServerConfig
     from hookgate.telemetry import TelemetrySettings

@@ -7,11 +7,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from hookgate.hooks.config import parse_duration
 from hookgate.hooks.files.yamlfile import Where, check_keys, describe, expect_mapping
 from hookgate.hooks.records import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENT_KEYS = ("file", "description", "timeout")
 #: A name `/ask-NAME` can be typed with: an agent's, a team's.

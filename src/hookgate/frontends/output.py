@@ -13,7 +13,10 @@ import errno
 import os
 import signal
 import sys
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: What a shell reports for a writer stopped by a closed pipe, as for `yes | head -1`.
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE

@@ -17,7 +17,7 @@ own); `formats/`, the reply formats; `claude/`, Claude Code's files; `author/`, 
 hook author's commands; `files/`, `runs/`, `process/` and `shell/` beneath them.
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
 from hookgate.hooks.config import HooksConfig, HookSpec, callable_hook, parse_hooks
 from hookgate.hooks.configfile import load_hooks_file
@@ -28,7 +28,10 @@ from hookgate.hooks.outcome import MAX_CONTINUES
 from hookgate.hooks.process import ProcessResult, SpawnError, adopt_orphans, run_process_sync
 from hookgate.hooks.runner import HookEngine, HookFailure, Outcome
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from hookgate.hooks.process import run_process
 
 

@@ -8,13 +8,15 @@ applied here.
 
 from __future__ import annotations
 
-from typing import Any
-
 from hookgate.hooks.config import HookSpec
 from hookgate.hooks.events import EventSpec, OnError
 from hookgate.hooks.formats import ALLOW, HookReply, Permission
 from hookgate.hooks.outcome import HookFailure, Outcome
 from hookgate.hooks.wording import OBJECTED
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Chain:

@@ -13,7 +13,6 @@ from collections.abc import Iterator, Mapping
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks.errors import Collected, ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, EventSpec, OnError, canonical_event
@@ -36,7 +35,10 @@ from hookgate.hooks.kinds.keys import (
 )
 from hookgate.hooks.records import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # each kind's module is imported by the first hook of that kind
+    from typing import Any
+
     from hookgate.hooks.kinds.http.target import HttpTarget
     from hookgate.hooks.kinds.model.target import ModelTarget
     from hookgate.hooks.kinds.python import HookCallable

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from hookgate.hooks.config import HooksConfig, parse_hooks
 from hookgate.hooks.files.yamlfile import Where, expect_mapping, load_yaml
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def load_hooks_file(path: Path, *, import_python: bool = True) -> HooksConfig:

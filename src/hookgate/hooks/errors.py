@@ -6,9 +6,12 @@ The runtime defines its own classes under the same root (`hookgate.errors`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
 
-T = TypeVar("T")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 #: The most mistakes of one file reported together: the rest wait for the next run.
 MAX_ERRORS = 20

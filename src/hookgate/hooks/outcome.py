@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
 
 from hookgate.hooks.events import OnError
 from hookgate.hooks.formats import Permission
 from hookgate.hooks.records import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: How many times in a row hooks may send an agent on (`continue_with`) before its
 #: end stands, as Claude Code bounds Stop and SubagentStop blocks.

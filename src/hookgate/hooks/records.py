@@ -11,9 +11,10 @@ strings they are. Type checkers see typing's own.
 from __future__ import annotations
 
 import collections
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
     from typing import NamedTuple as NamedTuple
 else:
     #: What the class body may not define: the tuple's own machinery.

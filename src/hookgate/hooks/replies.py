@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from typing import Any
 
 from hookgate.hooks.config import HookSpec
 from hookgate.hooks.events import EventSpec
 from hookgate.hooks.formats import BadReply, HookReply, ReplyFormat, reply_from_json
 from hookgate.hooks.process import ProcessResult, SpawnError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def python_reply(spec: EventSpec, envelope: dict[str, Any], answer: Any) -> HookReply:

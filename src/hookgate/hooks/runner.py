@@ -14,7 +14,6 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks.chain import Chain
 from hookgate.hooks.config import HooksConfig, HookSpec
@@ -46,7 +45,10 @@ from hookgate.hooks.steps import (
     run_of,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # each kind's module is imported by the first hook of that kind
+    from typing import Any
+
     from hookgate.hooks.kinds.http.run import HttpPool
     from hookgate.hooks.kinds.model.run import ModelChecks
     from hookgate.hooks.kinds.persistent.run import PersistentHooks

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Coroutine, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks.events import EventSpec, MatchOn
 from hookgate.hooks.formats import FORMATS, ReplyFormat
 from hookgate.hooks.formats.base import has_big_text
 from hookgate.hooks.process.core import Input
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from hookgate.hooks.chain import Chain
     from hookgate.hooks.config import HookSpec
     from hookgate.hooks.kinds.http.run import HttpRequest

@@ -11,7 +11,10 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Where the service listens unless told: loopback, so that exposing it is a choice.
 DEFAULT_HOST = "127.0.0.1"

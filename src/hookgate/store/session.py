@@ -17,13 +17,16 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from hookgate.errors import SessionError
 from hookgate.hooks.records import NamedTuple
 from hookgate.messages import Message
 from hookgate.store.home import default_home
 from hookgate.store.lock import open_locked
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The format of the files this module writes; a newer one is refused, not misread.
 SESSION_VERSION = 1

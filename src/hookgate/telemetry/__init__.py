@@ -9,12 +9,14 @@ telemetry is off. Off, nothing of OpenTelemetry is imported.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks.files.yamlfile import Where, check_keys, describe, expect_mapping
 from hookgate.hooks.records import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from hookgate.hooks.observe import EventObserver
 
 TELEMETRY_KEYS = ("otlp", "content")

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from hookgate.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 
 __all__ = [

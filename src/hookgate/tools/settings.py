@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from hookgate.hooks.config import MAX_TIMEOUT, parse_duration
 from hookgate.hooks.files.yamlfile import Where, check_keys, describe, expect_mapping
 from hookgate.hooks.records import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Tool calls one model reply may make; the calls past it fail with a message.
 DEFAULT_MAX_TOOL_CALLS = 64

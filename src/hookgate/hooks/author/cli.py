@@ -15,7 +15,6 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from hookgate.hooks.config import HooksConfig, HookSpec
 from hookgate.hooks.configfile import load_hooks_file
@@ -27,6 +26,10 @@ from hookgate.hooks.formats import FORMATS
 from hookgate.hooks.process import adopt_orphans_at_first_start
 from hookgate.hooks.runner import HookEngine, Outcome
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
+
 DEFAULT_CONFIG = Path("hookgate.yaml")
 OfferedTools = Callable[[Path], "tuple[str, ...] | None"]
 EXIT_OK, EXIT_ERROR, EXIT_BLOCKED = 0, 1, 2
@@ -37,7 +40,7 @@ ConfigLoader = Callable[[Path, bool], HooksConfig]
 #: What the runtime adds to `check` about a config file: lines to print, and warnings.
 AgentReport = Callable[[Path], "tuple[list[str], list[str]]"]
 #: Registers the runtime's own `hooks` commands on the subparsers it is given.
-MoreCommands = Callable[[Any], None]
+MoreCommands: TypeAlias = "Callable[[Any], None]"
 
 
 def _load_hooks_only(path: Path, import_python: bool) -> HooksConfig:

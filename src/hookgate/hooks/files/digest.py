@@ -6,8 +6,7 @@ falls back to; the digests are the same.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hashlib import sha256
 else:

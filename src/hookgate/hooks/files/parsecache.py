@@ -15,9 +15,12 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from hookgate.hooks.files.digest import sha256
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Changes whenever the stored form changes: older entries are then simply not found.
 FORMAT = "yaml-v1"
@@ -62,14 +65,14 @@ def _position(line: int | None, key: Any) -> tuple[int, int]:
     return (line, 0)
 
 
-class CachedMapping(dict[str, Any]):
+class CachedMapping(dict[str, object]):
     """A mapping read from the cache, with the line of each key."""
 
     __slots__ = ("lc",)
     lc: _Lines
 
 
-class CachedList(list[Any]):
+class CachedList(list[object]):
     """A list read from the cache, with the line of each item."""
 
     __slots__ = ("lc",)

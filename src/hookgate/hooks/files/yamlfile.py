@@ -15,11 +15,14 @@ import os
 import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, BinaryIO
 
 from hookgate.hooks.errors import Collected, ConfigError
 from hookgate.hooks.files import parsecache
 from hookgate.hooks.records import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 #: Bytes a config file may hold (characters, of a text given whole). Agent files, hook
 #: configs and model scripts are a few KiB; a larger one is refused unparsed (the parser

@@ -11,12 +11,17 @@ import json
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal, Protocol
 
 from hookgate.hooks.errors import HookgateError
 from hookgate.hooks.events import EventSpec, OnError
 from hookgate.hooks.process import ProcessResult
 from hookgate.hooks.records import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal, Protocol, TypeAlias
+else:  # a structural type for the checker; at run time, a class like any other
+    Protocol = object
 
 #: Exit status that blocks: the hook said no on purpose.
 EXIT_BLOCK = 2
@@ -25,7 +30,7 @@ EXIT_NOT_EXECUTABLE = 126
 EXIT_NOT_FOUND = 127
 
 
-Permission = Literal["allow", "ask"]
+Permission: TypeAlias = "Literal['allow', 'ask']"
 
 
 #: Characters from which a text in an event is written to a process in slices, never

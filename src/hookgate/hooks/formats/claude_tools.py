@@ -11,9 +11,12 @@ import contextlib
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from hookgate.hooks.formats.base import BadReply
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 CLAUDE_TOOL_NAMES: Mapping[str, str] = {
     "shell": "Bash",

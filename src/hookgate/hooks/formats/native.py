@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
 
 from hookgate.hooks.events import EventSpec
 from hookgate.hooks.files.yamlfile import did_you_mean
@@ -26,6 +25,10 @@ from hookgate.hooks.formats.base import (
     read_json_object,
 )
 from hookgate.hooks.process import ProcessResult
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 ACTIONS = {"allow": False, "block": True, "deny": True, "stop": True}
 #: One encoder for every event: `json.dumps` with options builds a new one per call.

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks.events import EventSpec
 from hookgate.hooks.files.yamlfile import Where, describe
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from hookgate.hooks.kinds.http.target import HttpTarget
     from hookgate.hooks.kinds.model.target import ModelTarget
     from hookgate.hooks.kinds.python import HookCallable

@@ -13,7 +13,7 @@ wait and for what. `aio`, and with it asyncio, is imported on first use of its t
 functions: a synchronous caller (`hooks fire`, a `run_sync` embedder) never pays for it.
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
 from hookgate.hooks.process.blocking import run_process_sync
 from hookgate.hooks.process.core import (
@@ -37,7 +37,10 @@ from hookgate.hooks.process.guard import (
 from hookgate.hooks.process.pace import HOLD_WAIT, PAST_HOLD, QUICK, SLOW_RUNS, runs_since_quick
 from hookgate.hooks.process.subreaper import adopt_orphans
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from hookgate.hooks.process.aio import run_process, stream_process
 
 

@@ -14,7 +14,6 @@ import signal
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Self
 
 from hookgate.hooks.errors import HookgateError
 from hookgate.hooks.process import subreaper
@@ -23,8 +22,10 @@ from hookgate.hooks.process.pace import HOLD_WAIT as HOLD_WAIT  # where they wer
 from hookgate.hooks.process.pace import QUICK as QUICK
 from hookgate.hooks.records import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the blocking driver runs without asyncio
     import asyncio
+    from typing import Self
 
 #: Bytes kept of stdout and of stderr each; the rest is read and dropped, so a flood
 #: can neither block the process on a full pipe nor fill our memory.

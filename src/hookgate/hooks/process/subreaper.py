@@ -8,7 +8,10 @@ that the hook runner and the reaper share one mechanism.
 from __future__ import annotations
 
 import os
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: prctl(2) option that makes a process the reaper of its descendants' orphans.
 _PR_SET_CHILD_SUBREAPER = 36

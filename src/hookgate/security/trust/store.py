@@ -12,12 +12,15 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from hookgate.hooks import ConfigError
 from hookgate.hooks.files.digest import sha256
 from hookgate.hooks.records import NamedTuple
 from hookgate.store.home import default_home
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 STORE_NAME = "trust.json"
 STORE_MODE = 0o600

@@ -5,11 +5,14 @@ The boundary does not depend on reading the command: whatever a command line bui
 run time, the kernel holds it to the same mounts and namespaces (docs/security.md).
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
 from hookgate.tools.sandbox.settings import Mode, SandboxSettings, parse_sandbox
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from hookgate.tools.sandbox.boundaries import Boundaries, within
 
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
-from typing import Any
 
 from hookgate.hooks.files.yamlfile import Where, describe, did_you_mean
 from hookgate.hooks.records import NamedTuple
 from hookgate.tools.settings import directories, section
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SANDBOX_KEYS = ("mode", "network", "writable")
 
