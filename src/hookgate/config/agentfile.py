@@ -6,6 +6,7 @@ file, line, key path and value. The `hooks:` mapping is the engine's own config.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
@@ -386,7 +387,7 @@ def _team(document: Mapping[Any, Any], where: Where, base_dir: Path) -> TeamConf
     node = expect_mapping(document["team"], at, "a team (name, members, max_parallel, max_rounds)")
     check_keys(node, at, TEAM_KEYS)
     name = node.get("name")
-    if not isinstance(name, str) or not AGENT_NAME.match(name):
+    if not isinstance(name, str) or not re.match(AGENT_NAME, name):
         raise (at.key(node, "name") if "name" in node else at).error(
             f"expected a team name, got {describe(name)}",
             hint="e.g. name: release (letters, digits, '-', '_' and '.')",

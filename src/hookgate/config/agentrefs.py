@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 AGENT_KEYS = ("file", "description", "timeout")
-#: A name `/ask-NAME` can be typed with: an agent's, a team's.
-AGENT_NAME = re.compile(r"[A-Za-z0-9_.-]+\Z")
+#: A name `/ask-NAME` can be typed with: an agent's, a team's (a pattern, compiled by `re`
+#: at its first use: most commands read no agent's name).
+AGENT_NAME = r"[A-Za-z0-9_.-]+\Z"
 #: Seconds an asked agent may take to answer, by default: it runs a whole turn.
 DEFAULT_ASK_TIMEOUT = 600.0
 #: Team tasks that run at once, and rounds one wait of the supervisor may run, by default.
@@ -57,7 +58,7 @@ def parse_agent_refs(value: Any, at: Where, base_dir: Path) -> dict[str, AgentRe
     agents: dict[str, AgentRef] = {}
     for name, entry in node.items():
         here = at.key(node, name)
-        if not isinstance(name, str) or not AGENT_NAME.match(name):
+        if not isinstance(name, str) or not re.match(AGENT_NAME, name):
             raise here.error(
                 f"agent name {name!r} cannot be typed as /ask-{name}",
                 hint="use letters, digits, '-', '_' and '.' only (quote a number)",

@@ -10,7 +10,9 @@ import re
 
 from hookgate.hooks.records import NamedTuple
 
-_RULE = re.compile(r"^(?P<tool>[^()]+?)\s*(?:\((?P<argument>.*)\))?$", re.DOTALL)
+#: A rule: a tool name or glob, then its argument in parentheses. A pattern, compiled
+#: (and cached) by `re` at its first use: not by every command that imports this.
+_RULE = r"^(?P<tool>[^()]+?)\s*(?:\((?P<argument>.*)\))?$"
 
 
 class Rule(NamedTuple):
@@ -22,7 +24,7 @@ class Rule(NamedTuple):
 
     @classmethod
     def parse(cls, text: str) -> Rule | None:
-        match = _RULE.match(text.strip())
+        match = re.match(_RULE, text.strip(), re.DOTALL)
         return None if match is None else cls(text, match["tool"], match["argument"])
 
     def names(self, tool: str) -> bool:

@@ -51,7 +51,8 @@ HOOK_KEYS = (
     "onError", "format", "env", "cwd", "persistent", "model", "instructions", "input_budget",
 )  # fmt: skip
 KINDS = ("command", "args", "python", "http", "model")
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
+#: A duration with its unit; compiled (and cached) by `re` at its first use, not at import.
+_DURATION = r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$"
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, None: 1.0}
 
 _PASTED_HINT = (
@@ -289,7 +290,7 @@ def parse_duration(value: Any) -> float | None:
         return float(value) if abs(value) <= MAX_TIMEOUT else None  # float() of 10**400 raises
     if isinstance(value, float):
         return value
-    if isinstance(value, str) and (match := _DURATION.match(value)):
+    if isinstance(value, str) and (match := re.match(_DURATION, value)):
         return float(match.group(1)) * _UNITS[match.group(2)]
     return None
 
