@@ -12,7 +12,6 @@ import contextlib
 import functools
 import gc
 import os
-import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -269,7 +268,8 @@ def _invoked_as() -> str:
     """How to run this hookgate again from here: `hookgate` when that is what PATH finds,
     else the path it was started by (a fresh clone's `.venv/bin` is not on PATH)."""
     started = Path(sys.argv[0])
-    import shutil  # `init` alone asks
+    import shlex  # `init` alone asks
+    import shutil
 
     found = shutil.which("hookgate")
     if found is not None and Path(found).resolve() == started.resolve():
