@@ -1,7 +1,7 @@
 """The command line a `hookgate` process builds, which is only the part its words can use.
 
-`build_parser(argv)` builds in full the commands `argv` names and lists the others
-bare (start-up is paid on every command). Whatever the words, it must parse them as
+`build_parser(argv)` builds in full the commands `argv` names and only lists the others,
+their parsers left unbuilt (start-up is paid on every command). Whatever the words, it must parse them as
 the whole command line does: the same namespace, the same help, the same error.
 """
 
