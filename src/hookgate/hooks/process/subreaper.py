@@ -8,6 +8,7 @@ that the hook runner and the reaper share one mechanism.
 from __future__ import annotations
 
 import os
+from errno import EINTR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,10 +19,9 @@ _PR_SET_CHILD_SUBREAPER = 36
 #: Whether `adopt_orphans` made this process a subreaper: only then can a killed
 #: member of a child's process group become our child, to be reaped by us.
 adopting = False
-#: libc's waitpid(2), ctypes' errno and EINTR, loaded by `adopt_orphans` (`reap_group`).
+#: libc's waitpid(2) and ctypes' errno, loaded by `adopt_orphans` (`reap_group`).
 _waitpid: Any = None
 _get_errno: Any = None
-_EINTR = 0
 
 
 def adopt_orphans() -> bool:
@@ -33,12 +33,11 @@ def adopt_orphans() -> bool:
     program that runs hooks; it returns whether the kernel agreed.
     """
     import ctypes  # here: 2 ms to import, paid by the process that adopts alone
-    from errno import EINTR
 
-    global adopting, _waitpid, _get_errno, _EINTR
+    global adopting, _waitpid, _get_errno
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        _waitpid, _get_errno, _EINTR = libc.waitpid, ctypes.get_errno, EINTR
+        _waitpid, _get_errno = libc.waitpid, ctypes.get_errno
         # Asked again even where `adopting` says yes: a forked child inherits the flag,
         # not the setting (the worse a stale flag does is one wait that finds nothing).
         adopting = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
@@ -63,5 +62,5 @@ def reap_group(pgid: int) -> None:
                 os.waitpid(-pgid, 0)
         except ChildProcessError:
             return
-    while wait(-pgid, None, 0) > 0 or _get_errno() == _EINTR:
+    while wait(-pgid, None, 0) > 0 or _get_errno() == EINTR:
         pass
