@@ -42,18 +42,18 @@ def runs(project: Path, **entry: Any) -> tuple[list[str], list[str]]:
 @pytest.mark.parametrize(
     ("command", "files"),
     [
-        ("bash -o pipefail hooks/guard", ["hooks/guard"]),
+        ("bash -o pipefail hooks/guard", ["hooks", "hooks/guard"]),
         ("env BASH_ENV=./.x bash -c true", [".x"]),
-        ("timeout 5 sh hooks/guard", ["hooks/guard"]),
+        ("timeout 5 sh hooks/guard", ["hooks", "hooks/guard"]),
         ("nice -n 5 ./x.sh", ["x.sh"]),
-        ('sh -c "cd sub; sh ./g.sh"', ["sub/g.sh"]),
-        ('cd "$CLAUDE_PROJECT_DIR" && sh hooks/guard', ["hooks/guard"]),
+        ('sh -c "cd sub; sh ./g.sh"', ["sub", "sub/g.sh"]),
+        ('cd "$CLAUDE_PROJECT_DIR" && sh hooks/guard', ["hooks", "hooks/guard"]),
         ("${CLAUDE_PROJECT_DIR}/x.sh --fast", ["x.sh"]),
-        ("python3 -m pkg.mod", ["pkg/__init__.py", "pkg/mod.py"]),
+        ("python3 -m pkg.mod", ["pkg", "pkg/__init__.py", "pkg/mod.py"]),
         ("jq -f f.jq", ["f.jq"]),
-        (". ./lib/a.py && true", ["lib/a.py"]),
+        (". ./lib/a.py && true", ["lib", "lib/a.py"]),
         ("./x.sh >> data.txt; cat data.txt | tee -a data.txt", ["x.sh"]),
-        ("echo $(sh hooks/guard)", ["hooks/guard"]),
+        ("echo $(sh hooks/guard)", ["hooks", "hooks/guard"]),
     ],
 )
 def test_the_files_a_command_line_runs(project: Path, command: str, files: list[str]) -> None:
@@ -81,13 +81,13 @@ def test_words_built_at_run_time_are_named_not_guessed(
 
 def test_a_packages_every_module_and_where_a_module_could_appear(project: Path) -> None:
     found, _ = runs(project, python="pkg:check")
-    assert found == ["pkg.py", "pkg/__init__.py", "pkg/mod.py"]
+    assert found == ["pkg.py", "pkg/__init__.py", "pkg", "pkg/mod.py"]
 
 
 def test_env_pins_a_python_path_directorys_files_and_other_keys_scripts(project: Path) -> None:
     env = {"PYTHONPATH": "lib", "GUARD": "./x.sh", "AUDIT_LOG": "data.txt"}
     found, _ = runs(project, command="true", env=env)
-    assert found == ["lib/a.py", "x.sh"]  # the log a hook appends to would untrust it
+    assert found == ["lib", "lib/a.py", "x.sh"]  # the log a hook appends to would untrust it
 
 
 def test_args_are_literal_no_shell_expands_them(project: Path) -> None:
@@ -97,7 +97,7 @@ def test_args_are_literal_no_shell_expands_them(project: Path) -> None:
 
 def test_a_shells_line_given_as_args_is_read_too(project: Path) -> None:
     found, _ = runs(project, args=["sh", "-c", "cd sub && ./g.sh"])
-    assert found == ["sub/g.sh"]
+    assert sorted(found) == ["sub", "sub/g.sh"]
 
 
 def test_a_path_entry_outside_the_project_is_not_pinned_file_by_file(
@@ -106,7 +106,7 @@ def test_a_path_entry_outside_the_project_is_not_pinned_file_by_file(
     elsewhere = tmp_path_factory.mktemp("machine-bin")
     (elsewhere / "tool").write_text("\n")
     found, _ = runs(project, command="true", env={"PATH": f"./hooks:{elsewhere}"})
-    assert found == ["hooks/guard"]
+    assert found == ["hooks", "hooks/guard"]
 
 
 @pytest.mark.parametrize(

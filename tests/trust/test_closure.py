@@ -73,18 +73,27 @@ def test_a_damaged_store_is_a_config_error_with_the_way_out(project: Project) ->
 def test_no_file_where_a_script_should_be_hangs_or_breaks_nothing(
     project: Project, planted: str
 ) -> None:
-    """A pipe would block the hashing read; a directory made it raise (a traceback)."""
+    """A pipe would block the hashing read; a directory made it raise (a traceback).
+    Either is trusted as what it is: a script put in its place later is a change."""
+    guard = project.dir / "guard.sh"
     if planted == "a named pipe":
-        os.mkfifo(project.dir / "guard.sh")
+        os.mkfifo(guard)
     else:
-        (project.dir / "guard.sh").mkdir()
-    project.write_agent("scripted:s.yaml", hooks={"preToolCall": [{"command": "./guard.sh"}]})
+        guard.mkdir()
+    project.write_agent(
+        project.script({"text": "hi"}), hooks={"preToolCall": [{"command": "./guard.sh"}]}
+    )
 
     done = project.hookgate("trust", "--yes", trusted=False)
 
     assert done.returncode == 0, done.stderr
-    (entry,) = json.loads((project.home / "trust.json").read_text())["agents"].values()
-    assert entry["files"][str(project.dir / "guard.sh")]["sha256"] is None  # no file
+    assert project.hookgate("-p", "hi", trusted=False).returncode == 0
+    guard.unlink() if planted == "a named pipe" else guard.rmdir()
+    guard.write_text("#!/bin/sh\n")
+    done = project.hookgate("-p", "hi", trusted=False)
+    assert done.returncode == 1
+    assert "is not trusted" in done.stderr
+    assert str(guard) in done.stderr
 
 
 def test_a_log_the_hook_appends_to_is_not_pinned_the_script_it_runs_is(

@@ -138,7 +138,7 @@ def open_path(raw: str, ctx: ToolContext, *, writing: bool = False) -> Path:
             f"[denied: {raw!r} is protected: it is inside hookgate's own data directory "
             f"({ctx.hookgate_home}), which no file tool reaches]"
         )
-    if writing and path in bounds.protected:
+    if writing and bounds.protects(path):
         raise ToolError(
             f"[denied: {display_path(path, ctx)} is protected: the agent file or a file it "
             "trusts, which only its owner changes (and then trusts anew)]"

@@ -35,24 +35,47 @@ class UnpinnedFile(Exception):
 
 
 def file_digest(path: str | os.PathLike[str]) -> str | None:
-    """The sha256 hex digest of the regular file at `path`; None where there is none.
+    """The sha256 hex digest of the regular file at `path`, or of the folder's listing
+    (`folder_digest`); None where there is neither.
 
     A named pipe or a device planted where a script should be is no file, and never
     hangs the reader (`open_regular`).
     """
     try:
         file = open_regular(path)
+    except IsADirectoryError:  # where a folder cannot be opened for reading
+        return folder_digest(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError:
         return "unreadable"
     if file is None:
-        return None
+        return folder_digest(path) if os.path.isdir(path) else None
     with file:
         digest = sha256()
         while chunk := file.read(_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def folder_digest(path: str | os.PathLike[str]) -> str:
+    """The sha256 hex digest of which entries the folder at `path` holds: each name,
+    its kind, and a link's target (not their content: each file is pinned by its own).
+    `__pycache__` is left out: Python writes it as a hook's modules are imported."""
+    entries = []
+    try:
+        with os.scandir(os.fsencode(path)) as listing:
+            for entry in listing:
+                if entry.name == b"__pycache__":
+                    continue
+                if entry.is_symlink():
+                    kind = b"link " + os.readlink(entry.path)
+                else:
+                    kind = b"folder" if entry.is_dir() else b"file" if entry.is_file() else b"other"
+                entries.append(entry.name + b"\0" + kind)
+    except OSError:
+        return "unreadable"
+    return sha256(b"folder\n" + b"\n".join(sorted(entries))).hexdigest()
 
 
 def command_words(hook: HookSpec) -> list[str]:

@@ -58,6 +58,8 @@ _CODE_OPTIONS = frozenset({"-c", "-e", "-E", "-p", "--eval", "--print"})
 #: Interpreter options that take the next word as their value (`bash -o pipefail x`).
 _VALUE_OPTIONS = frozenset({"-o", "-O", "+o", "+O", "-W", "-X", "-I", "-r", "--require",
                             "--import", "--loader", "--rcfile", "--init-file"})  # fmt: skip
+#: Folders a package manager fills: a file a hook runs there pins itself alone.
+_PACKAGE_DIRS = frozenset({"node_modules", "site-packages", "dist-packages"})
 #: Files of one package or directory pinned at most; past it the rest is "not pinned".
 MAX_TREE_FILES = 1000
 _EXPANDS = re.compile(r"[$`]")
@@ -127,6 +129,8 @@ class _Found:
         self.unread: dict[str, None] = {}
         self.loaders: list[str] = []
         self.program: str | None = None
+        self._folders: set[Path] = set()
+        self._modules: set[str] = set()
 
     def runs(self) -> HookRuns:
         return HookRuns(tuple(self.files), tuple(self.unread), tuple(self.loaders), self.program)
@@ -142,15 +146,55 @@ class _Found:
         if present_only and not path.exists():
             return
         if path.is_dir() and trees:
-            self.tree(path)
+            self.folder(path)
         elif not (present_only and path.is_dir()):  # a program's place is pinned, whatever
             self.files[path] = None
+            if path.is_file():
+                self._beside(path)
 
-    def tree(self, directory: Path) -> None:
-        """Every file under `directory` (a `PYTHONPATH` entry), up to `MAX_TREE_FILES`."""
-        files, unread = files_under(directory, "*")
-        self.files.update(dict.fromkeys(files))
+    def _beside(self, script: Path) -> None:
+        """What a file a hook runs brings with it, inside the project: the folder that
+        holds it, whole, unless that is the agent file's own folder (the project's, which
+        the model edits); there, the local modules a Python script imports. Not for an
+        interpreter (`.venv/bin/python`), nor in a package manager's folder: what they
+        load is no hook's folder."""
+        folder = script.parent
+        if script.name in INTERPRETERS or _is_python(script.name):
+            return
+        if folder != self.base_dir and _under(folder, (self.base_dir,)):
+            if not _PACKAGE_DIRS.intersection(folder.relative_to(self.base_dir).parts):
+                self.folder(folder)
+        elif folder == self.base_dir and script.suffix == ".py":
+            self._imports(script)
+
+    def folder(self, directory: Path) -> None:
+        """A hook's own folder (or a `PYTHONPATH` entry, a package `-m` runs): every
+        file under it, and each folder's listing (which files there are: one that
+        appears later, a module that would shadow another, is seen), up to
+        `MAX_TREE_FILES` files."""
+        if directory in self._folders:
+            return
+        self._folders.add(directory)
+        folders, files, unread = folder_tree(directory)
+        self.files.update(dict.fromkeys([*folders, *files]))
         self.unread.update(dict.fromkeys(unread))
+
+    def _imports(self, script: Path) -> None:
+        """The local modules a Python script beside the agent file imports (its folder
+        comes first on its `sys.path`), present or not, and theirs in turn."""
+        pending = [script]
+        while pending:
+            names = imported_names(pending.pop())
+            for name in names:
+                if name in self._modules:
+                    continue
+                self._modules.add(name)
+                files, unread = python_hook_files(name, self.base_dir)
+                for file in files:
+                    if file not in self.files and file.suffix == ".py" and file.is_file():
+                        pending.append(file)
+                    self.files[file] = None
+                self.unread.update(dict.fromkeys(unread))
 
     def argv(self, words: list[str], cwd: Path) -> None:
         """A program and its arguments, run with no shell; a shell's `-c` line read too
@@ -222,7 +266,7 @@ class _Found:
         for candidate in (base.with_name(base.name + ".py"), base / "__init__.py"):
             self.path(str(candidate), cwd, present_only=True)
         if (base / "__init__.py").is_file():
-            self.tree(base)
+            self.folder(base)
 
     def _relative(self, word: str, dirs: list[Path], *, present_only: bool) -> None:
         """`word` from each directory a `cd` went to: the present ones, else the last."""
@@ -255,7 +299,8 @@ class _Found:
 def python_hook_files(module_name: str, base_dir: Path) -> tuple[list[Path], list[str]]:
     """The files a `python:` hook's module may run, present or not, and what is not
     pinned: where its top-level name could be found next to `base_dir` (a file that
-    appears there later changes what is imported), and a local package's every `.py`."""
+    appears there later changes what is imported), and a local package whole, as a
+    hook's folder is (`folder_tree`)."""
     from hookgate.hooks.kinds.python import local_module_files  # python hooks alone
 
     top = module_name.split(".")[0]
@@ -264,24 +309,58 @@ def python_hook_files(module_name: str, base_dir: Path) -> tuple[list[Path], lis
     unread: list[str] = []
     package = base_dir / top
     if files[package / "__init__.py"]:
-        more, unread = files_under(package, "*.py")
-        found.extend(path for path in more if path not in files)
+        folders, more, unread = folder_tree(package)
+        found.extend(path for path in [*folders, *more] if path not in files)
     return [Path(os.path.normpath(path.absolute())) for path in found], unread
 
 
-def files_under(directory: Path, pattern: str) -> tuple[list[Path], list[str]]:
-    """Regular files under `directory` matching `pattern`, sorted, `__pycache__` and
-    hidden directories left out; past `MAX_TREE_FILES` the rest is named as unread."""
+def folder_tree(directory: Path) -> tuple[list[Path], list[Path], list[str]]:
+    """The folders under `directory` (itself first) and their regular files, sorted,
+    `__pycache__` (Python's own, rewritten as it runs) and hidden folders left out; past
+    `MAX_TREE_FILES` files the rest is named as unread."""
+    folders: list[Path] = []
     files: list[Path] = []
-    for path in sorted(directory.rglob(pattern)):
-        parts = path.relative_to(directory).parts
-        if "__pycache__" in parts or any(p.startswith(".") for p in parts[:-1]):
+    pending = [directory]
+    while pending:
+        folder = pending.pop(0)
+        folders.append(folder)
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
             continue
-        if path.is_file():
-            files.append(Path(os.path.normpath(path)))
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):  # a link: its target named in the listing
+                if entry.name != "__pycache__" and entry.name[0] != ".":
+                    pending.append(folder / entry.name)
+            elif entry.is_file():
+                files.append(folder / entry.name)
         if len(files) > MAX_TREE_FILES:
-            return files[:MAX_TREE_FILES], [f"{directory}: more than {MAX_TREE_FILES} files"]
-    return files, []
+            return (
+                folders,
+                files[:MAX_TREE_FILES],
+                [f"{directory}: more than {MAX_TREE_FILES} files"],
+            )
+    return folders, files, []
+
+
+def imported_names(script: Path) -> list[str]:
+    """The top-level names `script` imports (`import a.b`, `from a import b`), read by
+    Python's own parser, nothing run; none where it cannot be read. Relative imports
+    name no top-level module: a script has no package."""
+    import ast  # here: a Python script beside the agent file is the one reader
+
+    try:
+        tree = ast.parse(script.read_bytes(), str(script))
+    except (OSError, SyntaxError, ValueError):
+        return []
+    names: dict[str, None] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(dict.fromkeys(alias.name.split(".")[0] for alias in node.names))
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names[node.module.split(".")[0]] = None
+    return list(names)
 
 
 def _script_operand(words: Sequence[str]) -> int | None:

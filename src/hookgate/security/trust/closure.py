@@ -68,7 +68,7 @@ def _files_of(config: AgentConfig) -> dict[Path, str]:
     files: dict[Path, str] = {}
     for hook in config.hooks:
         for path in what_hook_runs(hook, config.base_dir).files:
-            files.setdefault(path, _role(hook))
+            files.setdefault(path, _role(hook, folder=path.is_dir()))
     for server in config.mcp_servers.values():
         from hookgate.mcp.config import StdioServer  # a file with MCP servers alone
 
@@ -83,12 +83,13 @@ def _files_of(config: AgentConfig) -> dict[Path, str]:
     return files
 
 
-def _role(hook: HookSpec) -> str:
+def _role(hook: HookSpec, *, folder: bool = False) -> str:
+    """What a file of `hook`'s is, in the summary; a folder's listing is pinned too."""
     if hook.python is not None:
         return "python hook module"
     if hook.model is not None:
         return "checker script"
-    return f"{hook.event.name} hook script"
+    return f"{hook.event.name} hook {'folder' if folder else 'script'}"
 
 
 def _settings_files(config: AgentConfig) -> dict[Path, str]:

@@ -9,6 +9,7 @@ Nothing here runs or imports anything the file names.
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import Iterator, Mapping
 
@@ -47,7 +48,8 @@ def describe_closure(closure: Closure) -> str:
     lines.append("Files checked at every start (a change to any of them needs trusting again):")
     for path, role in closure.files.items():
         absent = "" if path.exists() else " (absent: must stay so)"
-        lines.append(f"  {role}: {path}{absent}")
+        folder = os.sep if path.is_dir() else ""  # its files, and which files there are
+        lines.append(f"  {role}: {path}{folder}{absent}")
     return "\n".join(shown(line) for line in lines)
 
 

@@ -30,7 +30,8 @@ class Boundaries(NamedTuple):
     hidden: tuple[Path, ...]
     """Neither read nor written by any tool: `$HOOKGATE_HOME`, every project's sessions."""
     protected: frozenset[Path]
-    """Never written, even inside `writable`: the agent file's trust closure."""
+    """Never written, even inside `writable`: the agent file's trust closure (a hook's
+    folder with everything in it)."""
     sandbox: SandboxSettings
     private_tmp: Path | None = None
     """The session's own temporary directory (`TMPDIR` of its commands), when confined."""
@@ -62,9 +63,13 @@ class Boundaries(NamedTuple):
     def hides(self, path: Path) -> bool:
         return within(path, self.hidden)
 
+    def protects(self, path: Path) -> bool:
+        """Whether `path` is a file of the closure or lies in a folder of it."""
+        return within(path, tuple(self.protected))
+
     def may_write(self, path: Path) -> bool:
         """Whether a write to `path` stays inside the boundaries (consent aside)."""
-        if self.hides(path) or path in self.protected:
+        if self.hides(path) or self.protects(path):
             return False
         return not self.sandbox.on or within(path, self.writable)
 

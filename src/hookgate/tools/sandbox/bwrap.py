@@ -52,14 +52,18 @@ def confine(argv: Sequence[str], boundaries: Boundaries) -> list[str]:
 
 
 def _pinned(boundaries: Boundaries) -> list[str]:
-    """Mounts that make each protected file in a writable dir, and its folders, stay put."""
+    """Mounts that make each protected file in a writable dir, and its folders, stay put;
+    a protected folder (a hook's own) read-only whole, nothing added to it either."""
     args: list[str] = []
     pinned_dirs: set[Path] = set()
+    folders = tuple(path for path in boundaries.protected if path.is_dir())
     for path in sorted(boundaries.protected):
         if boundaries.hides(path) or not within(path, boundaries.writable):
             continue  # hidden, or read-only already
         if not path.exists():
             continue  # a mount would create it; the trust check refuses it once it exists
+        if any(path != folder and path.is_relative_to(folder) for folder in folders):
+            continue  # read-only with its folder
         root = max((r for r in boundaries.writable if path.is_relative_to(r)), key=_depth)
         for folder in reversed(path.parents):
             if folder.is_relative_to(root) and folder != root and folder not in pinned_dirs:

@@ -1,0 +1,258 @@
+"""A hook's script is rarely alone: it imports a module next to it, sources a library,
+reads its rules. Trust pins the whole folder that holds a hook's script inside the
+project (every file under it, and which files there are), and the sandbox keeps the
+model's shell out of it; a script in the agent file's own folder brings the local
+modules it imports.
+
+Each case: trust, then change a file the hook really runs but its command line does not
+name, then start. Before, every one of them ran the changed code with no question.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hookgate.hooks import parse_hooks
+from hookgate.hooks.files.yamlfile import Where
+from hookgate.hooks.runs.whatruns import what_hook_runs
+from runtime.project import Project
+
+#: A guard that denies `rm`, its judgement in a module next to it.
+GUARD = "import json, sys\nimport rules\nprint(json.dumps(rules.judge(json.load(sys.stdin))))\n"
+RULES = (
+    "def judge(event):\n"
+    "    command = str(event.get('arguments', {}).get('command', ''))\n"
+    "    return {'action': 'deny', 'reason': 'no rm'} if 'rm' in command else {}\n"
+)
+LOOSER = "def judge(event):\n    return {}\n"
+
+
+def guarded_project(project: Project, folder: str = "hooks") -> Path:
+    """The guard in `folder` (the agent file's own with ""), trusted; its rules module."""
+    where = project.dir / folder
+    where.mkdir(exist_ok=True)
+    (where / "guard.py").write_text(GUARD)
+    (where / "rules.py").write_text(RULES)
+    script = project.script(
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "rm -f victim"}}]},
+        {"text": "done"},
+    )
+    command = f"python3 {folder}/guard.py" if folder else "python3 guard.py"
+    project.write_agent(script, yolo=True, hooks={"preToolCall": [{"command": command}]})
+    (project.dir / "victim").write_text("")
+    project.trust()
+    return where / "rules.py"
+
+
+def refusal(project: Project) -> str:
+    done = project.hookgate("-p", "clean up", trusted=False)
+    assert done.returncode == 1, done.stdout
+    assert (project.dir / "victim").exists()
+    return done.stderr
+
+
+@pytest.mark.parametrize("folder", ["hooks", ""], ids=["hooks/", "the agent file's folder"])
+def test_the_trusted_guard_and_the_module_it_imports_deny_as_written(
+    project: Project, folder: str
+) -> None:
+    guarded_project(project, folder)
+
+    done = project.hookgate("-p", "clean up", trusted=False)
+
+    assert done.returncode == 0, done.stderr
+    assert (project.dir / "victim").exists()
+    (tool,) = [m for m in project.messages() if m["role"] == "tool"]
+    assert tool["content"] == "[denied by a hook: no rm]"
+
+
+@pytest.mark.parametrize("folder", ["hooks", ""], ids=["hooks/", "the agent file's folder"])
+def test_a_module_the_guard_imports_edited_after_trust_stops_every_start(
+    project: Project, folder: str
+) -> None:
+    rules = guarded_project(project, folder)
+    rules.write_text(LOOSER)
+
+    assert f"hook script {rules} changed since you trusted it" in refusal(project)
+
+
+@pytest.mark.parametrize("folder", ["hooks", ""], ids=["hooks/", "the agent file's folder"])
+def test_a_module_appearing_where_the_guard_imports_from_stops_every_start(
+    project: Project, folder: str
+) -> None:
+    """`json.py` next to the script shadows the standard library's for it."""
+    guarded_project(project, folder)
+    shadow = project.dir / folder / "json.py"
+    shadow.write_text("def load(f):\n    return {}\n\ndef dumps(o):\n    return '{}'\n")
+
+    stderr = refusal(project)
+
+    shown = shadow if not folder else project.dir / folder
+    assert str(shown) in stderr
+    assert "hookgate trust" in stderr
+
+
+def test_a_library_a_shell_hook_sources_by_its_own_path_is_pinned(project: Project) -> None:
+    hooks = project.dir / "hooks"
+    hooks.mkdir()
+    (hooks / "lib.sh").write_text('deny() { echo \'{"action": "deny", "reason": "lib"}\'; }\n')
+    guard = project.hook("guard.sh", '. "$(dirname "$0")/lib.sh"\ndeny')
+    script = project.script(
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "rm -f victim"}}]},
+        {"text": "done"},
+    )
+    project.write_agent(script, yolo=True, hooks={"preToolCall": [{"command": guard}]})
+    (project.dir / "victim").write_text("")
+    project.trust()
+    (hooks / "lib.sh").write_text("deny() { echo '{}'; }\n")
+
+    assert f"{hooks / 'lib.sh'} changed since you trusted it" in refusal(project)
+
+
+def test_the_projects_own_folder_is_not_pinned_whole(project: Project) -> None:
+    """A script beside the agent file pins itself and what it imports, not the project:
+    the model may still edit the project's other files."""
+    (project.dir / "guard.py").write_text("import os, helper\n")
+    (project.dir / "helper.py").write_text("")
+    (project.dir / "app.py").write_text("")
+    (project.dir / "hooks").mkdir()
+    (project.dir / "hooks" / "g.sh").write_text("")
+    (project.dir / "hooks" / "lib").mkdir()
+    (project.dir / "hooks" / "lib" / "x.sh").write_text("")
+    (project.dir / "hooks" / "__pycache__").mkdir()
+    (project.dir / "hooks" / "__pycache__" / "x.pyc").write_text("")
+    config = parse_hooks(
+        {"preToolCall": [{"command": "python3 guard.py"}, {"command": "sh hooks/g.sh"}]},
+        Where("hookgate.yaml"),
+        base_dir=project.dir,
+    )
+
+    files = {path for hook in config for path in what_hook_runs(hook, project.dir).files}
+
+    d = project.dir
+    assert {d / "guard.py", d / "helper.py", d / "os.py", d / "os" / "__init__.py"} <= files
+    assert {d / "hooks", d / "hooks" / "g.sh", d / "hooks" / "lib", d / "hooks/lib/x.sh"} <= files
+    assert d / "app.py" not in files
+    assert d not in files
+    assert not any("__pycache__" in path.parts for path in files)
+
+
+def test_the_trust_summary_names_the_folder(project: Project) -> None:
+    guarded_project(project)
+
+    done = project.hookgate("trust", "--yes", trusted=False)
+
+    assert done.returncode == 0, done.stderr
+    assert f"preToolCall hook folder: {project.dir / 'hooks'}/" in done.stderr
+    assert f"preToolCall hook script: {project.dir / 'hooks' / 'rules.py'}" in done.stderr
+    (entry,) = json.loads((project.home / "trust.json").read_text())["agents"].values()
+    assert entry["files"][str(project.dir / "hooks")]["sha256"] is not None
+
+
+#: What the hostile model's shell tries on the guard's folder, each on its own.
+TAMPERING = {
+    "rewrite the module": f"printf '{LOOSER}' > hooks/rules.py",
+    "shadow json": "printf 'def load(f):\\n    return {}\\n' > hooks/json.py",
+    "a package beside it": "mkdir hooks/json",
+    "move the module away": "mv hooks/rules.py hooks/old.py",
+    "replace the folder": "mv hooks hooks.old && mkdir hooks",
+}
+
+
+@pytest.mark.parametrize("command", TAMPERING.values(), ids=TAMPERING.keys())
+def test_the_models_shell_cannot_change_the_guards_folder_in_the_sandbox(
+    project: Project, command: str
+) -> None:
+    rules = guarded_project(project)
+    before = sorted(p.name for p in rules.parent.iterdir())
+    script = project.script(
+        {"tool_calls": [{"name": "shell", "arguments": {"command": command}}]},
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "rm -f victim"}}]},
+        {"text": "done"},
+    )
+    project.write_agent(
+        script, yolo=True, hooks={"preToolCall": [{"command": "python3 hooks/guard.py"}]}
+    )
+
+    done = project.hookgate("-p", "loosen the guard, then clean up")
+
+    assert done.returncode == 0, done.stderr
+    assert rules.read_text() == RULES
+    assert sorted(p.name for p in rules.parent.iterdir() if p.name != "__pycache__") == before
+    tampering, removal = [m["content"] for m in project.messages() if m["role"] == "tool"]
+    assert "Read-only file system" in tampering or "Device or resource busy" in tampering
+    assert removal == "[denied by a hook: no rm]"
+    assert (project.dir / "victim").exists()
+
+
+def test_file_tools_refuse_to_write_into_the_guards_folder(project: Project) -> None:
+    guarded_project(project)
+    script = project.script(
+        {
+            "tool_calls": [
+                {"name": "write_file", "arguments": {"path": "hooks/json.py", "content": "x"}}
+            ]
+        },
+        {"text": "done"},
+    )
+    project.write_agent(
+        script, yolo=True, hooks={"preToolCall": [{"command": "python3 hooks/guard.py"}]}
+    )
+
+    done = project.hookgate("-p", "shadow json")
+
+    assert done.returncode == 0, done.stderr
+    assert not (project.dir / "hooks" / "json.py").exists()
+    (result,) = [m["content"] for m in project.messages() if m["role"] == "tool"]
+    assert result.startswith("[denied: hooks/json.py is protected:")
+
+
+def test_unconfined_a_module_added_to_the_folder_mid_session_blocks_the_guard(
+    project: Project,
+) -> None:
+    guarded_project(project)
+    shadow = "printf 'def load(f):\\n    return {}\\n' > hooks/json.py"
+    script = project.script(
+        {"tool_calls": [{"name": "shell", "arguments": {"command": shadow}}]},
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "rm -f victim"}}]},
+        {"text": "done"},
+    )
+    guard = {"command": "python3 hooks/guard.py", "matcher": "^shell$"}
+    project.write_agent(script, yolo=True, hooks={"preToolCall": [guard]}, sandbox={"mode": "off"})
+
+    done = project.hookgate("-p", "shadow json, then clean up")
+
+    assert done.returncode == 0, done.stderr
+    assert (project.dir / "hooks" / "json.py").exists()  # unconfined, the shell could
+    assert (project.dir / "victim").exists()
+    removal = [m["content"] for m in project.messages() if m["role"] == "tool"][1]
+    assert removal.startswith("[denied by a hook:")
+    assert f"{project.dir / 'hooks'} changed since the session started" in removal
+
+
+@pytest.mark.parametrize(
+    "command",
+    [".venv/bin/python hooks/guard.py", "node_modules/.bin/guard --stdin"],
+    ids=["an interpreter", "a package manager's folder"],
+)
+def test_an_interpreters_or_a_package_managers_folder_is_not_the_hooks(
+    project: Project, command: str
+) -> None:
+    for name in (".venv/bin/python", ".venv/bin/pip", "node_modules/.bin/guard",
+                 "node_modules/.bin/other", "hooks/guard.py"):  # fmt: skip
+        (project.dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (project.dir / name).write_text("")
+        (project.dir / name).chmod(0o755)
+    (hook,) = parse_hooks(
+        {"preToolCall": [{"command": command}]}, Where("hookgate.yaml"), base_dir=project.dir
+    )
+
+    files = what_hook_runs(hook, project.dir).files
+
+    program = project.dir / command.split()[0]
+    assert program in files
+    assert {program.parent, program.parent / ("pip" if "venv" in command else "other")}.isdisjoint(
+        files
+    )
