@@ -256,3 +256,43 @@ def test_an_interpreters_or_a_package_managers_folder_is_not_the_hooks(
     assert {program.parent, program.parent / ("pip" if "venv" in command else "other")}.isdisjoint(
         files
     )
+
+
+@pytest.mark.parametrize(
+    ("script", "sources"),
+    [
+        ("guard.sh", ". ./lib.sh"),
+        ("guard", "source lib.sh"),  # no suffix: its `#!` line says it is a shell's
+    ],
+)
+def test_a_library_a_shell_script_beside_the_agent_file_sources_is_pinned(
+    project: Project, script: str, sources: str
+) -> None:
+    (project.dir / "lib.sh").write_text('deny() { echo \'{"action": "deny"}\'; }\n')
+    (project.dir / script).write_text(f"#!/usr/bin/env sh\n{sources}\ndeny\n")
+    (project.dir / script).chmod(0o755)
+    project.write_agent(
+        project.script({"text": "hi"}), hooks={"preToolCall": [{"command": f"./{script}"}]}
+    )
+    project.trust()
+    assert project.hookgate("-p", "hi", trusted=False).returncode == 0
+    (project.dir / "lib.sh").write_text("deny() { echo '{}'; }\n")
+
+    done = project.hookgate("-p", "hi", trusted=False)
+
+    assert done.returncode == 1
+    assert f"{project.dir / 'lib.sh'} changed since you trusted it" in done.stderr
+
+
+def test_a_library_sourced_by_a_path_built_at_run_time_is_named_not_pinned(
+    project: Project,
+) -> None:
+    (project.dir / "guard.sh").write_text('#!/bin/sh\n. "$(dirname "$0")/lib.sh"\n')
+    project.write_agent(
+        project.script({"text": "hi"}), hooks={"preToolCall": [{"command": "sh guard.sh"}]}
+    )
+
+    done = project.hookgate("trust", "--yes", trusted=False)
+
+    assert done.returncode == 0, done.stderr
+    assert 'not pinned: $(dirname "$0")/lib.sh (read at run time' in done.stderr

@@ -63,6 +63,8 @@ _PACKAGE_DIRS = frozenset({"node_modules", "site-packages", "dist-packages"})
 #: Files of one package or directory pinned at most; past it the rest is "not pinned".
 MAX_TREE_FILES = 1000
 _EXPANDS = re.compile(r"[$`]")
+#: A `.` or `source` command somewhere in a script (the parser then says where).
+_SOURCES = re.compile(r"(?:^|[\s;&|(){}`])(?:\.|source)\s")
 _NOTHING = re.compile(r"(?!)")
 _PYTHON = re.compile(r"python(3(\.\d+)?)?|pypy3?")
 
@@ -148,16 +150,17 @@ class _Found:
         if path.is_dir() and trees:
             self.folder(path)
         elif not (present_only and path.is_dir()):  # a program's place is pinned, whatever
+            new = path not in self.files
             self.files[path] = None
-            if path.is_file():
+            if new and path.is_file():
                 self._beside(path)
 
     def _beside(self, script: Path) -> None:
         """What a file a hook runs brings with it, inside the project: the folder that
         holds it, whole, unless that is the agent file's own folder (the project's, which
-        the model edits); there, the local modules a Python script imports. Not for an
-        interpreter (`.venv/bin/python`), nor in a package manager's folder: what they
-        load is no hook's folder."""
+        the model edits); there, the local modules a Python script imports and the files
+        a shell script sources. Not for an interpreter (`.venv/bin/python`), nor in a
+        package manager's folder: what they load is no hook's folder."""
         folder = script.parent
         if script.name in INTERPRETERS or _is_python(script.name):
             return
@@ -166,6 +169,30 @@ class _Found:
                 self.folder(folder)
         elif folder == self.base_dir and script.suffix == ".py":
             self._imports(script)
+        elif folder == self.base_dir and _is_shell_script(script):
+            self._sourced(script)
+
+    def _sourced(self, script: Path) -> None:
+        """The files a shell script beside the agent file sources (`. ./lib.sh`,
+        `source lib.sh`), read with the shell parser the rules use: a literal path
+        pinned (and what it sources in turn), one built at run time named as unread."""
+        try:
+            text = script.read_text(errors="replace")
+        except OSError:
+            return
+        if not _SOURCES.search(text):
+            return  # the usual script: the parser not loaded for it
+        commands = commands_of(text)
+        if commands is None:
+            self.unread[f"what {script.name} sources (the shell parser cannot read it)"] = None
+            return
+        for words in commands:
+            if len(words) < 2 or words[0] not in (".", "source"):
+                continue
+            if _EXPANDS.search(words[1]):
+                self.unread[words[1]] = None
+            else:
+                self.path(words[1], script.parent, present_only=False)
 
     def folder(self, directory: Path) -> None:
         """A hook's own folder (or a `PYTHONPATH` entry, a package `-m` runs): every
@@ -417,6 +444,21 @@ _SHELLS_C = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"
 
 def _has_c(option: str) -> bool:
     return option.startswith("-") and not option.startswith("--") and "c" in option
+
+
+def _is_shell_script(path: Path) -> bool:
+    """Whether `path` is a shell script: by its suffix, else by its `#!` line."""
+    if path.suffix in (".sh", ".bash"):
+        return True
+    try:
+        with path.open("rb") as file:
+            first = file.readline(200)
+    except OSError:
+        return False
+    words = first[2:].split() if first.startswith(b"#!") else []
+    if words and os.path.basename(words[0]) == b"env":  # `#!/usr/bin/env bash`
+        words = [word for word in words[1:] if not word.startswith(b"-")]
+    return bool(words) and os.path.basename(words[0]).decode(errors="replace") in _SHELLS_C
 
 
 def _is_script(path: Path) -> bool:
