@@ -50,6 +50,17 @@ INTERPRETERS = frozenset(
      "pypy3", "node", "nodejs", "bun", "deno", "ruby", "perl", "php", "lua", "Rscript",
      "tclsh", "osascript", "pwsh"}
 )  # fmt: skip
+#: Task runners and the files they read their tasks from, in the directory they run in:
+#: a hook that runs `make guard` or `npm run guard` runs what those files say.
+_RUNS_FROM_ITS_DIRECTORY = {
+    "make": ("GNUmakefile", "makefile", "Makefile"),
+    "gmake": ("GNUmakefile", "makefile", "Makefile"),
+    "just": ("justfile", "Justfile", ".justfile"),
+    "task": ("Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml"),
+    "npm": ("package.json",),
+    "pnpm": ("package.json",),
+    "yarn": ("package.json",),
+}
 #: Options after which the next word is a program file (`awk -f x`, `jq -f x`, `make -f x`).
 _FILE_OPTIONS = frozenset({"-f", "--file", "--from-file", "-r", "--require", "--rcfile",
                            "--init-file", "--import"})  # fmt: skip
@@ -270,6 +281,8 @@ class _Found:
             self.unread[program] = None
         elif os.sep in program:
             self.path(program, cwd, present_only=False)
+        for name in _RUNS_FROM_ITS_DIRECTORY.get(os.path.basename(program), ()):
+            self._relative(name, dirs, present_only=True)  # `make guard`: the Makefile
         operand = _script_operand(words)
         if operand is None and _is_python(program) and "-m" in words:
             self._module(words[words.index("-m") + 1 :][:1], cwd)
