@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,17 @@ def _scratch_home(tmp_path_factory: pytest.TempPathFactory) -> None:
     """hookgate's home (trust store, sessions, parse cache) in a scratch folder for every
     test that does not name its own: the suite must not write into the user's."""
     os.environ["HOOKGATE_HOME"] = str(tmp_path_factory.mktemp("hookgate-home"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _signals_as_on_a_terminal() -> None:
+    """The hookgate processes the tests start get SIGHUP at its default, wherever the
+    suite runs: under `nohup` they would inherit it ignored, and then rightly ignore
+    it (`runtime.interrupts`). This process still ignores it: a handler that does
+    nothing is reset to the default in a child by exec(2), where an ignored signal stays
+    ignored."""
+    if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, lambda signum, frame: None)
 
 
 @pytest.fixture(scope="session", autouse=True)

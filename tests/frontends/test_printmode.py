@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from runtime.project import (
+    HOOKGATE,
     Project,
     assert_tool_calls_answered,
     chat_messages,
@@ -443,3 +444,27 @@ def test_the_agent_file_passes_tool_choice_and_extra_fields_to_the_server(
     assert body["tool_choice"] == "none"
     assert body["top_k"] == 20
     assert body["chat_template_kwargs"] == {"enable_thinking": False}
+
+
+def test_under_nohup_a_hangup_is_ignored_and_the_answer_comes(project: Project) -> None:
+    """`nohup hookgate -p …` asks to outlive its terminal: a SIGHUP changes nothing."""
+    model = project.script(
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "echo $$ > started; sleep 1"}}]},
+        {"text": "finished"},
+    )
+    project.write_agent(model, yolo=True)
+    project.trust()
+    process = subprocess.Popen(
+        ["nohup", str(HOOKGATE), "-p", "Run it"], cwd=project.dir, env=project.env(),
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        wait_for_pid_file(project.dir / "started", process)
+        process.send_signal(signal.SIGHUP)
+        stdout, stderr = process.communicate(timeout=PROMPT_EXIT_S * 20)
+    finally:
+        process.kill()
+
+    assert process.returncode == 0, stderr
+    assert stdout == "finished\n"
+    assert "interrupted" not in stderr

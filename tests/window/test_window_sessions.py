@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.server
 import signal
+import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from runtime.project import Project, read_log
+from runtime.project import HOOKGATE, Project, read_log
 from window.conftest import Window, click, stop, wait_for
 from window.test_window_guard import ask as ask_over_http
 from window.test_window_guard import client, open_session
@@ -153,6 +154,32 @@ def test_a_signal_cancels_a_running_turn_after_its_post_generation_hooks(
     assert exit_code == code
     assert "Traceback" not in err
     assert [event["outcome"] for event in read_log(log)] == ["cancelled"]
+
+
+def test_under_nohup_a_hangup_leaves_the_window_serving(project: Project) -> None:
+    """`nohup hookgate window` asks to outlive its terminal: SIGHUP changes nothing, and
+    SIGTERM still stops it."""
+    project.write_agent(project.script({"text": "still here"}))
+    project.trust()
+    process = subprocess.Popen(
+        ["nohup", str(HOOKGATE), "window", "--no-browser"], cwd=project.dir,
+        env=project.env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert process.stdout is not None
+    window = Window(process.stdout.readline().strip(), process)
+    try:
+        session_id = open_session(window)  # serving: its signal handlers are in place
+        process.send_signal(signal.SIGHUP)
+        with client(window) as http:
+            assert ask_over_http(http, session_id, "there?").status_code == 202
+            with http.stream("GET", f"/api/sessions/{session_id}/events") as events:
+                ended = next(line for line in events.iter_lines() if '"turn_end"' in line)
+        assert '"outcome": "answered"' in ended
+    finally:
+        exit_code, err = stop(window, (signal.SIGTERM,))
+
+    assert exit_code == -signal.SIGTERM, err
 
 
 def test_a_new_session_on_an_agent_file_changed_since_it_was_trusted_is_refused(

@@ -3,7 +3,9 @@
 A run is a few steps (open the agent, run the turn); the first signal cancels the
 one in progress, and the run ends with 128 + the signal's number. The handlers cover
 the whole run, start-up included: a signal while sessionStart hooks run must stop
-them, not kill hookgate and leave them orphaned in their own process groups.
+them, not kill hookgate and leave them orphaned in their own process groups. A signal
+hookgate was started with ignored stays ignored: `nohup hookgate -p …` outlives its
+terminal, and a background job (`&`) its Ctrl-C, as a shell's users expect.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ class Interrupts:
 
     def __enter__(self) -> Interrupts:
         loop = asyncio.get_running_loop()
+        self.signals = tuple(s for s in self.signals if not ignored(s))
         for signum in self.signals:
             loop.add_signal_handler(signum, self._interrupt, signum)
         return self
@@ -68,6 +71,12 @@ class Interrupts:
             return EXIT_SIGNAL_BASE + self.caught[0]
         finally:
             self._step = None
+
+
+def ignored(signum: int) -> bool:
+    """Whether `signum` is ignored here: inherited so (`nohup`, a background job), it
+    asks that the program ignore it too."""
+    return signal.getsignal(signum) is signal.SIG_IGN
 
 
 async def cancel_started(turn: asyncio.Task[Any], started: asyncio.Event) -> None:

@@ -23,6 +23,7 @@ from hookgate.frontends.terminal import notice_line
 from hookgate.frontends.window import DEFAULT_MAX_SESSIONS
 from hookgate.frontends.window.guard import TOKEN_PARAMETER, new_token
 from hookgate.hooks import HookgateError
+from hookgate.runtime.interrupts import ignored
 from hookgate.security.trust.check import load_trusted
 from hookgate.store.session import SessionStore
 
@@ -82,8 +83,12 @@ async def _serve(
     class WindowServer(uvicorn.Server):
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:
-            """SIGHUP (a closed terminal) stops the window as SIGTERM does."""
+            """SIGHUP (a closed terminal) stops the window as SIGTERM does, unless it
+            was started ignoring it (`nohup`): then it outlives the terminal."""
             with super().capture_signals():
+                if ignored(signal.SIGHUP):
+                    yield
+                    return
                 previous = signal.signal(signal.SIGHUP, self.handle_exit)
                 try:
                     yield
