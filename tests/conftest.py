@@ -29,13 +29,15 @@ def _scratch_home(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def _signals_as_on_a_terminal() -> None:
-    """The hookgate processes the tests start get SIGHUP at its default, wherever the
-    suite runs: under `nohup` they would inherit it ignored, and then rightly ignore
-    it (`runtime.interrupts`). This process still ignores it: a handler that does
+    """The hookgate processes the tests start get SIGHUP and SIGINT at their default,
+    wherever the suite runs: under `nohup` (SIGHUP), or as a background job of a
+    script (SIGINT), they would inherit them ignored, and then rightly ignore them
+    (`runtime.interrupts`). This process still ignores them: a handler that does
     nothing is reset to the default in a child by exec(2), where an ignored signal stays
     ignored."""
-    if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
-        signal.signal(signal.SIGHUP, lambda signum, frame: None)
+    for signum in (signal.SIGHUP, signal.SIGINT):
+        if signal.getsignal(signum) is signal.SIG_IGN:
+            signal.signal(signum, lambda signum, frame: None)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -446,8 +446,19 @@ def test_the_agent_file_passes_tool_choice_and_extra_fields_to_the_server(
     assert body["chat_template_kwargs"] == {"enable_thinking": False}
 
 
-def test_under_nohup_a_hangup_is_ignored_and_the_answer_comes(project: Project) -> None:
-    """`nohup hookgate -p …` asks to outlive its terminal: a SIGHUP changes nothing."""
+#: How a shell starts hookgate with a signal ignored, and that signal.
+IGNORING = {
+    "nohup, then SIGHUP": (["nohup"], signal.SIGHUP),
+    "a background job, then SIGINT": (["sh", "-c", 'trap "" INT; exec "$0" "$@"'], signal.SIGINT),
+}
+
+
+@pytest.mark.parametrize(("prefix", "signum"), IGNORING.values(), ids=IGNORING.keys())
+def test_a_signal_started_ignored_is_ignored_and_the_answer_comes(
+    project: Project, prefix: list[str], signum: signal.Signals
+) -> None:
+    """`nohup hookgate -p …` asks to outlive its terminal, and a background job to
+    outlive a Ctrl-C: the signal changes nothing."""
     model = project.script(
         {"tool_calls": [{"name": "shell", "arguments": {"command": "echo $$ > started; sleep 1"}}]},
         {"text": "finished"},
@@ -455,12 +466,12 @@ def test_under_nohup_a_hangup_is_ignored_and_the_answer_comes(project: Project) 
     project.write_agent(model, yolo=True)
     project.trust()
     process = subprocess.Popen(
-        ["nohup", str(HOOKGATE), "-p", "Run it"], cwd=project.dir, env=project.env(),
+        [*prefix, str(HOOKGATE), "-p", "Run it"], cwd=project.dir, env=project.env(),
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
         wait_for_pid_file(project.dir / "started", process)
-        process.send_signal(signal.SIGHUP)
+        process.send_signal(signum)
         stdout, stderr = process.communicate(timeout=PROMPT_EXIT_S * 20)
     finally:
         process.kill()
