@@ -4,8 +4,10 @@ project (every file under it, and which files there are), and the sandbox keeps 
 model's shell out of it; a script in the agent file's own folder brings the local
 modules it imports.
 
-Each case: trust, then change a file the hook really runs but its command line does not
-name, then start. Before, every one of them ran the changed code with no question.
+The trust cases: trust, then change a file the hook really runs but its command line
+does not name, then start; before, every one of them ran the changed code with no
+question. The session cases: the model (scripted, `yolo`) changes the guard's folder
+with its shell or `write_file`, then asks for the call the guard denies.
 """
 
 from __future__ import annotations
