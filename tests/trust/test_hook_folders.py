@@ -13,6 +13,7 @@ with its shell or `write_file`, then asks for the call the guard denies.
 from __future__ import annotations
 
 import json
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import pytest
@@ -80,18 +81,23 @@ def test_a_module_the_guard_imports_edited_after_trust_stops_every_start(
     assert f"hook script {rules} changed since you trusted it" in refusal(project)
 
 
-@pytest.mark.parametrize("folder", ["hooks", ""], ids=["hooks/", "the agent file's folder"])
+@pytest.mark.parametrize(
+    ("folder", "shadow"),
+    [("hooks", "json.py"), ("", "json.py"), ("", "json.pyc"), ("", "json" + EXTENSION_SUFFIXES[0])],
+    ids=["hooks/", "the agent file's folder", "byte code there", "a compiled module there"],
+)
 def test_a_module_appearing_where_the_guard_imports_from_stops_every_start(
-    project: Project, folder: str
+    project: Project, folder: str, shadow: str
 ) -> None:
-    """`json.py` next to the script shadows the standard library's for it."""
+    """`json.py` next to the script shadows the standard library's for it; so do
+    `json.pyc` and a compiled `json` module, which the same folder serves first."""
     guarded_project(project, folder)
-    shadow = project.dir / folder / "json.py"
-    shadow.write_text("def load(f):\n    return {}\n\ndef dumps(o):\n    return '{}'\n")
+    planted = project.dir / folder / shadow
+    planted.write_text("def load(f):\n    return {}\n\ndef dumps(o):\n    return '{}'\n")
 
     stderr = refusal(project)
 
-    shown = shadow if not folder else project.dir / folder
+    shown = planted if not folder else project.dir / folder
     assert str(shown) in stderr
     assert "hookgate trust" in stderr
 
@@ -298,3 +304,26 @@ def test_a_library_sourced_by_a_path_built_at_run_time_is_named_not_pinned(
 
     assert done.returncode == 0, done.stderr
     assert 'not pinned: $(dirname "$0")/lib.sh (read at run time' in done.stderr
+
+
+def test_byte_code_the_model_plants_beside_a_root_guard_blocks_its_next_run(
+    project: Project,
+) -> None:
+    """The project's own folder is the model's to write, in the sandbox too: what it
+    plants where the guard's imports are served from is seen before the guard runs."""
+    guarded_project(project, "")
+    script = project.script(
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "printf x > json.pyc"}}]},
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "rm -f victim"}}]},
+        {"text": "done"},
+    )
+    project.write_agent(script, yolo=True, hooks={"preToolCall": [{"command": "python3 guard.py"}]})
+
+    done = project.hookgate("-p", "plant, then clean up")
+
+    assert done.returncode == 0, done.stderr
+    assert (project.dir / "json.pyc").exists()  # the workspace's root is writable
+    assert (project.dir / "victim").exists()
+    removal = [m["content"] for m in project.messages() if m["role"] == "tool"][1]
+    assert removal.startswith("[denied by a hook:")
+    assert f"{project.dir / 'json.pyc'} changed since the session started" in removal

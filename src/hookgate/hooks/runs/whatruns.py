@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -219,19 +220,25 @@ class _Found:
 
     def _imports(self, script: Path) -> None:
         """The local modules a Python script beside the agent file imports (its folder
-        comes first on its `sys.path`), present or not, and theirs in turn."""
+        comes first on its `sys.path`), present or not, and theirs in turn: as source,
+        and as the byte code or compiled module the same folder would serve first or
+        instead (`json.pyc`, `json.cpython-311-x86_64-linux-gnu.so`)."""
+        from importlib.machinery import EXTENSION_SUFFIXES  # loaded with the interpreter
+
         pending = [script]
         while pending:
             names = imported_names(pending.pop())
             for name in names:
-                if name in self._modules:
-                    continue
+                if name in self._modules or name in sys.builtin_module_names:
+                    continue  # a built-in module (`sys`) is found before any file
                 self._modules.add(name)
                 files, unread = python_hook_files(name, self.base_dir)
                 for file in files:
                     if file not in self.files and file.suffix == ".py" and file.is_file():
                         pending.append(file)
                     self.files[file] = None
+                for suffix in (".pyc", *EXTENSION_SUFFIXES):
+                    self.files[self.base_dir / f"{name}{suffix}"] = None
                 self.unread.update(dict.fromkeys(unread))
 
     def argv(self, words: list[str], cwd: Path) -> None:

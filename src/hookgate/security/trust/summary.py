@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 
 from hookgate.config.agentfile import AgentConfig
 from hookgate.hooks import HookSpec
@@ -46,11 +47,35 @@ def describe_closure(closure: Closure) -> str:
     for config in closure.agents:
         lines.extend(_describe_agent(config, top=config is closure.root))
     lines.append("Files checked at every start (a change to any of them needs trusting again):")
-    for path, role in closure.files.items():
-        absent = "" if path.exists() else " (absent: must stay so)"
-        folder = os.sep if path.is_dir() else ""  # its files, and which files there are
-        lines.append(f"  {role}: {path}{folder}{absent}")
+    lines.extend(_file_lines(closure))
     return "\n".join(shown(line) for line in lines)
+
+
+def _file_lines(closure: Closure) -> Iterator[str]:
+    """A line a file of the closure; the ones trusted as absent, a line a role and
+    folder (a module that may appear beside a script comes in six forms: `json.py`,
+    `json.pyc`, ...), where the first of them stood."""
+    rows: list[Path | tuple[str, Path]] = []
+    absent: dict[tuple[str, Path], list[str]] = {}
+    for path, role in closure.files.items():
+        if path.exists():
+            rows.append(path)
+            continue
+        group = (role, path.parent)
+        if group not in absent:
+            rows.append(group)
+        absent.setdefault(group, []).append(path.name)
+    for row in rows:
+        if isinstance(row, Path):
+            folder = os.sep if row.is_dir() else ""  # its files, and which files there are
+            yield f"  {closure.files[row]}: {row}{folder}"
+            continue
+        role, parent = row
+        names = absent[row]
+        if len(names) == 1:
+            yield f"  {role}: {parent / names[0]} (absent: must stay so)"
+        else:
+            yield f"  {role}: in {parent}{os.sep}, absent, must stay so: {', '.join(names)}"
 
 
 def _describe_agent(config: AgentConfig, *, top: bool) -> Iterator[str]:
