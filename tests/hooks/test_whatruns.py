@@ -103,6 +103,21 @@ def test_a_packages_every_module_and_where_a_module_could_appear(project: Path) 
     assert found == ["pkg.py", "pkg/__init__.py", "pkg", "pkg/mod.py"]
 
 
+def test_python_m_pins_what_its_modules_import_from_the_directory_it_runs_in(
+    project: Path,
+) -> None:
+    """`python3 -m pkg.mod` puts its directory first on `sys.path`: a `json.py` or
+    `json.pyc` appearing there would be the module's `json`."""
+    (project / "pkg" / "mod.py").write_text("import json\nimport helper\n")
+    (project / "helper.py").write_text("import sys\n")
+    found, unread = runs(project, command="python3 -m pkg.mod")
+    assert {"pkg", "pkg/__init__.py", "pkg/mod.py", "helper.py", "json.py", "json.pyc"} <= set(
+        found
+    )
+    assert "sys.py" not in found  # a built-in module: no file can stand in for it
+    assert unread == []
+
+
 def test_env_pins_a_python_path_directorys_files_and_other_keys_scripts(project: Path) -> None:
     env = {"PYTHONPATH": "lib", "GUARD": "./x.sh", "AUDIT_LOG": "data.txt"}
     found, _ = runs(project, command="true", env=env)

@@ -144,7 +144,8 @@ class _Found:
         self.loaders: list[str] = []
         self.program: str | None = None
         self._folders: set[Path] = set()
-        self._modules: set[str] = set()
+        self._modules: set[tuple[Path, str]] = set()  # imported from a folder, by name
+        self._scanned: set[Path] = set()  # Python files whose imports were read
 
     def runs(self) -> HookRuns:
         return HookRuns(tuple(self.files), tuple(self.unread), tuple(self.loaders), self.program)
@@ -180,7 +181,7 @@ class _Found:
             if not _PACKAGE_DIRS.intersection(folder.relative_to(self.base_dir).parts):
                 self.folder(folder)
         elif folder == self.base_dir and script.suffix == ".py":
-            self._imports(script)
+            self._imports(script, folder)
         elif folder == self.base_dir and _is_shell_script(script):
             self._sourced(script)
 
@@ -218,27 +219,31 @@ class _Found:
         self.files.update(dict.fromkeys([*folders, *files]))
         self.unread.update(dict.fromkeys(unread))
 
-    def _imports(self, script: Path) -> None:
-        """The local modules a Python script beside the agent file imports (its folder
-        comes first on its `sys.path`), present or not, and theirs in turn: as source,
-        and as the byte code or compiled module the same folder would serve first or
-        instead (`json.pyc`, `json.cpython-311-x86_64-linux-gnu.so`)."""
+    def _imports(self, script: Path, root: Path) -> None:
+        """The local modules a Python script imports from `root`, first on its
+        `sys.path` (a script's own folder; the directory `python -m` runs in), present
+        or not, and theirs in turn: as source, and as the byte code or compiled module
+        the same folder would serve first or instead (`json.pyc`,
+        `json.cpython-311-x86_64-linux-gnu.so`)."""
         from importlib.machinery import EXTENSION_SUFFIXES  # loaded with the interpreter
 
         pending = [script]
         while pending:
-            names = imported_names(pending.pop())
-            for name in names:
-                if name in self._modules or name in sys.builtin_module_names:
+            current = pending.pop()
+            if current in self._scanned:
+                continue
+            self._scanned.add(current)
+            for name in imported_names(current):
+                if (root, name) in self._modules or name in sys.builtin_module_names:
                     continue  # a built-in module (`sys`) is found before any file
-                self._modules.add(name)
-                files, unread = python_hook_files(name, self.base_dir)
+                self._modules.add((root, name))
+                files, unread = python_hook_files(name, root)
                 for file in files:
-                    if file not in self.files and file.suffix == ".py" and file.is_file():
+                    if file.suffix == ".py" and file.is_file():
                         pending.append(file)
                     self.files[file] = None
                 for suffix in (".pyc", *EXTENSION_SUFFIXES):
-                    self.files[self.base_dir / f"{name}{suffix}"] = None
+                    self.files[root / f"{name}{suffix}"] = None
                 self.unread.update(dict.fromkeys(unread))
 
     def argv(self, words: list[str], cwd: Path) -> None:
@@ -307,13 +312,16 @@ class _Found:
         if not name or _EXPANDS.search(name[0]):
             return
         parts = name[0].split(".")
-        for depth in range(1, len(parts)):  # the packages imported on the way
-            self.path(os.path.join(*parts[:depth], "__init__.py"), cwd, present_only=True)
+        run = [cwd / os.path.join(*parts[:depth], "__init__.py") for depth in range(1, len(parts))]
         base = cwd / os.path.join(*parts)
-        for candidate in (base.with_name(base.name + ".py"), base / "__init__.py"):
-            self.path(str(candidate), cwd, present_only=True)
+        run += [base.with_name(base.name + ".py"), base / "__init__.py"]
+        for module in run:  # the packages imported on the way, then the module
+            self.path(str(module), cwd, present_only=True)
         if (base / "__init__.py").is_file():
             self.folder(base)
+        for module in run:  # `-m` puts `cwd` first on `sys.path`: what they import
+            if module.is_file():  # from there is served from there
+                self._imports(module, cwd)
 
     def _relative(self, word: str, dirs: list[Path], *, present_only: bool) -> None:
         """`word` from each directory a `cd` went to: the present ones, else the last."""
