@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hookgate.hooks.config import HooksConfig, HookSpec
+from hookgate.hooks.files.yamlfile import script_interpreter
 from hookgate.hooks.process import ProcessResult, SpawnError, resolve_program, run_process_sync
 from hookgate.hooks.records import NamedTuple
 from hookgate.hooks.runs.pins import command_words
@@ -295,7 +296,7 @@ def _check_program(program: str, env: dict[str, str], cwd: Path) -> Iterator[str
         except SpawnError:
             yield f"{program}: not found in PATH; the shell would exit 127"
             return
-    interpreter = _interpreter(path)
+    interpreter = script_interpreter(path)
     shell = _system_shell(interpreter) if interpreter else None
     if shell is not None:
         yield _SyntaxCheck(
@@ -303,23 +304,6 @@ def _check_program(program: str, env: dict[str, str], cwd: Path) -> Iterator[str
             lambda problem: f"{program}: its shell {interpreter} rejects it: {problem} — at "
                             f"run time that is exit 2, which reads as a deliberate block",
         )  # fmt: skip
-
-
-def _interpreter(path: Path) -> str | None:
-    """The shell a script's `#!` line names (`/usr/bin/env bash` → `bash`)."""
-    try:
-        with path.open("rb") as file:
-            first = file.readline(256)
-    except OSError:
-        return None
-    if not first.startswith(b"#!"):
-        return None
-    words = first[2:].decode("utf-8", "replace").split()
-    if not words:
-        return None
-    if Path(words[0]).name == "env" and len(words) > 1:
-        return words[1]
-    return words[0]
 
 
 def _system_shell(named: str) -> str | None:

@@ -6,7 +6,8 @@ exactly that, with a hint. Shared by the hook config and the agent file. A file
 parsed before comes from `parsecache` (when enabled), without importing the parser.
 Both ends are bounded, for a file that came with a repository nobody trusts yet:
 `read_file` reads only a regular file, to `MAX_SIZE`, and a document whose aliases
-expand past `MAX_VALUES` values is refused.
+expand past `MAX_VALUES` values is refused. `script_interpreter` reads the one line of
+a hook script that `hooks check` and the trust resolver ask about: its `#!` line.
 """
 
 from __future__ import annotations
@@ -48,6 +49,21 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO | None:
         os.close(descriptor)
         return None
     return os.fdopen(descriptor, "rb")
+
+
+def script_interpreter(path: Path) -> str | None:
+    """The program a script's `#!` line names (`/usr/bin/env -S bash` → `bash`), or
+    None: what `hooks check` checks a script's syntax with, and what tells the trust
+    resolver a shell script from another."""
+    try:
+        with path.open("rb") as file:
+            first = file.readline(256)
+    except OSError:
+        return None
+    words = first[2:].decode("utf-8", "replace").split() if first.startswith(b"#!") else []
+    if words and os.path.basename(words[0]) == "env":
+        words = [word for word in words[1:] if not word.startswith("-")]
+    return words[0] if words else None
 
 
 def read_file(path: Path) -> bytes:

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from hookgate.hooks.config import HookSpec
+from hookgate.hooks.files.yamlfile import script_interpreter
 from hookgate.hooks.records import NamedTuple
 from hookgate.hooks.runs.cmdwords import (
     ASSIGNMENT,
@@ -478,15 +479,8 @@ def _is_shell_script(path: Path) -> bool:
     """Whether `path` is a shell script: by its suffix, else by its `#!` line."""
     if path.suffix in (".sh", ".bash"):
         return True
-    try:
-        with path.open("rb") as file:
-            first = file.readline(200)
-    except OSError:
-        return False
-    words = first[2:].split() if first.startswith(b"#!") else []
-    if words and os.path.basename(words[0]) == b"env":  # `#!/usr/bin/env bash`
-        words = [word for word in words[1:] if not word.startswith(b"-")]
-    return bool(words) and os.path.basename(words[0]).decode(errors="replace") in _SHELLS_C
+    interpreter = script_interpreter(path)
+    return interpreter is not None and os.path.basename(interpreter) in _SHELLS_C
 
 
 def _is_script(path: Path) -> bool:
