@@ -55,27 +55,18 @@ def _file_lines(closure: Closure) -> Iterator[str]:
     """A line a file of the closure; the ones trusted as absent, a line a role and
     folder (a module that may appear beside a script comes in six forms: `json.py`,
     `json.pyc`, ...), where the first of them stood."""
-    rows: list[Path | tuple[str, Path]] = []
-    absent: dict[tuple[str, Path], list[str]] = {}
+    rows: dict[tuple[str, Path, bool], list[str]] = {}  # role, path or folder, present
     for path, role in closure.files.items():
-        if path.exists():
-            rows.append(path)
-            continue
-        group = (role, path.parent)
-        if group not in absent:
-            rows.append(group)
-        absent.setdefault(group, []).append(path.name)
-    for row in rows:
-        if isinstance(row, Path):
-            folder = os.sep if row.is_dir() else ""  # its files, and which files there are
-            yield f"  {closure.files[row]}: {row}{folder}"
-            continue
-        role, parent = row
-        names = absent[row]
-        if len(names) == 1:
-            yield f"  {role}: {parent / names[0]} (absent: must stay so)"
+        present = path.exists()
+        rows.setdefault((role, path if present else path.parent, present), []).append(path.name)
+    for (role, path, present), names in rows.items():
+        if present:
+            folder = os.sep if path.is_dir() else ""  # its files, and which files there are
+            yield f"  {role}: {path}{folder}"
+        elif len(names) == 1:
+            yield f"  {role}: {path / names[0]} (absent: must stay so)"
         else:
-            yield f"  {role}: in {parent}{os.sep}, absent, must stay so: {', '.join(names)}"
+            yield f"  {role}: in {path}{os.sep}, absent, must stay so: {', '.join(names)}"
 
 
 def _describe_agent(config: AgentConfig, *, top: bool) -> Iterator[str]:
