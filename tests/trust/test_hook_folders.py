@@ -327,3 +327,35 @@ def test_byte_code_the_model_plants_beside_a_root_guard_blocks_its_next_run(
     removal = [m["content"] for m in project.messages() if m["role"] == "tool"][1]
     assert removal.startswith("[denied by a hook:")
     assert f"{project.dir / 'json.pyc'} changed since the session started" in removal
+
+
+@pytest.mark.parametrize(
+    ("command", "changed"),
+    [
+        ("make -s guard", "Makefile"),
+        ("npm run --silent guard", "package.json"),
+        ("python3 -m checks.guard", "json.py"),  # `-m`: this folder first on sys.path
+    ],
+    ids=["make", "npm run", "python -m"],
+)
+def test_what_a_task_runner_or_python_m_reads_changed_after_trust_stops_every_start(
+    project: Project, command: str, changed: str
+) -> None:
+    (project.dir / "Makefile").write_text("guard:\n\tpython3 -m checks.guard\n")
+    (project.dir / "package.json").write_text('{"scripts": {"guard": "make -s guard"}}\n')
+    (project.dir / "checks").mkdir()
+    (project.dir / "checks" / "__init__.py").write_text("")
+    (project.dir / "checks" / "guard.py").write_text("import json\n")
+    project.write_agent(
+        project.script({"text": "hi"}, {"text": "hi"}),
+        hooks={"preToolCall": [{"command": command}]},
+    )
+    project.trust()
+    assert project.hookgate("-p", "hi", trusted=False).returncode == 0
+    (project.dir / changed).write_text("{}\n")
+
+    done = project.hookgate("-p", "hi", trusted=False)
+
+    assert done.returncode == 1
+    assert str(project.dir / changed) in done.stderr
+    assert "hookgate trust" in done.stderr
