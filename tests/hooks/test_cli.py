@@ -115,6 +115,20 @@ def test_check_warns_about_missing_and_non_executable_programs(tmp_path: Path) -
     assert "3 warnings" in done.stderr
 
 
+def test_check_never_waits_on_a_named_pipe_planted_as_a_hooks_program(
+    tmp_path: Path,
+) -> None:
+    """Its `#!` line is read as every file of a repository is (`open_regular`): a
+    FIFO with the execute bit held `hooks check`, and every session's start, forever."""
+    os.mkfifo(tmp_path / "guard.sh")
+    (tmp_path / "guard.sh").chmod(0o755)
+    write(tmp_path / "hookgate.yaml", "hooks:\n  preToolCall:\n    - command: ./guard.sh\n")
+
+    done = hookgate("hooks", "check", cwd=tmp_path, check_exit=0)  # within the timeout
+
+    assert "1 hook" in done.stdout
+
+
 @pytest.mark.parametrize("script", ["prompt-redactor.sh", "aws-scrubber.sh"])
 def test_check_flags_the_published_mecatl_examples_under_bin_sh(
     tmp_path: Path, script: str

@@ -54,12 +54,16 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO | None:
 def script_interpreter(path: Path) -> str | None:
     """The program a script's `#!` line names (`/usr/bin/env -S bash` → `bash`), or
     None: what `hooks check` checks a script's syntax with, and what tells the trust
-    resolver a shell script from another."""
+    resolver a shell script from another. Read as any file of a repository is: a named
+    pipe planted there is no script, and is not waited on (`open_regular`)."""
     try:
-        with path.open("rb") as file:
-            first = file.readline(256)
+        file = open_regular(path)
     except OSError:
         return None
+    if file is None:
+        return None
+    with file:
+        first = file.readline(256)
     words = first[2:].decode("utf-8", "replace").split() if first.startswith(b"#!") else []
     if words and os.path.basename(words[0]) == "env":
         words = [word for word in words[1:] if not word.startswith("-")]
