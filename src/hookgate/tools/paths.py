@@ -128,8 +128,9 @@ def open_path(raw: str, ctx: ToolContext, *, writing: bool = False) -> Path:
     """The normalised path a file tool opens; raises `ToolError` where it must not go.
 
     `$HOOKGATE_HOME` (sessions of every project) is never reached, reads included;
-    a protected file (the agent file and what it trusts) is never written; with the
-    sandbox on, nothing outside its writable dirs is written, as for the shell.
+    a protected file (the agent file and what it trusts) is never written, nor what
+    programs outside the sandbox run (`.git`, `.vscode`, …); with the sandbox on,
+    nothing outside its writable dirs is written, as for the shell.
     """
     path = normalise_path(raw, ctx.project_dir)
     bounds = Boundaries.of(ctx)
@@ -143,6 +144,11 @@ def open_path(raw: str, ctx: ToolContext, *, writing: bool = False) -> Path:
             f"[denied: {display_path(path, ctx)} is protected: the agent file or a file it "
             "trusts, which only its owner changes (and then trusts anew)]"
         )
+    if writing and bounds.runs_outside(path):
+        shown = display_path(path, ctx)
+        raise ToolError(
+            f"[denied: {shown} is protected: {_RUN_OUTSIDE}{_given(path, bounds, ctx)}]"
+        )
     if writing and not bounds.may_write(path):
         shown = ", ".join(str(d) for d in bounds.writable) or "none"
         raise ToolError(
@@ -150,6 +156,21 @@ def open_path(raw: str, ctx: ToolContext, *, writing: bool = False) -> Path:
             f"directories ({shown}); sandbox mode {bounds.sandbox.mode.value}]"
         )
     return path
+
+
+_RUN_OUTSIDE = (
+    "programs outside the sandbox run what it says (git, an editor, another agent CLI, "
+    "a shell), so only the user changes it"
+)
+
+
+def _given(path: Path, bounds: Boundaries, ctx: ToolContext) -> str:
+    """How the agent file gives the folder holding `path` back to the model, if it can."""
+    root = next(root for root in bounds.guarded if path.is_relative_to(root))
+    entry = root / path.relative_to(root).parts[0]
+    if not entry.is_dir():
+        return ""
+    return f"; `sandbox: {{writable: [{display_path(entry, ctx)}]}}` gives it back"
 
 
 def refused(path: Path, ctx: ToolContext) -> bool:

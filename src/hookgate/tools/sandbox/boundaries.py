@@ -18,6 +18,20 @@ from hookgate.tools.sandbox.settings import Mode, SandboxSettings
 if TYPE_CHECKING:
     from hookgate.tools.base import ToolContext
 
+#: What programs outside the sandbox read from a folder and act on, unasked: a write
+#: there runs the model's code unconfined one step later. git runs what a repository's
+#: config and hooks name at the user's next `git status` (and a `.git` or `commondir`
+#: of the model's own would do as well: the whole repository, then); editors run a
+#: project's tasks, other agent CLIs its hooks and MCP servers, shells their start-up
+#: files. Each is never written where it lies at the top of a writable folder.
+RUN_OUTSIDE = frozenset(
+    {".git", ".gitmodules", ".gitconfig",
+     ".vscode", ".idea",
+     ".claude", ".gemini", ".codex", ".cursor", ".mcp.json",
+     ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+     ".zshrc", ".zshenv", ".zprofile", ".zlogin"}
+)  # fmt: skip
+
 
 class Boundaries(NamedTuple):
     """The workspace, what may be written, what is hidden and what is never written."""
@@ -35,6 +49,11 @@ class Boundaries(NamedTuple):
     sandbox: SandboxSettings
     private_tmp: Path | None = None
     """The session's own temporary directory (`TMPDIR` of its commands), when confined."""
+    guarded: tuple[Path, ...] = ()
+    """The folders whose `RUN_OUTSIDE` entries are never written: the workspace and the
+    writable dirs."""
+    given: tuple[Path, ...] = ()
+    """The `RUN_OUTSIDE` entries a `writable:` dir names, which are written after all."""
 
     @classmethod
     def of(cls, ctx: ToolContext) -> Boundaries:
@@ -50,15 +69,20 @@ class Boundaries(NamedTuple):
         if ctx.private_tmp is not None:
             extra = (*extra, ctx.private_tmp)
         hidden = () if ctx.hookgate_home is None else (ctx.hookgate_home,)
+        guarded = _outermost((*workspace, *writable, *sandbox.writable, *(sandbox.ceiling or ())))
+        given = _entries(sandbox.writable, guarded)
+        if sandbox.ceiling is not None:  # given back only where the asker gave it too
+            given = tuple(path for path in given if path in _entries(sandbox.ceiling, guarded))
         return cls(
             project, workspace, _outermost((*writable, *extra)), hidden, ctx.protected_files,
-            sandbox, ctx.private_tmp,
+            sandbox, ctx.private_tmp, guarded, given,
         )  # fmt: skip
 
     def floor(self) -> tuple[Path, ...]:
         """What an agent this one asks may write at most: these boundaries, less the
-        private tmp (the asked agent gets one of its own)."""
-        return tuple(d for d in self.writable if d != self.private_tmp)
+        private tmp (the asked agent gets one of its own), and what `writable:` gave back
+        of `RUN_OUTSIDE`, which the asked agent may take back too."""
+        return (*(d for d in self.writable if d != self.private_tmp), *self.given)
 
     def hides(self, path: Path) -> bool:
         return within(path, self.hidden)
@@ -67,9 +91,27 @@ class Boundaries(NamedTuple):
         """Whether `path` is a file of the closure or lies in a folder of it."""
         return within(path, tuple(self.protected))
 
+    def runs_outside(self, path: Path) -> bool:
+        """Whether `path` is, or lies in, a `RUN_OUTSIDE` entry of a guarded folder that
+        no `writable:` dir gives back."""
+        for root in self.guarded:
+            if path != root and path.is_relative_to(root):
+                entry = root / path.relative_to(root).parts[0]
+                return entry.name in RUN_OUTSIDE and entry not in self.given
+        return False
+
+    def run_outside(self) -> list[Path]:
+        """The `RUN_OUTSIDE` entries that exist in the guarded folders, given ones aside."""
+        return [
+            root / name
+            for root in self.guarded
+            for name in sorted(RUN_OUTSIDE)
+            if root / name not in self.given and (root / name).exists()
+        ]
+
     def may_write(self, path: Path) -> bool:
         """Whether a write to `path` stays inside the boundaries (consent aside)."""
-        if self.hides(path) or self.protects(path):
+        if self.hides(path) or self.protects(path) or self.runs_outside(path):
             return False
         return not self.sandbox.on or within(path, self.writable)
 
@@ -84,6 +126,11 @@ def _intersection(dirs: tuple[Path, ...], ceiling: tuple[Path, ...]) -> tuple[Pa
     both = [d for d in dirs for c in ceiling if d.is_relative_to(c)]
     both += [c for c in ceiling for d in dirs if c.is_relative_to(d)]
     return _outermost(tuple(dict.fromkeys(both)))
+
+
+def _entries(dirs: tuple[Path, ...], guarded: tuple[Path, ...]) -> tuple[Path, ...]:
+    """Those of `dirs` that are a `RUN_OUTSIDE` entry of a guarded folder."""
+    return tuple(d for d in dirs if d.name in RUN_OUTSIDE and d.parent in guarded)
 
 
 def _outermost(dirs: tuple[Path, ...]) -> tuple[Path, ...]:

@@ -6,7 +6,9 @@ network, IPC, UTS, cgroup and user namespaces with every capability dropped:
 - the whole file system read-only, then each writable dir bound writable over it;
 - each file of the trust closure inside a writable dir bound read-only over itself,
   and every directory between it and that dir made a mount point, so that neither
-  the file nor a folder holding it can be written, deleted, renamed or replaced;
+  the file nor a folder holding it can be written, deleted, renamed or replaced; so
+  too what programs outside the sandbox run from a writable dir (`.git`, `.vscode`,
+  `.claude`, `.bashrc`, …: `boundaries.RUN_OUTSIDE`);
 - `$HOOKGATE_HOME` covered by an empty read-only tmpfs;
 - a fresh `/proc` that shows the sandbox's own processes only (hookgate's environment
   is not among them), a minimal `/dev`;
@@ -53,11 +55,12 @@ def confine(argv: Sequence[str], boundaries: Boundaries) -> list[str]:
 
 def _pinned(boundaries: Boundaries) -> list[str]:
     """Mounts that make each protected file in a writable dir, and its folders, stay put;
-    a protected folder (a hook's own) read-only whole, nothing added to it either."""
+    a protected folder (a hook's own, `.git`) read-only whole, nothing added to it either."""
     args: list[str] = []
     pinned_dirs: set[Path] = set()
-    folders = tuple(path for path in boundaries.protected if path.is_dir())
-    for path in sorted(boundaries.protected):
+    protected = {*boundaries.protected, *boundaries.run_outside()}
+    folders = tuple(path for path in protected if path.is_dir())
+    for path in sorted(protected):
         if boundaries.hides(path) or not within(path, boundaries.writable):
             continue  # hidden, or read-only already
         if not path.exists():

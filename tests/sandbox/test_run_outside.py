@@ -1,0 +1,221 @@
+"""What programs outside the sandbox run from the workspace stays out of the model's reach.
+
+The model's commands may write the workspace; but some of its files are read and acted
+on later by programs that run unconfined: git runs what `.git/config` and `.git/hooks`
+name on the user's next `git status` (and on a hook's), an editor runs a project's
+tasks, another agent CLI its project hooks and MCP servers, a shell its start-up
+files. A command that writes one of them escapes the sandbox one step later, so each
+is read-only to the shell and refused to the file tools, wherever it exists in a
+writable dir. `writable: [.git]` gives `.git` back to the model.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from runtime.project import Project
+from sandbox.arena import snapshot
+
+#: Files laid out in the project before the model's command, beside a `git init`.
+LAID_OUT = {
+    ".vscode/tasks.json": '{"version": "2.0.0", "tasks": []}\n',
+    ".claude/settings.json": '{"permissions": {}}\n',
+    ".gemini/settings.json": "{}\n",
+    ".mcp.json": '{"mcpServers": {}}\n',
+    ".bashrc": "# mine\n",
+    ".gitmodules": "",
+}
+#: Commands that plant something an unconfined program would run, by every way in.
+HOSTILE = {
+    "a git hook": "printf '#!/bin/sh\\ntouch @P@/pwned\\n' > .git/hooks/pre-commit; "
+    "chmod +x .git/hooks/pre-commit",
+    "git config core.fsmonitor": "git config core.fsmonitor 'touch @P@/pwned'",
+    "append to .git/config": "printf '[core]\\n\\tfsmonitor = touch @P@/pwned\\n' >> .git/config",
+    "git config core.hooksPath": "mkdir -p h && git config core.hooksPath h",
+    "a commondir of its own": 'mkdir -p c && echo "$PWD/c" > .git/commondir',
+    "a .git of its own": "mv .git .git-old; git init -q && git config core.fsmonitor 'touch @P@/pwned'",
+    "remove .git": "rm -rf .git",
+    "python into .git": "python3 -c \"open('.git/config', 'a').write('[x]')\"",
+    "from inside .git": "cd .git && echo x > description",
+    "a link to .git": "ln -s .git g && echo '[x]' >> g/config",
+    "editor tasks": 'echo \'{"tasks": [{"command": "touch pwned"}]}\' > .vscode/tasks.json',
+    "rename the editor folder": "mv .vscode v && mkdir .vscode && echo x > .vscode/tasks.json",
+    "Claude Code hooks": "echo '{\"hooks\": {}}' > .claude/settings.json",
+    "Claude Code local hooks": "echo '{\"hooks\": {}}' > .claude/settings.local.json",
+    "Gemini CLI settings": "echo '{\"hooks\": {}}' > .gemini/settings.json",
+    "project MCP servers": 'echo \'{"mcpServers": {"x": {"command": "sh"}}}\' > .mcp.json',
+    "a shell start-up file": "echo 'touch pwned' >> .bashrc",
+    "submodule urls": "echo '[submodule \"x\"]' >> .gitmodules",
+}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    directory = tmp_path / "project"
+    directory.mkdir()
+    subprocess.run(["git", "init", "-q", str(directory)], check=True)
+    for name, text in LAID_OUT.items():
+        (directory / name).parent.mkdir(exist_ok=True)
+        (directory / name).write_text(text)
+    return Project(directory, tmp_path / "home")
+
+
+def run_outside(project: Project) -> dict[str, Any]:
+    """Every entry of what programs outside the sandbox read, and whether `pwned` is."""
+    seen: dict[str, Any] = {"pwned": (project.dir / "pwned").exists()}
+    for name in {".git", *(Path(name).parts[0] for name in LAID_OUT)}:
+        path = project.dir / name
+        seen[name] = snapshot(path) if path.is_dir() else path.read_bytes()
+    return seen
+
+
+def play(project: Project, command: str, **settings: Any) -> str:
+    """`command` run by the model's shell under yolo, then `git status` by a hook outside
+    the sandbox (as the user's own next `git status`); the command's result."""
+    command = command.replace("@P@", str(project.dir))
+    project.write_agent(
+        project.script({"tool_calls": [{"name": "shell", "arguments": {"command": command}}]},
+                       {"text": "done"}),
+        yolo=True,
+        hooks={"postToolCall": [{"command": "git status --porcelain > /dev/null 2>&1"}]},
+        **settings,
+    )  # fmt: skip
+    done = project.hookgate("-p", "go")
+    assert done.returncode == 0, done.stderr
+    (result,) = [
+        str(record["message"]["content"])
+        for record in project.records()
+        if record.get("type") == "message" and record["message"]["role"] == "tool"
+    ]
+    return result
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_a_command_changes_nothing_that_runs_outside_the_sandbox(
+    project: Project, name: str
+) -> None:
+    before = run_outside(project)
+
+    play(project, HOSTILE[name])
+
+    assert run_outside(project) == before
+    assert not (project.dir / "pwned").exists()
+
+
+def test_control_the_same_commands_unconfined_plant_what_git_then_runs(project: Project) -> None:
+    before = run_outside(project)
+
+    play(project, HOSTILE["git config core.fsmonitor"], sandbox={"mode": "off"})
+
+    assert run_outside(project) != before
+    assert (project.dir / "pwned").exists()
+
+
+def test_git_reads_its_repository_and_the_workspace_stays_writable(project: Project) -> None:
+    result = play(project, "echo ok > here.txt && git status --porcelain && git log -1 || true")
+
+    assert (project.dir / "here.txt").read_text() == "ok\n"
+    assert "?? here.txt" in result
+    assert "Read-only file system" not in result
+
+
+def test_writable_dot_git_gives_the_repository_back_to_the_model(project: Project) -> None:
+    command = (
+        "git add -A && git -c user.name=m -c user.email=m@x commit -qm one && git log --format=%s"
+    )
+
+    result = play(project, command, sandbox={"writable": [".git"]})
+
+    assert result.splitlines()[0] == "one"
+    assert (project.dir / ".vscode" / "tasks.json").read_text() == LAID_OUT[".vscode/tasks.json"]
+
+
+def test_without_writable_dot_git_a_commit_fails_read_only(project: Project) -> None:
+    before = run_outside(project)
+
+    result = play(project, "git add -A; echo $?")
+
+    assert "Read-only file system" in result
+    assert run_outside(project) == before
+
+
+@pytest.mark.parametrize(
+    ("path", "mode"),
+    [
+        (".git/hooks/pre-commit", "workspace-write"),
+        (".git/config", "workspace-write"),
+        (".vscode/tasks.json", "workspace-write"),
+        (".claude/settings.local.json", "workspace-write"),
+        (".bashrc", "off"),
+        (".idea/workspace.xml", "off"),
+    ],
+)
+def test_the_file_tools_refuse_what_runs_outside_the_sandbox(
+    project: Project, path: str, mode: str
+) -> None:
+    """The file tools refuse them in every mode, present or not: a file tool can."""
+    before = run_outside(project)
+    project.write_agent(
+        project.script(
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": path, "content": "x"}}]},
+            {"text": "done"},
+        ),
+        yolo=True,
+        sandbox={"mode": mode},
+    )
+
+    done = project.hookgate("-p", "go")
+
+    assert done.returncode == 0, done.stderr
+    assert run_outside(project) == before
+    assert not (project.dir / ".idea").exists()
+    (result,) = [
+        str(record["message"]["content"])
+        for record in project.records()
+        if record.get("type") == "message" and record["message"]["role"] == "tool"
+    ]
+    assert f"{path} is protected: programs outside the sandbox run what it says" in result
+    assert "writable: [.git]" in result or not path.startswith(".git")
+
+
+@pytest.mark.parametrize(
+    ("asker", "helper", "lands"), [(False, True, False), (True, True, True), (True, False, False)]
+)
+def test_an_asked_agent_takes_back_dot_git_only_where_its_asker_gave_it_too(
+    project: Project, asker: bool, helper: bool, lands: bool
+) -> None:
+    folder = project.dir / "helper"
+    folder.mkdir()
+    command = "git config core.fsmonitor 'touch pwned'"
+    (folder / "script.yaml").write_text(json.dumps(
+        [{"tool_calls": [{"name": "shell", "arguments": {"command": command}}]}, {"text": "done"}]
+    ))  # fmt: skip
+    (folder / "hookgate.yaml").write_text(json.dumps({
+        "model": "scripted:script.yaml", "yolo": True,
+        "sandbox": {"writable": ["../.git"] if helper else []},
+    }))  # fmt: skip
+    before = run_outside(project)
+    ask = {"name": "ask_agent", "arguments": {"agent": "helper", "question": "go"}}
+    project.write_agent(
+        project.script({"tool_calls": [ask]}, {"text": "done"}),
+        yolo=True,
+        agents={"helper": {"file": "helper/hookgate.yaml"}},
+        sandbox={"writable": [".git"] if asker else []},
+    )
+
+    done = project.hookgate("-p", "go")
+
+    assert done.returncode == 0, done.stderr
+    assert (run_outside(project) != before) is lands
+    results = [
+        str(record["message"]["content"])
+        for path in project.session_files()
+        for record in project.records(path)
+        if record.get("type") == "message" and record["message"]["role"] == "tool"
+    ]
+    assert any("Read-only file system" in result for result in results) is not lands
