@@ -66,6 +66,26 @@ CASES = {
     "env PYTHONSTARTUP": Case(
         {"start.py": "\n"}, {"command": "true", "env": {"PYTHONSTARTUP": "start.py"}}, "start.py"
     ),
+    "uv run X: the environment's program": Case(
+        {".venv/pyvenv.cfg": "home = /usr/bin\n", ".venv/bin/ruff*": "#!/bin/sh\nexit 0\n"},
+        {"command": "uv run ruff check"},
+        ".venv/bin/ruff",
+    ),
+    "uv run --with x g.py: the environment's Python": Case(
+        {".venv/pyvenv.cfg": "home = /usr/bin\n", ".venv/bin/python*": "#!/bin/sh\n", "g.py": ""},
+        {"command": "uv run --with x g.py"},
+        ".venv/bin/python",
+    ),
+    "timeout 5 npx -y X": Case(
+        {"node_modules/.bin/eslint*": "#!/bin/sh\nexit 0\n"},
+        {"command": "timeout 5 npx -y eslint ."},
+        "node_modules/.bin/eslint",
+    ),
+    "npm exec -- X": Case(
+        {"node_modules/.bin/prettier*": "#!/bin/sh\nexit 0\n"},
+        {"command": "npm exec -- prettier --check ."},
+        "node_modules/.bin/prettier",
+    ),
     "python: a package's other module": Case(
         {"guard/__init__.py": "def check(payload):\n    return None\n", "guard/helper.py": "\n"},
         {"python": "guard:check"},

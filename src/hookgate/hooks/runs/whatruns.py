@@ -28,6 +28,7 @@ from hookgate.hooks.runs.cmdwords import (
     past_wrappers,
     without_substitutions,
 )
+from hookgate.hooks.runs.environments import environment_of
 
 #: Where the system's own programs live: a package manager, not a repository, writes
 #: there, so they are not pinned (an upgrade would untrust every project).
@@ -63,6 +64,29 @@ _RUNS_FROM_ITS_DIRECTORY = {
     "pnpm": ("package.json",),
     "yarn": ("package.json",),
 }
+#: Package managers' launchers and the words before the program they run from the
+#: project's own packages: `npx eslint` runs `node_modules/.bin/eslint`, `uv run ruff`
+#: runs `.venv/bin/ruff` (`environments` then keeps the model out of the whole folder).
+_LAUNCHERS = {
+    "npx": ((), "node_modules/.bin"),
+    "bunx": ((), "node_modules/.bin"),
+    "npm": (("exec", "x"), "node_modules/.bin"),
+    "pnpm": (("exec",), "node_modules/.bin"),
+    "yarn": (("exec",), "node_modules/.bin"),
+    "bun": (("x",), "node_modules/.bin"),
+    "uv": (("run",), ".venv/bin"),
+    "poetry": (("run",), ".venv/bin"),
+    "pdm": (("run",), ".venv/bin"),
+    "hatch": (("run",), ".venv/bin"),
+    "pipenv": (("run",), ".venv/bin"),
+    "rye": (("run",), ".venv/bin"),
+}
+#: Launchers' options that take the next word as their value (`npx -p pkg cmd`).
+_LAUNCHER_VALUE_OPTIONS = frozenset(
+    {"-p", "--package", "-w", "--workspace", "-C", "--cwd", "--dir", "--directory",
+     "--project", "--from", "--with", "--python", "-e", "--env", "--env-file", "--group",
+     "--extra", "--prefix"}
+)  # fmt: skip
 #: Options after which the next word is a program file (`awk -f x`, `jq -f x`, `make -f x`).
 _FILE_OPTIONS = frozenset({"-f", "--file", "--from-file", "-r", "--require", "--rcfile",
                            "--init-file", "--import"})  # fmt: skip
@@ -71,8 +95,6 @@ _CODE_OPTIONS = frozenset({"-c", "-e", "-E", "-p", "--eval", "--print"})
 #: Interpreter options that take the next word as their value (`bash -o pipefail x`).
 _VALUE_OPTIONS = frozenset({"-o", "-O", "+o", "+O", "-W", "-X", "-I", "-r", "--require",
                             "--import", "--loader", "--rcfile", "--init-file"})  # fmt: skip
-#: Folders a package manager fills: a file a hook runs there pins itself alone.
-_PACKAGE_DIRS = frozenset({"node_modules", "site-packages", "dist-packages"})
 #: Files of one package or directory pinned at most; past it the rest is "not pinned".
 MAX_TREE_FILES = 1000
 _EXPANDS = re.compile(r"[$`]")
@@ -174,12 +196,12 @@ class _Found:
         holds it, whole, unless that is the agent file's own folder (the project's, which
         the model edits); there, the local modules a Python script imports and the files
         a shell script sources. Not for an interpreter (`.venv/bin/python`), nor in a
-        package manager's folder: what they load is no hook's folder."""
+        package manager's folder (`environment_of`): what they load is no hook's folder."""
         folder = script.parent
         if script.name in INTERPRETERS or _is_python(script.name):
             return
         if folder != self.base_dir and _under(folder, (self.base_dir,)):
-            if not _PACKAGE_DIRS.intersection(folder.relative_to(self.base_dir).parts):
+            if environment_of(script, self.base_dir) is None:
                 self.folder(folder)
         elif folder == self.base_dir and script.suffix == ".py":
             self._imports(script, folder)
@@ -284,7 +306,9 @@ class _Found:
             key, equals, value = word.partition("=")
             if equals and key in CODE_LOADING_ENV:
                 self.environment({key: value}, dirs[-1])
-        words = past_wrappers(words)
+        inner = past_wrappers(words)
+        launched = _launched(words[: len(words) - len(inner)], inner)
+        words = inner
         if not words:
             return
         program, cwd = words[0], dirs[-1]
@@ -296,6 +320,8 @@ class _Found:
             self.path(program, cwd, present_only=False)
         for name in _RUNS_FROM_ITS_DIRECTORY.get(os.path.basename(program), ()):
             self._relative(name, dirs, present_only=True)  # `make guard`: the Makefile
+        if launched is not None:  # `npx eslint`: node_modules/.bin/eslint, present or not
+            self._relative(launched, dirs, present_only=False)
         operand = _script_operand(words)
         if operand is None and _is_python(program) and "-m" in words:
             self._module(words[words.index("-m") + 1 :][:1], cwd)
@@ -437,6 +463,39 @@ def _script_operand(words: Sequence[str]) -> int | None:
         elif not word.startswith(("-", "+")) or word == "-":
             return index if word != "-" else None
     return None
+
+
+def _launched(wrappers: Sequence[str], words: Sequence[str]) -> str | None:
+    """Where the program a launcher runs lies, relative to where it runs (`npx -y
+    eslint .`: `node_modules/.bin/eslint`; `uv run g.py`: `.venv/bin/python`); None
+    for another command, another path or a package from the registry (`npx eslint@9`). `wrappers`: the words before `words`
+    that `past_wrappers` skipped, `npx` and `uv` among them."""
+    starts = [i for i, word in enumerate(wrappers) if os.path.basename(word) in _LAUNCHERS]
+    if starts:
+        words = [*wrappers[starts[-1] :], *words]
+    if not words or (launcher := _LAUNCHERS.get(os.path.basename(words[0]))) is None:
+        return None
+    subcommands, folder = launcher
+    rest = _past_options(words[1:])
+    if subcommands:
+        if not rest or rest[0] not in subcommands:
+            return None
+        rest = _past_options(rest[1:])
+    if not rest or "@" in rest[0] or _EXPANDS.search(rest[0]):
+        return None
+    if folder == ".venv/bin" and rest[0].endswith(".py"):
+        return f"{folder}/python"  # the script is pinned as a word; the environment runs it
+    return None if os.sep in rest[0] else f"{folder}/{rest[0]}"
+
+
+def _past_options(words: Sequence[str]) -> Sequence[str]:
+    """`words` from the first that is not an option (or an option's value), past `--`."""
+    index = 0
+    while index < len(words) and words[index].startswith("-"):
+        if words[index] == "--":
+            return words[index + 1 :]
+        index += 2 if words[index] in _LAUNCHER_VALUE_OPTIONS else 1
+    return words[index:]
 
 
 def _shell_script(words: Sequence[str]) -> str | None:

@@ -18,6 +18,7 @@ from hookgate.config.agentfile import AgentConfig
 from hookgate.hooks import HookSpec
 from hookgate.hooks.config import DEFAULT_SHELL
 from hookgate.hooks.kinds.model.apikey import where_the_key_goes
+from hookgate.hooks.runs.environments import environments
 from hookgate.hooks.runs.whatruns import (
     CODE_LOADING_ENV,
     HookRuns,
@@ -48,6 +49,10 @@ def describe_closure(closure: Closure) -> str:
         lines.extend(_describe_agent(config, top=config is closure.root))
     lines.append("Files checked at every start (a change to any of them needs trusting again):")
     lines.extend(_file_lines(closure))
+    if folders := sorted(environments(closure.files, closure.root.base_dir)):
+        lines.append("Read-only to the model, as hooks run from them (not pinned: your package "
+                     "manager changes them):")  # fmt: skip
+        lines.extend(f"  {folder}{os.sep}" for folder in folders)
     return "\n".join(shown(line) for line in lines)
 
 
