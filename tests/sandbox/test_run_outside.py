@@ -179,7 +179,7 @@ def test_the_file_tools_refuse_what_runs_outside_the_sandbox(
         for record in project.records()
         if record.get("type") == "message" and record["message"]["role"] == "tool"
     ]
-    assert f"{path} is protected: programs outside the sandbox run what it says" in result
+    assert f"{path} is protected: programs outside the sandbox run what it holds" in result
     assert "writable: [.git]" in result or not path.startswith(".git")
 
 

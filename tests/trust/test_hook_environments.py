@@ -193,3 +193,80 @@ def test_the_summary_names_the_packages_the_model_cannot_write(project: Project)
     heading, folder = shown.stderr.splitlines()[-3:-1]
     assert heading.startswith("Read-only to the model, as hooks run from them")
     assert folder == f"  {project.dir}{os.sep}.venv{os.sep}"
+
+
+def test_a_hook_started_by_name_from_an_activated_environment_is_kept_from_the_model(
+    project: Project,
+) -> None:
+    """`source .venv/bin/activate; hookgate`: a hook's `python3` is `.venv`'s."""
+    venv(project)
+    bin_dir = project.dir / ".venv" / "bin"
+    plant = f"echo 'import os; os.close(os.open(\"pwned\", os.O_CREAT))' > .venv/{SITE}/zz.pth"
+    guarded_by(project, "python3 hooks/guard.py", plant, "rm -f victim")
+
+    done = project.hookgate("-p", "go", trusted=False, env=on_path(project, bin_dir))
+
+    assert done.returncode == 0, done.stderr
+    planted, removed = tool_results(project)
+    assert "Read-only file system" in planted
+    assert removed == "[denied by a hook: no rm]"
+    assert not (project.dir / "pwned").exists()
+
+
+def test_a_program_dir_of_the_workspace_on_path_is_kept_from_the_model(project: Project) -> None:
+    """A `bin/` on `PATH` (direnv's `PATH_add bin`): a hook's `guard` and `git` come from it."""
+    bin_dir = project.dir / "bin"
+    bin_dir.mkdir()
+    guard = PY_GUARD.replace("import rules\n", PY_RULES).replace("rules.judge", "judge")
+    (bin_dir / "guard").write_text(f"#!{sys.executable}\n{guard}")
+    (bin_dir / "guard").chmod(0o755)
+    plant = "printf '#!/bin/sh\\necho {}\\n' > bin/guard; printf '#!/bin/sh\\n' > bin/git"
+    guarded_by(project, "guard", plant, "rm -f victim")
+
+    done = project.hookgate("-p", "go", trusted=False, env=on_path(project, bin_dir))
+
+    assert done.returncode == 0, done.stderr
+    planted, removed = tool_results(project)
+    assert planted.count("Read-only file system") == 2
+    assert removed == "[denied by a hook: no rm]"
+    assert sorted(path.name for path in bin_dir.iterdir()) == ["guard"]
+
+
+def guarded_by(project: Project, command: str, *calls: str) -> None:
+    replies = [{"tool_calls": [{"name": "shell", "arguments": {"command": c}}]} for c in calls]
+    project.write_agent(
+        project.script(*replies, {"text": "done"}),
+        yolo=True,
+        hooks={"preToolCall": [{"matcher": "^shell$", "command": command, "onError": "fail"}]},
+    )
+    (project.dir / "victim").write_text("")
+    project.trust()
+
+
+def on_path(project: Project, folder: Path) -> dict[str, str]:
+    return project.env(PATH=f"{folder}{os.pathsep}{os.environ['PATH']}")
+
+
+def test_the_environment_hookgate_runs_in_is_kept_from_the_model(project: Project) -> None:
+    """Were it inside the workspace (`workspace.dirs` names it here), a model that wrote
+    there would rewrite hookgate itself for its next start."""
+    prefix = Path(sys.prefix).resolve()
+    assert prefix != Path(sys.base_prefix).resolve(), "the tests run in a virtual environment"
+    mark = prefix / f"pwned-{os.getpid()}"
+    project.write_agent(
+        project.script(
+            {"tool_calls": [{"name": "shell", "arguments": {"command": f"touch {mark}"}}]},
+            {"text": "done"},
+        ),
+        yolo=True,
+        workspace={"dirs": [str(prefix)]},
+    )
+    try:
+        done = project.hookgate("-p", "go")
+
+        assert done.returncode == 0, done.stderr
+        assert not mark.exists()
+        (result,) = tool_results(project)
+        assert "Read-only file system" in result
+    finally:
+        mark.unlink(missing_ok=True)

@@ -17,6 +17,7 @@ from hookgate.config.agentfile import AgentConfig
 from hookgate.errors import SessionError
 from hookgate.hooks import ConfigError, HookEngine, HookgateError, Outcome
 from hookgate.hooks.author.lint import lint_config
+from hookgate.hooks.runs.environments import found_by_name
 from hookgate.messages import Message, ToolSpec
 from hookgate.models import ModelClient, make_model
 from hookgate.runtime import envfile
@@ -28,7 +29,7 @@ from hookgate.runtime.resume import read_for_resume
 from hookgate.runtime.toolcall import ToolGate
 from hookgate.security.policy import Policy
 from hookgate.security.rulecheck import rule_warnings
-from hookgate.security.trust.check import asked_digests, load_trusted
+from hookgate.security.trust.check import TrustedAgent, asked_digests, load_trusted
 from hookgate.security.trust.store import TrustStore
 from hookgate.store.home import cache_dir
 from hookgate.store.session import Session, SessionStore, new_session_id
@@ -233,9 +234,7 @@ async def open_agent(
         await model.aclose()
         raise
     tools = _tool_registry(config, extra_tools)
-    context = _tool_context(
-        config, project_dir, store.home, trusted.protected_files(trust_store), session_id
-    )
+    context = _tool_context(config, project_dir, store.home, trusted, trust_store, session_id)
     context = context._replace(
         env={**context.env, **envfile.applied(env_file, context.env, notify)}
     )
@@ -312,13 +311,15 @@ def _tool_context(
     config: AgentConfig,
     project_dir: Path,
     home: Path,
-    protected_files: frozenset[Path],
+    trusted: TrustedAgent,
+    trust_store: TrustStore,
     session_id: str,
 ) -> ToolContext:
     """Where the tools work and what they never touch; no secret reaches their processes.
 
     The sandbox is the agent file's, held within an asking agent's (`inherited`); a
-    session that confines commands gets a private temporary directory of its own.
+    session that confines commands gets a private temporary directory of its own. The
+    trusted files are never written, nor what programs outside the sandbox run from.
     """
     sandbox = inherited(config.sandbox, os.environ)
     private_tmp = None
@@ -330,7 +331,8 @@ def _tool_context(
         shell_timeout=config.shell_timeout,
         workspace_dirs=config.workspace_dirs,
         hookgate_home=home.resolve(),
-        protected_files=protected_files,
+        protected_files=trusted.protected_files(trust_store),
+        runs_from=frozenset(trusted.environments() | found_by_name(os.environ)),
         shell_limits=config.shell.limits,
         web=config.web,
         sandbox=sandbox,

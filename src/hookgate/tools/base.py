@@ -62,6 +62,9 @@ class ToolContext(NamedTuple):
     """Resolved `$HOOKGATE_HOME`: no file tool reaches it, reads included."""
     protected_files: frozenset[Path] = frozenset()
     """Resolved paths the model's file tools never write: the agent file's trust closure."""
+    runs_from: frozenset[Path] = frozenset()
+    """Folders the programs hookgate starts outside the sandbox run from, never written
+    either: the packages a hook runs (`.venv`, `node_modules`), `PATH` directories."""
     shell_limits: ShellLimits = ShellLimits()
     web: WebLimits = WebLimits()
     sandbox: SandboxSettings = SandboxSettings(Mode.OFF)

@@ -159,14 +159,16 @@ def open_path(raw: str, ctx: ToolContext, *, writing: bool = False) -> Path:
 
 
 _RUN_OUTSIDE = (
-    "programs outside the sandbox run what it says (git, an editor, another agent CLI, "
-    "a shell), so only the user changes it"
+    "programs outside the sandbox run what it holds (a hook, git, an editor, another "
+    "agent CLI, a shell), so only the user changes it"
 )
 
 
 def _given(path: Path, bounds: Boundaries, ctx: ToolContext) -> str:
     """How the agent file gives the folder holding `path` back to the model, if it can."""
-    root = next(root for root in bounds.guarded if path.is_relative_to(root))
+    root = next((root for root in bounds.guarded if path.is_relative_to(root)), None)
+    if root is None or within(path, tuple(bounds.runs_from)):
+        return ""
     entry = root / path.relative_to(root).parts[0]
     if not entry.is_dir():
         return ""

@@ -37,13 +37,15 @@ class TrustedAgent(NamedTuple):
         return {path: file.sha256 for path, file in self.entry.files.items()}
 
     def protected_files(self, store: TrustStore) -> frozenset[Path]:
-        """The closure, the folders of packages its hooks run from (`environments`) and
-        the store, symlinks resolved: what the model's tools never write."""
+        """The closure and the store, symlinks resolved: what file tools never write."""
+        paths = {Path(os.path.realpath(path)) for path in self.entry.files}
+        return frozenset({*paths, Path(os.path.realpath(store.path))})
+
+    def environments(self) -> set[Path]:
+        """The folders of packages the closure's hooks run from (`environments`)."""
         from hookgate.hooks.runs.environments import environments
 
-        closure = [Path(path) for path in self.entry.files]
-        paths = [*closure, *environments(closure, self.path.parent), Path(store.path)]
-        return frozenset(Path(os.path.realpath(path)) for path in paths)
+        return environments([Path(path) for path in self.entry.files], self.path.parent)
 
 
 def require_trust(

@@ -54,6 +54,8 @@ class Boundaries(NamedTuple):
     writable dirs."""
     given: tuple[Path, ...] = ()
     """The `RUN_OUTSIDE` entries a `writable:` dir names, which are written after all."""
+    runs_from: frozenset[Path] = frozenset()
+    """Never written either: what hookgate's hooks and servers run from (`ToolContext`)."""
 
     @classmethod
     def of(cls, ctx: ToolContext) -> Boundaries:
@@ -75,7 +77,7 @@ class Boundaries(NamedTuple):
             given = tuple(path for path in given if path in _entries(sandbox.ceiling, guarded))
         return cls(
             project, workspace, _outermost((*writable, *extra)), hidden, ctx.protected_files,
-            sandbox, ctx.private_tmp, guarded, given,
+            sandbox, ctx.private_tmp, guarded, given, ctx.runs_from,
         )  # fmt: skip
 
     def floor(self) -> tuple[Path, ...]:
@@ -92,8 +94,11 @@ class Boundaries(NamedTuple):
         return within(path, tuple(self.protected))
 
     def runs_outside(self, path: Path) -> bool:
-        """Whether `path` is, or lies in, a `RUN_OUTSIDE` entry of a guarded folder that
-        no `writable:` dir gives back."""
+        """Whether `path` lies in a folder that programs outside the sandbox run from, or
+        is, or lies in, a `RUN_OUTSIDE` entry of a guarded folder that no `writable:`
+        dir gives back."""
+        if within(path, tuple(self.runs_from)):
+            return True
         for root in self.guarded:
             if path != root and path.is_relative_to(root):
                 entry = root / path.relative_to(root).parts[0]
@@ -101,13 +106,11 @@ class Boundaries(NamedTuple):
         return False
 
     def run_outside(self) -> list[Path]:
-        """The `RUN_OUTSIDE` entries that exist in the guarded folders, given ones aside."""
-        return [
-            root / name
-            for root in self.guarded
-            for name in sorted(RUN_OUTSIDE)
-            if root / name not in self.given and (root / name).exists()
-        ]
+        """What programs outside the sandbox run that exists: the `RUN_OUTSIDE` entries
+        of the guarded folders (given ones aside), the folders `runs_from`."""
+        entries = [root / name for root in self.guarded for name in sorted(RUN_OUTSIDE)]
+        entries = [entry for entry in entries if entry not in self.given]
+        return [path for path in [*entries, *sorted(self.runs_from)] if path.exists()]
 
     def may_write(self, path: Path) -> bool:
         """Whether a write to `path` stays inside the boundaries (consent aside)."""
