@@ -106,24 +106,8 @@ CASES = [(layout, attack) for layout, attacks in ATTACKS.items() for attack in a
 
 
 def guarded(project: Project, layout: str, *calls: str | dict[str, Any]) -> None:
-    """The guard from `layout`, trusted, and a model that makes each call in turn (a
-    string: a shell command)."""
-    command = LAYOUTS[layout](project)
-    replies = [
-        {
-            "tool_calls": [
-                {"name": "shell", "arguments": {"command": c}} if isinstance(c, str) else c
-            ]
-        }
-        for c in calls
-    ]
-    project.write_agent(
-        project.script(*replies, {"text": "done"}),
-        yolo=True,
-        hooks={"preToolCall": [{"matcher": "^shell$", "command": command, "onError": "fail"}]},
-    )
-    (project.dir / "victim").write_text("")
-    project.trust()
+    """The guard from `layout`, trusted, and a model that makes each call in turn."""
+    guarded_by(project, LAYOUTS[layout](project), *calls)
 
 
 def tool_results(project: Project) -> list[str]:
@@ -232,8 +216,17 @@ def test_a_program_dir_of_the_workspace_on_path_is_kept_from_the_model(project: 
     assert sorted(path.name for path in bin_dir.iterdir()) == ["guard"]
 
 
-def guarded_by(project: Project, command: str, *calls: str) -> None:
-    replies = [{"tool_calls": [{"name": "shell", "arguments": {"command": c}}]} for c in calls]
+def guarded_by(project: Project, command: str, *calls: str | dict[str, Any]) -> None:
+    """A trusted hook `command` guarding the shell, and a model that makes each call in
+    turn (a string: a shell command)."""
+    replies = [
+        {
+            "tool_calls": [
+                {"name": "shell", "arguments": {"command": c}} if isinstance(c, str) else c
+            ]
+        }
+        for c in calls
+    ]
     project.write_agent(
         project.script(*replies, {"text": "done"}),
         yolo=True,
