@@ -86,6 +86,14 @@ CASES = {
         {"command": "npm exec -- prettier --check ."},
         "node_modules/.bin/prettier",
     ),
+    "python3 -c 'import X'": Case(
+        {"guard.py": "def main():\n    pass\n"},
+        {"command": "python3 -c 'import guard; guard.main()'"},
+        "guard.py",
+    ),
+    "node -e \"require('./lib/g')\"": Case(
+        {"lib/g.js": "\n"}, {"command": "node -e \"require('./lib/g')\""}, "lib/g.js"
+    ),
     "python: a package's other module": Case(
         {"guard/__init__.py": "def check(payload):\n    return None\n", "guard/helper.py": "\n"},
         {"python": "guard:check"},
@@ -213,3 +221,16 @@ def test_a_file_an_mcp_servers_env_loads_is_pinned(project: Project) -> None:
     (project.dir / ".x").write_text("touch owned\n")
 
     assert_refused(project.hookgate("-p", "hi", trusted=False), project, project.dir / ".x")
+
+
+def test_a_module_planted_where_python_c_imports_from_stops_the_start(project: Project) -> None:
+    """`python3 -c 'import json'` runs in the project: a `json.py` there is imported first."""
+    plant(project, Case({}, {"command": "python3 -c 'import json, sys; json.load(sys.stdin)'"}, ""))
+    trust(project)
+    planted = project.dir / "json.py"
+    planted.write_text("raise SystemExit(0)\n")
+
+    done = project.hookgate("-p", "hi", trusted=False)
+
+    assert done.returncode == 1, done.stderr
+    assert f"new preToolCall hook script {planted}" in done.stderr

@@ -98,6 +98,10 @@ _VALUE_OPTIONS = frozenset({"-o", "-O", "+o", "+O", "-W", "-X", "-I", "-r", "--r
 #: Files of one package or directory pinned at most; past it the rest is "not pinned".
 MAX_TREE_FILES = 1000
 _EXPANDS = re.compile(r"[$`]")
+#: A quoted relative path in another language's inline code (`require('./lib/g')`).
+_RELATIVE_LITERAL = re.compile(r"""["'](\.\.?/[^"'\s]+)["']""")
+#: What Node.js tries after a `require`d path that names no file.
+_REQUIRE_ENDINGS = (".js", ".mjs", ".cjs", ".json", ".node", "/index.js")
 #: A `.` or `source` command somewhere in a script (the parser then says where).
 _SOURCES = re.compile(r"(?:^|[\s;&|(){}`])(?:\.|source)\s")
 _NOTHING = re.compile(r"(?!)")
@@ -242,12 +246,13 @@ class _Found:
         self.files.update(dict.fromkeys([*folders, *files]))
         self.unread.update(dict.fromkeys(unread))
 
-    def _imports(self, script: Path, root: Path) -> None:
+    def _imports(self, script: Path, root: Path, *, code: str | None = None) -> None:
         """The local modules a Python script imports from `root`, first on its
-        `sys.path` (a script's own folder; the directory `python -m` runs in), present
-        or not, and theirs in turn: as source, and as the byte code or compiled module
-        the same folder would serve first or instead (`json.pyc`,
-        `json.cpython-311-x86_64-linux-gnu.so`)."""
+        `sys.path` (a script's own folder; the directory `python -m` or `python -c`
+        runs in), present or not, and theirs in turn: as source, and as the byte code or
+        compiled module the same folder would serve first or instead (`json.pyc`,
+        `json.cpython-311-x86_64-linux-gnu.so`). `code`: the script's text, where it is
+        no file (`python3 -c CODE`)."""
         from importlib.machinery import EXTENSION_SUFFIXES  # loaded with the interpreter
 
         pending = [script]
@@ -256,7 +261,8 @@ class _Found:
             if current in self._scanned:
                 continue
             self._scanned.add(current)
-            for name in imported_names(current):
+            source = code if current is script and code is not None else _source(current)
+            for name in imported_names(source, str(current)):
                 if (root, name) in self._modules or name in sys.builtin_module_names:
                     continue  # a built-in module (`sys`) is found before any file
                 self._modules.add((root, name))
@@ -268,6 +274,20 @@ class _Found:
                 for suffix in (".pyc", *EXTENSION_SUFFIXES):
                     self.files[root / f"{name}{suffix}"] = None
                 self.unread.update(dict.fromkeys(unread))
+
+    def _inline(self, program: str, code: str, cwd: Path) -> None:
+        """Code an interpreter runs from its command line (`python3 -c`, `node -e`):
+        what Python's imports from `cwd` (first on its `sys.path`), read by its parser;
+        for another language, each file a quoted `./` or `../` path names (`require(
+        './lib/g')`: `lib/g`, `lib/g.js`, ...), present or not."""
+        if _is_python(program):
+            self._imports(cwd / "-c", cwd, code=code)
+            return
+        for literal in _RELATIVE_LITERAL.findall(code):
+            candidates = [literal, *(literal + ending for ending in _REQUIRE_ENDINGS)]
+            present = [name for name in candidates if (cwd / name).is_file()]
+            for name in present or [literal]:
+                self.path(name, cwd, present_only=False)
 
     def argv(self, words: list[str], cwd: Path) -> None:
         """A program and its arguments, run with no shell; a shell's `-c` line read too
@@ -325,6 +345,8 @@ class _Found:
         operand = _script_operand(words)
         if operand is None and _is_python(program) and "-m" in words:
             self._module(words[words.index("-m") + 1 :][:1], cwd)
+        elif operand is None and (code := _inline_code(words)) is not None:
+            self._inline(program, code, cwd)
         for index, word in enumerate(words[1:], 1):
             if expands.search(word):
                 if index == operand or os.sep in without_substitutions(word):
@@ -426,15 +448,17 @@ def folder_tree(directory: Path) -> tuple[list[Path], list[Path], list[str]]:
     return folders, files, []
 
 
-def imported_names(script: Path) -> list[str]:
-    """The top-level names `script` imports (`import a.b`, `from a import b`), read by
-    Python's own parser, nothing run; none where it cannot be read. Relative imports
-    name no top-level module: a script has no package."""
+def imported_names(source: str | bytes | None, filename: str = "<string>") -> list[str]:
+    """The top-level names Python `source` imports (`import a.b`, `from a import b`),
+    read by Python's own parser, nothing run; none where it cannot be read. Relative
+    imports name no top-level module: a script has no package."""
     import ast  # here: a Python script beside the agent file is the one reader
 
+    if source is None:
+        return []
     try:
-        tree = ast.parse(script.read_bytes(), str(script))
-    except (OSError, SyntaxError, ValueError):
+        tree = ast.parse(source, filename)
+    except (SyntaxError, ValueError):
         return []
     names: dict[str, None] = {}
     for node in ast.walk(tree):
@@ -443,6 +467,27 @@ def imported_names(script: Path) -> list[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names[node.module.split(".")[0]] = None
     return list(names)
+
+
+def _source(script: Path) -> bytes | None:
+    try:
+        return script.read_bytes()
+    except OSError:
+        return None
+
+
+def _inline_code(words: Sequence[str]) -> str | None:
+    """The code an interpreter (not a shell: its line is read as one) runs from its
+    command line: the word after `-c`, `-e`, `--eval`, … (`python3 -c CODE`)."""
+    name = os.path.basename(words[0])
+    if name in _SHELLS_C or (name not in INTERPRETERS and not _is_python(name)):
+        return None
+    for index, word in enumerate(words[1:-1], 1):
+        if word in _CODE_OPTIONS:
+            return words[index + 1]
+        if not word.startswith("-"):
+            return None  # a script, and the rest its arguments
+    return None
 
 
 def _script_operand(words: Sequence[str]) -> int | None:
