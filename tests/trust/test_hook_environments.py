@@ -263,3 +263,18 @@ def test_the_environment_hookgate_runs_in_is_kept_from_the_model(project: Projec
         assert "Read-only file system" in result
     finally:
         mark.unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("above", [0, 1], ids=["the project itself", "the folder above it"])
+def test_a_path_entry_holding_the_project_leaves_it_writable(project: Project, above: int) -> None:
+    """`PATH` names folders whose programs run; one that holds the whole workspace is no
+    folder to keep from the model (it would have nothing left to write)."""
+    folder = [project.dir, project.dir.parent][above]
+    write = {"name": "write_file", "arguments": {"path": "a.txt", "content": "a"}}
+    guarded_by(project, "true", write, "echo b > b.txt")
+
+    done = project.hookgate("-p", "go", trusted=False, env=on_path(project, folder))
+
+    assert done.returncode == 0, done.stderr
+    assert (project.dir / "a.txt").read_text() == "a"
+    assert (project.dir / "b.txt").read_text() == "b\n"

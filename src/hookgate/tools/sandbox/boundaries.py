@@ -77,7 +77,7 @@ class Boundaries(NamedTuple):
             given = tuple(path for path in given if path in _entries(sandbox.ceiling, guarded))
         return cls(
             project, workspace, _outermost((*writable, *extra)), hidden, ctx.protected_files,
-            sandbox, ctx.private_tmp, guarded, given, ctx.runs_from,
+            sandbox, ctx.private_tmp, guarded, given, _below(ctx.runs_from, guarded),
         )  # fmt: skip
 
     def floor(self) -> tuple[Path, ...]:
@@ -129,6 +129,12 @@ def _intersection(dirs: tuple[Path, ...], ceiling: tuple[Path, ...]) -> tuple[Pa
     both = [d for d in dirs for c in ceiling if d.is_relative_to(c)]
     both += [c for c in ceiling for d in dirs if c.is_relative_to(d)]
     return _outermost(tuple(dict.fromkeys(both)))
+
+
+def _below(folders: frozenset[Path], roots: tuple[Path, ...]) -> frozenset[Path]:
+    """`folders` but those holding a root (a `PATH` entry of the project itself, or of a
+    folder above it): kept whole, they would leave the model nothing to write."""
+    return frozenset(f for f in folders if not any(root.is_relative_to(f) for root in roots))
 
 
 def _entries(dirs: tuple[Path, ...], guarded: tuple[Path, ...]) -> tuple[Path, ...]:
