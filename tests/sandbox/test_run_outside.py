@@ -29,6 +29,7 @@ LAID_OUT = {
     ".mcp.json": '{"mcpServers": {}}\n',
     ".bashrc": "# mine\n",
     ".gitmodules": "",
+    ".husky/_/h": "#!/usr/bin/env sh\n",
 }
 #: Commands that plant something an unconfined program would run, by every way in.
 HOSTILE = {
@@ -51,6 +52,7 @@ HOSTILE = {
     "project MCP servers": 'echo \'{"mcpServers": {"x": {"command": "sh"}}}\' > .mcp.json',
     "a shell start-up file": "echo 'touch pwned' >> .bashrc",
     "submodule urls": "echo '[submodule \"x\"]' >> .gitmodules",
+    "husky's dispatcher, which git ignores": "echo 'touch @P@/pwned' >> .husky/_/h",
 }
 
 
@@ -60,7 +62,7 @@ def project(tmp_path: Path) -> Project:
     directory.mkdir()
     subprocess.run(["git", "init", "-q", str(directory)], check=True)
     for name, text in LAID_OUT.items():
-        (directory / name).parent.mkdir(exist_ok=True)
+        (directory / name).parent.mkdir(parents=True, exist_ok=True)
         (directory / name).write_text(text)
     return Project(directory, tmp_path / "home")
 

@@ -21,11 +21,13 @@ if TYPE_CHECKING:
 #: What programs outside the sandbox read from a folder and act on, unasked: a write
 #: there runs the model's code unconfined one step later. git runs what a repository's
 #: config and hooks name at the user's next `git status` (and a `.git` or `commondir`
-#: of the model's own would do as well: the whole repository, then); editors run a
-#: project's tasks, other agent CLIs its hooks and MCP servers, shells their start-up
-#: files. Each is never written where it lies at the top of a writable folder.
+#: of the model's own would do as well: the whole repository, then), and husky's
+#: hooks (`core.hooksPath`, its `_/` dispatcher ignored by git) at the next commit;
+#: editors run a project's tasks, other agent CLIs its hooks and MCP servers, shells
+#: their start-up files. Each is never written where it lies at the top of a writable
+#: folder.
 RUN_OUTSIDE = frozenset(
-    {".git", ".gitmodules", ".gitconfig",
+    {".git", ".gitmodules", ".gitconfig", ".husky",
      ".vscode", ".idea",
      ".claude", ".gemini", ".codex", ".cursor", ".mcp.json",
      ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
