@@ -226,6 +226,7 @@ def test_hooks_check_says_what_this_machine_enforces(project: Project) -> None:
     assert "sandbox: workspace-write, network on" in done.stdout
     assert "this machine enforces it (bubblewrap:" in done.stdout
     assert "$HOOKGATE_HOME hidden" in done.stdout
+    assert "what programs outside the sandbox run read-only: .git," in done.stdout
 
 
 def test_hooks_check_strict_fails_where_the_sandbox_cannot_be_set_up(

@@ -15,7 +15,7 @@ ENFORCED = (
     "writes only under the workspace, the writable dirs and a private temporary directory",
     "trusted files read-only, their folders fixed in place",
     "what programs outside the sandbox run read-only: .git, editor and agent CLI settings, "
-    "shell start-up files",
+    "shell start-up files, the packages hooks run from, PATH directories",
     "$HOOKGATE_HOME hidden",
     "hookgate's processes and environment out of sight (own /proc)",
 )
