@@ -221,3 +221,45 @@ def test_an_asked_agent_takes_back_dot_git_only_where_its_asker_gave_it_too(
         if record.get("type") == "message" and record["message"]["role"] == "tool"
     ]
     assert any("Read-only file system" in result for result in results) is not lands
+
+
+#: Commands that make what was not there: a mount keeps only what exists, so hookgate
+#: sets each one aside once the command has ended.
+MADE = {
+    ".git": "git init -q && git config core.fsmonitor 'touch @P@/pwned'",
+    ".vscode": "mkdir .vscode && echo '{\"tasks\": []}' > .vscode/tasks.json",
+    ".claude": "mkdir -p .claude && echo '{\"hooks\": {}}' > .claude/settings.json",
+    ".bashrc": "echo 'touch pwned' > .bashrc",
+}
+
+
+@pytest.fixture
+def bare(tmp_path: Path) -> Project:
+    """A project without a repository of its own, inside one (a monorepo's folder):
+    a `.git` made in it is what git finds first there."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    directory = tmp_path / "project"
+    directory.mkdir()
+    return Project(directory, tmp_path / "home")
+
+
+@pytest.mark.parametrize("name", list(MADE))
+def test_what_a_command_makes_that_runs_outside_is_set_aside_when_it_ends(
+    bare: Project, name: str
+) -> None:
+    result = play(bare, MADE[name] + " && echo made > kept.txt")
+
+    assert not (bare.dir / name).exists()
+    (aside,) = bare.dir.glob(f"{name}.hookgate-set-aside-*")
+    assert f"set aside {name}, which this command made" in result
+    assert aside.name in result
+    assert (bare.dir / "kept.txt").read_text() == "made\n"
+    assert not (bare.dir / "pwned").exists()
+
+
+def test_control_unconfined_what_a_command_makes_stays(bare: Project) -> None:
+    play(bare, MADE[".git"], sandbox={"mode": "off"})
+
+    assert (bare.dir / ".git").is_dir()
+    assert not list(bare.dir.glob(".git.hookgate-set-aside-*"))
+    assert (bare.dir / "pwned").exists()

@@ -21,8 +21,9 @@ from hookgate.errors import ToolError
 from hookgate.hooks.process import ProcessResult, SpawnError, resolve_program, run_process
 from hookgate.messages import ToolSpec
 from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult
+from hookgate.tools.paths import display_path
 from hookgate.tools.sandbox import Boundaries
-from hookgate.tools.sandbox.boundaries import ensure_private
+from hookgate.tools.sandbox.boundaries import ensure_private, set_aside
 from hookgate.tools.settings import ShellLimits
 
 SHELL = "bash"
@@ -63,18 +64,26 @@ class ShellTool(BuiltinTool):
         if timeout <= 0:
             raise ToolError(f"argument 'timeout' must be more than 0 seconds, got {timeout:g}")
         timeout = min(timeout, ctx.shell_timeout)
+        bounds = Boundaries.of(ctx) if ctx.sandbox.on else None
+        absent = [] if bounds is None else bounds.absent_outside()
         try:
             shell = resolve_program(SHELL, ctx.env)  # here: the reaper's error would be vaguer
-            argv, env = sandboxed(reaped_command([shell, "-c", command], ctx.shell_limits), ctx)
+            argv, env = sandboxed(
+                reaped_command([shell, "-c", command], ctx.shell_limits), ctx, bounds
+            )
             result = await run_process(
                 argv, env=env, cwd=str(ctx.project_dir), timeout=timeout, output_cap=ctx.output_cap
             )
         except SpawnError as exc:
             raise ToolError(f"cannot run the command: {exc}") from exc
-        return ToolResult(
-            format_output(result, cap=ctx.output_cap, timeout=timeout),
-            is_error=result.timed_out or result.returncode != 0,
-        )
+        output = format_output(result, cap=ctx.output_cap, timeout=timeout)
+        for made, aside in set_aside(absent):  # every process of the command is gone now
+            output += (
+                f"\n[hookgate set aside {display_path(made, ctx)}, which this command made: "
+                "programs outside the sandbox run what it holds (git, an editor, another "
+                f"agent CLI, a shell); it is now {display_path(aside, ctx)}, for the user]"
+            )
+        return ToolResult(output, is_error=result.timed_out or result.returncode != 0)
 
 
 def reaped_command(argv: list[str], limits: ShellLimits) -> list[str]:
@@ -84,12 +93,15 @@ def reaped_command(argv: list[str], limits: ShellLimits) -> list[str]:
     return [sys.executable, "-I", "-S", REAPER, *shown, "--", *argv]
 
 
-def sandboxed(argv: list[str], ctx: ToolContext) -> tuple[list[str], Mapping[str, str]]:
-    """`argv` and its environment as the session's sandbox runs them (as they are when off).
+def sandboxed(
+    argv: list[str], ctx: ToolContext, bounds: Boundaries | None
+) -> tuple[list[str], Mapping[str, str]]:
+    """`argv` and its environment as the session's sandbox runs them within `bounds`
+    (`Boundaries.of(ctx)`; None: the sandbox is off, and they are as they are).
 
     Raises `ToolError` where the sandbox cannot be set up: the command never runs loose.
     """
-    if not ctx.sandbox.on:
+    if bounds is None:
         return argv, ctx.env
     from hookgate.tools.sandbox.bwrap import SandboxUnavailable, confine
 
@@ -98,7 +110,7 @@ def sandboxed(argv: list[str], ctx: ToolContext) -> tuple[list[str], Mapping[str
         if ctx.private_tmp is not None:
             ensure_private(ctx.private_tmp)
             env["TMPDIR"] = str(ctx.private_tmp)
-        return confine(argv, Boundaries.of(ctx)), env
+        return confine(argv, bounds), env
     except (SandboxUnavailable, OSError) as exc:
         raise ToolError(f"[not run: the sandbox cannot be set up: {exc}]") from exc
 

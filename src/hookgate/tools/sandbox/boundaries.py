@@ -110,15 +110,39 @@ class Boundaries(NamedTuple):
     def run_outside(self) -> list[Path]:
         """What programs outside the sandbox run that exists: the `RUN_OUTSIDE` entries
         of the guarded folders (given ones aside), the folders `runs_from`."""
+        return [path for path in [*self._entries(), *sorted(self.runs_from)] if path.exists()]
+
+    def absent_outside(self) -> list[Path]:
+        """The `RUN_OUTSIDE` entries of the guarded folders that are not there (given
+        ones aside): no mount keeps a command from making one (`set_aside`)."""
+        return [entry for entry in self._entries() if not os.path.lexists(entry)]
+
+    def _entries(self) -> list[Path]:
         entries = [root / name for root in self.guarded for name in sorted(RUN_OUTSIDE)]
-        entries = [entry for entry in entries if entry not in self.given]
-        return [path for path in [*entries, *sorted(self.runs_from)] if path.exists()]
+        return [entry for entry in entries if entry not in self.given]
 
     def may_write(self, path: Path) -> bool:
         """Whether a write to `path` stays inside the boundaries (consent aside)."""
         if self.hides(path) or self.protects(path) or self.runs_outside(path):
             return False
         return not self.sandbox.on or within(path, self.writable)
+
+
+def set_aside(paths: list[Path]) -> list[tuple[Path, Path]]:
+    """Each of `paths` that is there now, renamed to a fresh name beside it, and that
+    name: what a confined command made that programs outside the sandbox would run
+    (`absent_outside`, taken before it), moved out of their way and kept for the user.
+    One that cannot be moved is left, and said, with None for its new name."""
+    moved: list[tuple[Path, Path]] = []
+    for path in paths:
+        if os.path.lexists(path):
+            aside = path.with_name(f"{path.name}.hookgate-set-aside-{os.urandom(4).hex()}")
+            try:
+                os.rename(path, aside)
+            except OSError:
+                continue  # not ours to move (a mount, another owner's): left, unlisted
+            moved.append((path, aside))
+    return moved
 
 
 def within(path: Path, roots: tuple[Path, ...]) -> bool:
