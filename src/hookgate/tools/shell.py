@@ -78,12 +78,23 @@ class ShellTool(BuiltinTool):
             raise ToolError(f"cannot run the command: {exc}") from exc
         output = format_output(result, cap=ctx.output_cap, timeout=timeout)
         for made, aside in set_aside(absent):  # every process of the command is gone now
-            output += (
-                f"\n[hookgate set aside {display_path(made, ctx)}, which this command made: "
-                "programs outside the sandbox run what it holds (git, an editor, another "
-                f"agent CLI, a shell); it is now {display_path(aside, ctx)}, for the user]"
-            )
+            output += f"\n[{_set_aside(display_path(made, ctx), aside, ctx)}]"
         return ToolResult(output, is_error=result.timed_out or result.returncode != 0)
+
+
+def _set_aside(made: str, aside: Path | OSError, ctx: ToolContext) -> str:
+    """What became of `made`, which the command made and programs outside run."""
+    why = (
+        "programs outside the sandbox run what it holds (git, an editor, another agent "
+        "CLI, a shell)"
+    )
+    if isinstance(aside, OSError):
+        return (
+            f"hookgate could not set aside {made}, which this command made "
+            f"({aside.strerror}): {why}; review it before they do"
+        )
+    now = display_path(aside, ctx)
+    return f"hookgate set aside {made}, which this command made: {why}; it is now {now}"
 
 
 def reaped_command(argv: list[str], limits: ShellLimits) -> list[str]:

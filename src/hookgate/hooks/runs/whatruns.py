@@ -513,8 +513,9 @@ def _script_operand(words: Sequence[str]) -> int | None:
 def _launched(wrappers: Sequence[str], words: Sequence[str]) -> str | None:
     """Where the program a launcher runs lies, relative to where it runs (`npx -y
     eslint .`: `node_modules/.bin/eslint`; `uv run g.py`: `.venv/bin/python`); None
-    for another command, another path or a package from the registry (`npx eslint@9`). `wrappers`: the words before `words`
-    that `past_wrappers` skipped, `npx` and `uv` among them."""
+    for another command, another path or a package from the registry (`npx eslint@9`).
+    `wrappers`: the words before `words` that `past_wrappers` skipped, `npx` and `uv`
+    among them."""
     starts = [i for i, word in enumerate(wrappers) if os.path.basename(word) in _LAUNCHERS]
     if starts:
         words = [*wrappers[starts[-1] :], *words]

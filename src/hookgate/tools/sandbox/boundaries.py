@@ -74,9 +74,10 @@ class Boundaries(NamedTuple):
             extra = (*extra, ctx.private_tmp)
         hidden = () if ctx.hookgate_home is None else (ctx.hookgate_home,)
         guarded = _outermost((*workspace, *writable, *sandbox.writable, *(sandbox.ceiling or ())))
-        given = _entries(sandbox.writable, guarded)
+        given = _run_outside_among(sandbox.writable, guarded)
         if sandbox.ceiling is not None:  # given back only where the asker gave it too
-            given = tuple(path for path in given if path in _entries(sandbox.ceiling, guarded))
+            asker = _run_outside_among(sandbox.ceiling, guarded)
+            given = tuple(path for path in given if path in asker)
         return cls(
             project, workspace, _outermost((*writable, *extra)), hidden, ctx.protected_files,
             sandbox, ctx.private_tmp, guarded, given, _below(ctx.runs_from, guarded),
@@ -110,14 +111,15 @@ class Boundaries(NamedTuple):
     def run_outside(self) -> list[Path]:
         """What programs outside the sandbox run that exists: the `RUN_OUTSIDE` entries
         of the guarded folders (given ones aside), the folders `runs_from`."""
-        return [path for path in [*self._entries(), *sorted(self.runs_from)] if path.exists()]
+        entries = [*self._guarded_entries(), *sorted(self.runs_from)]
+        return [path for path in entries if path.exists()]
 
     def absent_outside(self) -> list[Path]:
         """The `RUN_OUTSIDE` entries of the guarded folders that are not there (given
         ones aside): no mount keeps a command from making one (`set_aside`)."""
-        return [entry for entry in self._entries() if not os.path.lexists(entry)]
+        return [entry for entry in self._guarded_entries() if not os.path.lexists(entry)]
 
-    def _entries(self) -> list[Path]:
+    def _guarded_entries(self) -> list[Path]:
         entries = [root / name for root in self.guarded for name in sorted(RUN_OUTSIDE)]
         return [entry for entry in entries if entry not in self.given]
 
@@ -128,20 +130,21 @@ class Boundaries(NamedTuple):
         return not self.sandbox.on or within(path, self.writable)
 
 
-def set_aside(paths: list[Path]) -> list[tuple[Path, Path]]:
-    """Each of `paths` that is there now, renamed to a fresh name beside it, and that
-    name: what a confined command made that programs outside the sandbox would run
-    (`absent_outside`, taken before it), moved out of their way and kept for the user.
-    One that cannot be moved is left, and said, with None for its new name."""
-    moved: list[tuple[Path, Path]] = []
+def set_aside(paths: list[Path]) -> list[tuple[Path, Path | OSError]]:
+    """Each of `paths` that is there now, with the fresh name beside it it was renamed
+    to (or why it could not be): what a confined command made that programs outside
+    the sandbox would run (`absent_outside`, taken before it), moved out of their way
+    and kept for the user."""
+    moved: list[tuple[Path, Path | OSError]] = []
     for path in paths:
         if os.path.lexists(path):
             aside = path.with_name(f"{path.name}.hookgate-set-aside-{os.urandom(4).hex()}")
             try:
                 os.rename(path, aside)
-            except OSError:
-                continue  # not ours to move (a mount, another owner's): left, unlisted
-            moved.append((path, aside))
+            except OSError as exc:
+                moved.append((path, exc))
+            else:
+                moved.append((path, aside))
     return moved
 
 
@@ -163,7 +166,7 @@ def _below(folders: frozenset[Path], roots: tuple[Path, ...]) -> frozenset[Path]
     return frozenset(f for f in folders if not any(root.is_relative_to(f) for root in roots))
 
 
-def _entries(dirs: tuple[Path, ...], guarded: tuple[Path, ...]) -> tuple[Path, ...]:
+def _run_outside_among(dirs: tuple[Path, ...], guarded: tuple[Path, ...]) -> tuple[Path, ...]:
     """Those of `dirs` that are a `RUN_OUTSIDE` entry of a guarded folder."""
     return tuple(d for d in dirs if d.name in RUN_OUTSIDE and d.parent in guarded)
 
