@@ -161,7 +161,10 @@ def test_write_replaces(run_tool: RunTool, project: Path) -> None:
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        ({"path": "file/child.txt", "content": "x"}, "cannot write file/child.txt: File exists"),
+        (
+            {"path": "file/child.txt", "content": "x"},
+            "cannot write file/child.txt: Not a directory",
+        ),
         (
             {"path": "dir", "content": "x"},
             "cannot write dir: Is a directory; use list_files for a directory",
@@ -460,3 +463,57 @@ def test_registry() -> None:
     assert "grep" in registry
     with pytest.raises(ValueError, match="a tool named 'grep' is already registered"):
         registry.add(GrepTool())
+
+
+# a folder swapped for a symlink between the check and the open
+
+
+@pytest.fixture
+def swapped(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`notes/` is swapped for a symlink to `.git/hooks` right after `open_path` has
+    judged a path in it, as a command running beside the tool could do."""
+    hooks = project / ".git" / "hooks"
+    hooks.mkdir(parents=True)
+    (project / "notes").mkdir()
+    (project / "notes" / "a.txt").write_text("mine\n")
+    (hooks / "a.txt").write_text("git's\n")
+    from hookgate.tools import files
+
+    judged = files.open_path
+
+    def open_then_swap(raw: str, ctx: ToolContext, *, writing: bool = False) -> Path:
+        path = judged(raw, ctx, writing=writing)
+        (project / "notes").rename(project / "gone")
+        (project / "notes").symlink_to(hooks)
+        return path
+
+    monkeypatch.setattr(files, "open_path", open_then_swap)
+    return hooks
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        (WRITE, {"path": "notes/pre-commit", "content": "#!/bin/sh\n"}),
+        (WRITE, {"path": "notes/a.txt", "content": "x"}),
+        (EDIT, {"path": "notes/a.txt", "old_string": "git's", "new_string": "x"}),
+    ],
+    ids=["write a new file", "write over a file", "edit a file"],
+)
+def test_a_folder_swapped_for_a_symlink_after_the_check_is_not_followed(
+    run_tool: RunTool, swapped: Path, tool: Tool, arguments: dict[str, str]
+) -> None:
+    before = sorted((p.name, p.read_bytes()) for p in swapped.iterdir())
+
+    message = failed(run_tool(tool, arguments))
+
+    assert "Not a directory" in message or "Too many levels of symbolic links" in message
+    assert sorted((p.name, p.read_bytes()) for p in swapped.iterdir()) == before
+
+
+def test_a_read_through_a_folder_swapped_for_a_symlink_is_refused(
+    run_tool: RunTool, swapped: Path
+) -> None:
+    message = failed(run_tool(READ, {"path": "notes/a.txt"}))
+
+    assert "git's" not in message

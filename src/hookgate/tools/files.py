@@ -12,12 +12,12 @@ import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from hookgate.errors import ToolError
 from hookgate.messages import ToolSpec
 from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult, object_schema
-from hookgate.tools.paths import display_path, open_path
+from hookgate.tools.paths import display_path, open_path, open_resolved
 
 #: Lines `read_file` returns when the model gives no `limit`.
 DEFAULT_READ_LINES = 2000
@@ -133,10 +133,32 @@ def _require_regular(path: Path, shown: str, action: str) -> None:
         mode = path.stat().st_mode
     except OSError as exc:
         raise _os_error(action, shown, exc) from exc
+    _regular(mode, shown, action)
+
+
+def _regular(mode: int, shown: str, action: str) -> None:
     if stat.S_ISDIR(mode):
         raise ToolError(f"cannot {action} {shown}: Is a directory; use list_files for a directory")
     if not stat.S_ISREG(mode):
         raise ToolError(f"cannot {action} {shown}: not a regular file")
+
+
+def _opened(
+    path: Path, shown: str, action: str, *, writing: bool = False, make_parents: bool = False
+) -> BinaryIO:
+    """`path` opened as `open_path` judged it (`open_resolved`), a regular file."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC if writing else os.O_RDONLY
+    try:
+        fd = open_resolved(path, flags, make_parents=make_parents)
+    except OSError as exc:
+        raise _os_error(action, shown, exc) from exc
+    try:
+        _regular(os.fstat(fd).st_mode, shown, action)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "wb" if writing else "rb")
 
 
 def _read_window(path: Path, shown: str, offset: int, limit: int, cap: int) -> ToolResult:
@@ -145,7 +167,7 @@ def _read_window(path: Path, shown: str, offset: int, limit: int, cap: int) -> T
     used = total = 0
     full = cut = False  # full: the window is complete; cut: its one line is cut at `cap`
     try:
-        with path.open("rb") as file:
+        with _opened(path, shown, "read") as file:
             if b"\0" in file.read(BINARY_SNIFF):
                 size = os.fstat(file.fileno()).st_size
                 return ToolResult(f"{shown} is a binary file ({size} bytes); not shown", True)
@@ -177,7 +199,8 @@ def _read_window(path: Path, shown: str, offset: int, limit: int, cap: int) -> T
 def _read_text(path: Path, shown: str) -> str:
     _require_regular(path, shown, "read")
     try:
-        data = path.read_bytes()
+        with _opened(path, shown, "read") as file:
+            data = file.read()
     except OSError as exc:
         raise _os_error("read", shown, exc) from exc
     if b"\0" in data[:BINARY_SNIFF]:
@@ -198,9 +221,8 @@ def _write_text(path: Path, shown: str, text: str, make_parents: bool) -> int:
     if path.exists():
         _require_regular(path, shown, "write")
     try:
-        if make_parents:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        with _opened(path, shown, "write", writing=True, make_parents=make_parents) as file:
+            file.write(data)
     except OSError as exc:
         raise _os_error("write", shown, exc) from exc
     return len(data)

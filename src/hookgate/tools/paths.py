@@ -11,6 +11,7 @@ written outside its writable dirs.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import re
@@ -173,6 +174,34 @@ def _given(path: Path, bounds: Boundaries, ctx: ToolContext) -> str:
     if not entry.is_dir():
         return ""
     return f"; `sandbox: {{writable: [{display_path(entry, ctx)}]}}` gives it back"
+
+
+def open_resolved(path: Path, flags: int, *, make_parents: bool = False) -> int:
+    """A descriptor of `path` (absolute, resolved: `open_path`'s), opened without
+    following a symlink anywhere on the way: each folder from `/` down, then the file.
+
+    `open_path` judged the resolved path; a folder swapped for a symlink since (by a
+    command that runs beside this tool: a team member's, a sandboxed MCP server's)
+    would otherwise lead the open elsewhere, into `.git/hooks` or `$HOOKGATE_HOME`.
+    Here it is `ELOOP` or `ENOTDIR` instead. `make_parents`: missing folders are made
+    on the way. Opened non-blocking (a named pipe never holds the worker); raises
+    `OSError`.
+    """
+    folder = os.open("/", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in path.parts[1:-1]:
+            if make_parents:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, dir_fd=folder)
+            below = os.open(part, _NO_FOLLOW | os.O_PATH | os.O_DIRECTORY, dir_fd=folder)
+            os.close(folder)
+            folder = below
+        return os.open(path.name, flags | _NO_FOLLOW | os.O_NONBLOCK, 0o666, dir_fd=folder)
+    finally:
+        os.close(folder)
+
+
+_NO_FOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def refused(path: Path, ctx: ToolContext) -> bool:
