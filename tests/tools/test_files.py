@@ -517,3 +517,28 @@ def test_a_read_through_a_folder_swapped_for_a_symlink_is_refused(
     message = failed(run_tool(READ, {"path": "notes/a.txt"}))
 
     assert "git's" not in message
+
+
+def test_grep_through_a_folder_swapped_for_a_symlink_reads_nothing_there(
+    run_tool: RunTool, ctx: ToolContext, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The walk judges `notes/a.txt`; `notes` then becomes a link into `$HOOKGATE_HOME`."""
+    home = project.parent / "home"
+    home.mkdir()
+    (home / "a.txt").write_text("needle: the secret\n")
+    (project / "notes").mkdir()
+    (project / "notes" / "a.txt").write_text("needle: mine\n")
+    judged = search.refused
+
+    def refused_then_swap(path: Path, context: ToolContext) -> bool:
+        verdict = judged(path, context)
+        if (project / "notes").is_dir() and not (project / "notes").is_symlink():
+            (project / "notes").rename(project / "gone")
+            (project / "notes").symlink_to(home)
+        return verdict
+
+    monkeypatch.setattr(search, "refused", refused_then_swap)
+
+    content = run_tool(GREP, {"pattern": "needle"}, ctx._replace(hookgate_home=home)).content
+
+    assert "secret" not in content

@@ -22,7 +22,14 @@ from hookgate.errors import ToolError
 from hookgate.messages import ToolSpec
 from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult, object_schema
 from hookgate.tools.files import BINARY_SNIFF
-from hookgate.tools.paths import display_path, open_path, refused, within, workspace_roots
+from hookgate.tools.paths import (
+    display_path,
+    open_path,
+    open_resolved,
+    refused,
+    within,
+    workspace_roots,
+)
 
 if TYPE_CHECKING:
     import regex
@@ -150,8 +157,9 @@ def _glob_segment(segment: str, pattern: str) -> str:
     return "".join(out)
 
 
-def _walk(base: Path, ctx: ToolContext) -> Iterator[tuple[str, Path]]:
-    """Each file under `base` as (its `/`-separated path relative to `base`, its path).
+def _walk(base: Path, ctx: ToolContext) -> Iterator[tuple[str, Path, Path]]:
+    """Each file under `base` as (its `/`-separated path relative to `base`, its path,
+    its real path: the one judged, and the one to open, with `open_resolved`).
 
     Only files whose real path the call may reach: in the workspace, or under `base`
     (which consent let it reach), never in `$HOOKGATE_HOME`.
@@ -166,7 +174,7 @@ def _walk(base: Path, ctx: ToolContext) -> Iterator[tuple[str, Path]]:
             # file itself can lead elsewhere.
             real = Path(os.path.realpath(path)) if os.path.islink(path) else path
             if within(real, roots) and not refused(real, ctx):
-                yield (name if relative == "." else f"{relative}/{name}"), path
+                yield (name if relative == "." else f"{relative}/{name}"), path, real
 
 
 def _list(base: Path, pattern: str, ctx: ToolContext) -> ToolResult:
@@ -175,7 +183,7 @@ def _list(base: Path, pattern: str, ctx: ToolContext) -> ToolResult:
     if not base.is_dir():
         raise ToolError(f"{shown} is not a directory")
     found: list[str] = []
-    for relative, path in _walk(base, ctx):
+    for relative, path, _ in _walk(base, ctx):
         if matcher.fullmatch(relative):
             found.append(display_path(path, ctx))
             if len(found) > MAX_LISTED:
@@ -204,23 +212,26 @@ class _Search:
 
     def run(self, base: Path) -> ToolResult:
         if base.is_dir():
-            files: Iterator[Path] = (
-                path for rel, path in _walk(base, self.ctx) if self.matcher.fullmatch(rel)
+            files: Iterator[tuple[Path, Path]] = (
+                (path, real)
+                for rel, path, real in _walk(base, self.ctx)
+                if self.matcher.fullmatch(rel)
             )
         elif base.exists():
-            files = iter([base])
+            files = iter([(base, base)])
         else:
             shown = display_path(base, self.ctx)
             raise ToolError(f"cannot search {shown}: no such file or directory")
-        for path in files:
-            stopped = self._search_file(path)
+        for path, real in files:
+            stopped = self._search_file(path, real)
             if stopped is not None:
                 return self._result(stopped)
         return self._result(None)
 
-    def _search_file(self, path: Path) -> str | None:
-        """Add the file's matches; a note when the search must stop, else None."""
-        text = _searchable_text(path)
+    def _search_file(self, path: Path, real: Path) -> str | None:
+        """Add the file's matches (`real`'s text, shown as `path`'s); a note when the
+        search must stop, else None."""
+        text = _searchable_text(real)
         if text is None:
             self.skipped += 1
             return None
@@ -262,14 +273,20 @@ class _Search:
 
 
 def _searchable_text(path: Path) -> str | None:
-    """The text of `path`, or None for a binary, too large, unreadable or special file."""
+    """The text of `path` (resolved, judged), or None for a binary, too large,
+    unreadable or special file, or one a symlink now stands in the way of."""
     try:
-        status = path.stat()
-        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_GREP_FILE:
-            return None
-        data = path.read_bytes()
+        fd = open_resolved(path, os.O_RDONLY)
     except OSError:
         return None
+    with os.fdopen(fd, "rb") as file:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_GREP_FILE:
+            return None
+        try:
+            data = file.read()
+        except OSError:
+            return None
     if b"\0" in data[:BINARY_SNIFF]:
         return None
     return data.decode("utf-8", "replace")
