@@ -263,3 +263,29 @@ def test_control_unconfined_what_a_command_makes_stays(bare: Project) -> None:
     assert (bare.dir / ".git").is_dir()
     assert not list(bare.dir.glob(".git.hookgate-set-aside-*"))
     assert (bare.dir / "pwned").exists()
+
+
+def test_the_shipped_audit_hook_writes_through_no_link_the_model_planted(
+    project: Project, tmp_path: Path
+) -> None:
+    """The hook runs outside the sandbox; the log's name is the model's to replace. A
+    link to `~/.bashrc` there would have the hook append the model's answer to it."""
+    from importlib import resources
+
+    victim = tmp_path / "bashrc"
+    victim.write_text("# mine\n")
+    hook = project.dir / "audit-log.sh"
+    hook.write_bytes(resources.files("hookgate.examples").joinpath("audit-log.sh").read_bytes())
+    hook.chmod(0o755)
+    link = {"name": "shell", "arguments": {"command": f"ln -sf {victim} audit.log"}}
+    project.write_agent(
+        project.script({"tool_calls": [link]}, {"text": "$(touch pwned)"}),
+        yolo=True,
+        hooks={"postGeneration": [{"command": "./audit-log.sh"}]},
+    )
+
+    done = project.hookgate("-p", "go")
+
+    assert done.returncode == 0, done.stderr
+    assert victim.read_text() == "# mine\n"
+    assert "audit.log is a symbolic link or no regular file; not written" in done.stderr
