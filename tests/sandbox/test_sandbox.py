@@ -7,7 +7,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -277,3 +277,111 @@ def test_a_sandboxed_command_dies_with_a_hookgate_killed_outright(
     for pid in processes_named(mark):
         outlived(pid)
     assert not processes_named(mark)
+
+
+@pytest.fixture
+def run_socket() -> Iterator[tuple[Path, list[int]]]:
+    """A Unix socket listening in /run, as docker's and the user's D-Bus bus do (each a
+    way out: `docker run -v /:/host`, `systemd-run --user`); the connections it took."""
+    import socket
+    import threading
+
+    path = Path("/run") / f"hookgate-test-{os.getpid()}.sock"
+    try:
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+    except OSError as exc:
+        pytest.skip(f"/run cannot hold a socket here: {exc}")
+    path.chmod(0o777)
+    server.listen()
+    taken: list[int] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                return
+            taken.append(1)
+            connection.close()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield path, taken
+    finally:
+        server.close()
+        path.unlink(missing_ok=True)
+
+
+CONNECT = "python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('{}')\""
+
+
+@pytest.mark.parametrize("network", [False, True], ids=["network off", "network on"])
+def test_the_system_sockets_in_run_are_out_of_reach_network_or_not(
+    project: Project, run_socket: tuple[Path, list[int]], network: bool
+) -> None:
+    path, taken = run_socket
+
+    (result,) = play(project, calls(shell(CONNECT.format(path))), sandbox={"network": network})
+
+    assert taken == []
+    assert "[exit 1]" in result
+
+
+def test_control_unconfined_a_command_reaches_the_socket_in_run(
+    project: Project, run_socket: tuple[Path, list[int]]
+) -> None:
+    path, taken = run_socket
+
+    play(project, calls(shell(CONNECT.format(path))), sandbox={"mode": "off"})
+
+    assert taken == [1]
+
+
+def test_with_the_network_on_names_still_resolve_as_the_machine_resolves_them(
+    project: Project,
+) -> None:
+    """`/etc/resolv.conf` may be a link into `/run` (systemd-resolved's stub)."""
+    (result,) = play(
+        project,
+        calls(shell("cat /etc/resolv.conf >/dev/null && echo read")),
+        sandbox={"network": True},
+    )
+
+    assert result == "read"
+
+
+def test_with_the_network_on_a_resolver_file_in_run_is_bound_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """systemd-resolved's `/etc/resolv.conf` is a link to `/run/systemd/resolve/…`."""
+    import subprocess
+
+    from hookgate.tools.base import ToolContext
+    from hookgate.tools.sandbox import Boundaries, SandboxSettings, bwrap
+
+    folder = Path("/run") / f"hookgate-test-resolve-{os.getpid()}"
+    try:
+        folder.mkdir()
+    except OSError as exc:
+        pytest.skip(f"/run cannot hold a folder here: {exc}")
+    try:
+        (folder / "stub-resolv.conf").write_text("nameserver 127.0.0.53\n")
+        link = tmp_path / "resolv.conf"
+        link.symlink_to(folder / "stub-resolv.conf")
+        monkeypatch.setattr(bwrap, "RESOLV_CONF", str(link))
+        ctx = ToolContext(project_dir=tmp_path, env={}, sandbox=SandboxSettings(network=True))
+
+        shown = [
+            subprocess.run(
+                bwrap.confine(["cat", str(link)], Boundaries.of(ctx._replace(sandbox=sandbox))),
+                capture_output=True, text=True, check=False,
+            ).stdout
+            for sandbox in (SandboxSettings(network=True), SandboxSettings(network=False))
+        ]  # fmt: skip
+
+        assert shown == ["nameserver 127.0.0.53\n", ""]
+    finally:
+        for path in folder.iterdir():
+            path.unlink()
+        folder.rmdir()

@@ -13,8 +13,9 @@ network, IPC, UTS, cgroup and user namespaces with every capability dropped:
 - a fresh `/proc` that shows the sandbox's own processes only (hookgate's environment
   is not among them), a minimal `/dev`;
 - without `network: true`, no network interface but a loopback of its own: nothing
-  outside answers, hookgate's machine's loopback included; `/run` (system sockets)
-  is covered too;
+  outside answers, hookgate's machine's loopback included;
+- `/run` (system sockets: docker's, D-Bus's) covered, network or not; with the
+  network on, the resolver's folder there is bound back;
 - no new user namespace inside (`--disable-userns`): the read-only mounts stay locked.
 
 The sandbox dies with its parent (`--die-with-parent`), and everything in it with its
@@ -23,6 +24,7 @@ first process (PID 1 of its namespace: hookgate's reaper). `probe()` says whethe
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -31,8 +33,11 @@ from hookgate.tools.sandbox.probe import BASE_MOUNTS, NAMESPACES, bwrap_program
 from hookgate.tools.sandbox.probe import SandboxUnavailable as SandboxUnavailable
 from hookgate.tools.sandbox.probe import probe as probe
 
-#: Covered when the network is off: system sockets (D-Bus, systemd) live there.
+#: Covered, network or not: system sockets live there (docker's, D-Bus's, the user's
+#: systemd's), each a way out of any sandbox (`docker run -v /:/host`, `systemd-run`).
 SYSTEM_SOCKETS = Path("/run")
+#: Where the machine's resolver settings say how names resolve.
+RESOLV_CONF = "/etc/resolv.conf"
 
 
 def confine(argv: Sequence[str], boundaries: Boundaries) -> list[str]:
@@ -45,8 +50,9 @@ def confine(argv: Sequence[str], boundaries: Boundaries) -> list[str]:
     for directory in boundaries.writable:
         args += ["--bind", str(directory), str(directory)]
     args += _pinned(boundaries)
-    if not boundaries.sandbox.network and SYSTEM_SOCKETS.is_dir():
-        args += _covered(SYSTEM_SOCKETS)
+    if SYSTEM_SOCKETS.is_dir():  # with the network on too: a socket is no network
+        kept = _name_resolution() if boundaries.sandbox.network else []
+        args += _covered(SYSTEM_SOCKETS, kept)
     for directory in boundaries.hidden:
         if directory.is_dir():
             args += _covered(directory)
@@ -76,8 +82,20 @@ def _pinned(boundaries: Boundaries) -> list[str]:
     return args
 
 
-def _covered(directory: Path) -> list[str]:
-    return ["--tmpfs", str(directory), "--remount-ro", str(directory)]
+def _name_resolution() -> list[str]:
+    """The folder under `/run` that `/etc/resolv.conf` leads to (systemd-resolved's
+    stub), bound back read-only over the covered `/run`: with the network on, names
+    resolve as on the machine."""
+    real = Path(os.path.realpath(RESOLV_CONF))
+    if real.is_relative_to(SYSTEM_SOCKETS) and real.parent != SYSTEM_SOCKETS:
+        return ["--ro-bind", str(real.parent), str(real.parent)]
+    return []
+
+
+def _covered(directory: Path, kept: Sequence[str] = ()) -> list[str]:
+    """`directory` hidden under an empty read-only tmpfs, with the `kept` mounts in it
+    (made before it turns read-only: each needs a mount point made there)."""
+    return ["--tmpfs", str(directory), *kept, "--remount-ro", str(directory)]
 
 
 def _depth(path: Path) -> int:
