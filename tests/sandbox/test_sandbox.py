@@ -279,19 +279,23 @@ def test_a_sandboxed_command_dies_with_a_hookgate_killed_outright(
     assert not processes_named(mark)
 
 
-@pytest.fixture
-def run_socket() -> Iterator[tuple[Path, list[int]]]:
-    """A Unix socket listening in /run, as docker's and the user's D-Bus bus do (each a
-    way out: `docker run -v /:/host`, `systemd-run --user`); the connections it took."""
+@pytest.fixture(params=["/run", "/tmp/.X11-unix"], ids=["/run", "X11's"])
+def run_socket(request: pytest.FixtureRequest) -> Iterator[tuple[Path, list[int]]]:
+    """A Unix socket listening in /run, as docker's and the user's D-Bus bus do, or in
+    X11's folder, as the display server does (each a way out: `docker run -v /:/host`,
+    `systemd-run --user`, keystrokes sent to the user's terminal); the connections it took."""
     import socket
     import threading
 
-    path = Path("/run") / f"hookgate-test-{os.getpid()}.sock"
+    folder = Path(request.param)
+    made = not folder.exists()
+    path = folder / f"hookgate-test-{os.getpid()}.sock"
     try:
+        folder.mkdir(mode=0o1777, exist_ok=True)
         server = socket.socket(socket.AF_UNIX)
         server.bind(str(path))
     except OSError as exc:
-        pytest.skip(f"/run cannot hold a socket here: {exc}")
+        pytest.skip(f"{folder} cannot hold a socket here: {exc}")
     path.chmod(0o777)
     server.listen()
     taken: list[int] = []
@@ -311,13 +315,15 @@ def run_socket() -> Iterator[tuple[Path, list[int]]]:
     finally:
         server.close()
         path.unlink(missing_ok=True)
+        if made:
+            folder.rmdir()
 
 
 CONNECT = "python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('{}')\""
 
 
 @pytest.mark.parametrize("network", [False, True], ids=["network off", "network on"])
-def test_the_system_sockets_in_run_are_out_of_reach_network_or_not(
+def test_the_system_sockets_are_out_of_reach_network_or_not(
     project: Project, run_socket: tuple[Path, list[int]], network: bool
 ) -> None:
     path, taken = run_socket
@@ -328,7 +334,7 @@ def test_the_system_sockets_in_run_are_out_of_reach_network_or_not(
     assert "[exit 1]" in result
 
 
-def test_control_unconfined_a_command_reaches_the_socket_in_run(
+def test_control_unconfined_a_command_reaches_the_system_socket(
     project: Project, run_socket: tuple[Path, list[int]]
 ) -> None:
     path, taken = run_socket

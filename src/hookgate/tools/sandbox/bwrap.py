@@ -14,8 +14,9 @@ network, IPC, UTS, cgroup and user namespaces with every capability dropped:
   is not among them), a minimal `/dev`;
 - without `network: true`, no network interface but a loopback of its own: nothing
   outside answers, hookgate's machine's loopback included;
-- `/run` (system sockets: docker's, D-Bus's) covered, network or not; with the
-  network on, the resolver's folder there is bound back;
+- `/run` (system sockets: docker's, D-Bus's) and the display server's socket folders
+  covered, network or not; with the network on, the resolver's folder in `/run` is
+  bound back;
 - no new user namespace inside (`--disable-userns`): the read-only mounts stay locked.
 
 The sandbox dies with its parent (`--die-with-parent`), and everything in it with its
@@ -36,6 +37,10 @@ from hookgate.tools.sandbox.probe import probe as probe
 #: Covered, network or not: system sockets live there (docker's, D-Bus's, the user's
 #: systemd's), each a way out of any sandbox (`docker run -v /:/host`, `systemd-run`).
 SYSTEM_SOCKETS = Path("/run")
+#: Covered too, a network namespace or not: the display server's and the session
+#: manager's sockets, a file system's, through which a command would type into the
+#: user's terminal.
+DISPLAY_SOCKETS = (Path("/tmp/.X11-unix"), Path("/tmp/.ICE-unix"))
 #: Where the machine's resolver settings say how names resolve.
 RESOLV_CONF = "/etc/resolv.conf"
 
@@ -53,7 +58,7 @@ def confine(argv: Sequence[str], boundaries: Boundaries) -> list[str]:
     if SYSTEM_SOCKETS.is_dir():  # with the network on too: a socket is no network
         kept = _name_resolution() if boundaries.sandbox.network else []
         args += _covered(SYSTEM_SOCKETS, kept)
-    for directory in boundaries.hidden:
+    for directory in (*DISPLAY_SOCKETS, *boundaries.hidden):
         if directory.is_dir():
             args += _covered(directory)
     return [*args, "--", *argv]
