@@ -80,7 +80,7 @@ class Boundaries(NamedTuple):
             given = tuple(path for path in given if path in asker)
         return cls(
             project, workspace, _outermost((*writable, *extra)), hidden, ctx.protected_files,
-            sandbox, ctx.private_tmp, guarded, given, _below(ctx.runs_from, guarded),
+            sandbox, ctx.private_tmp, guarded, given, _below(ctx.runs_from, project),
         )  # fmt: skip
 
     def floor(self) -> tuple[Path, ...]:
@@ -160,10 +160,10 @@ def _intersection(dirs: tuple[Path, ...], ceiling: tuple[Path, ...]) -> tuple[Pa
     return _outermost(tuple(dict.fromkeys(both)))
 
 
-def _below(folders: frozenset[Path], roots: tuple[Path, ...]) -> frozenset[Path]:
-    """`folders` but those holding a root (a `PATH` entry of the project itself, or of a
-    folder above it): kept whole, they would leave the model nothing to write."""
-    return frozenset(f for f in folders if not any(root.is_relative_to(f) for root in roots))
+def _below(folders: frozenset[Path], project: Path) -> frozenset[Path]:
+    """`folders` but those holding the project (a `PATH` entry of the project itself, or
+    of a folder above it): kept whole, they would leave the model nothing to write."""
+    return frozenset(folder for folder in folders if not project.is_relative_to(folder))
 
 
 def _run_outside_among(dirs: tuple[Path, ...], guarded: tuple[Path, ...]) -> tuple[Path, ...]:
