@@ -289,3 +289,52 @@ def test_the_shipped_audit_hook_writes_through_no_link_the_model_planted(
     assert done.returncode == 0, done.stderr
     assert victim.read_text() == "# mine\n"
     assert "audit.log is a symbolic link or no regular file; not written" in done.stderr
+
+
+@pytest.fixture
+def superproject(tmp_path: Path) -> Project:
+    """A repository with a submodule at `sub/`, whose `sub/.git` file names its gitdir."""
+    source = tmp_path / "source"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "protocol.file.allow=always"]
+    subprocess.run([*git, "init", "-q", str(source)], check=True)
+    subprocess.run(
+        [*git, "-C", str(source), "commit", "-q", "--allow-empty", "-m", "one"], check=True
+    )
+    directory = tmp_path / "project"
+    subprocess.run([*git, "init", "-q", str(directory)], check=True)
+    subprocess.run([*git, "-C", str(directory), "submodule", "add", "-q", str(source), "sub"],
+                   check=True, capture_output=True)  # fmt: skip
+    return Project(directory, tmp_path / "home")
+
+
+def test_a_submodules_git_file_is_read_only_to_the_model(superproject: Project) -> None:
+    """Pointed at a gitdir of the model's, `sub/.git` would have the user's next `git
+    status` in the repository above run that gitdir's `core.fsmonitor` (checked)."""
+    pointer = superproject.dir / "sub" / ".git"
+    before = pointer.read_bytes()
+    evil = "mkdir -p evil && git init -q evil && echo 'gitdir: evil/.git' > sub/.git"
+
+    result = play(superproject, evil)
+
+    assert pointer.read_bytes() == before
+    assert "Read-only file system" in result
+
+
+@pytest.mark.parametrize("path", ["sub/.git", "vendor/lib/.git/config"])
+def test_the_file_tools_refuse_a_git_entry_at_any_depth(superproject: Project, path: str) -> None:
+    call = {"name": "write_file", "arguments": {"path": path, "content": "gitdir: evil\n"}}
+    superproject.write_agent(
+        superproject.script({"tool_calls": [call]}, {"text": "done"}), yolo=True
+    )
+
+    done = superproject.hookgate("-p", "go")
+
+    assert done.returncode == 0, done.stderr
+    assert not (superproject.dir / "vendor").exists()
+    assert (superproject.dir / "sub" / ".git").read_text().startswith("gitdir: ../.git/modules")
+    (result,) = [
+        str(record["message"]["content"])
+        for record in superproject.records()
+        if record.get("type") == "message" and record["message"]["role"] == "tool"
+    ]
+    assert "is protected: programs outside the sandbox run what it holds" in result

@@ -8,10 +8,12 @@ a shell command's sandbox. Every path in it is resolved (symlinks followed).
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hookgate.hooks.files.yamlfile import open_regular
 from hookgate.hooks.records import NamedTuple
 from hookgate.tools.sandbox.settings import Mode, SandboxSettings
 
@@ -98,14 +100,17 @@ class Boundaries(NamedTuple):
 
     def runs_outside(self, path: Path) -> bool:
         """Whether `path` lies in a folder that programs outside the sandbox run from, or
-        is, or lies in, a `RUN_OUTSIDE` entry of a guarded folder that no `writable:`
-        dir gives back."""
+        is, or lies in, a `RUN_OUTSIDE` entry of a guarded folder, or a `.git` at any
+        depth in one (a submodule's, a vendored repository's), that no `writable:` dir
+        gives back."""
         if within(path, tuple(self.runs_from)):
             return True
         for root in self.guarded:
             if path != root and path.is_relative_to(root):
-                entry = root / path.relative_to(root).parts[0]
-                return entry.name in RUN_OUTSIDE and entry not in self.given
+                parts = path.relative_to(root).parts
+                if root / parts[0] in self.given:
+                    return False
+                return parts[0] in RUN_OUTSIDE or ".git" in parts
         return False
 
     def run_outside(self) -> list[Path]:
@@ -120,7 +125,10 @@ class Boundaries(NamedTuple):
         return [entry for entry in self._guarded_entries() if not os.path.lexists(entry)]
 
     def _guarded_entries(self) -> list[Path]:
+        """The `RUN_OUTSIDE` entries of each guarded folder, and the `.git` of each
+        submodule its `.gitmodules` lists, given ones aside."""
         entries = [root / name for root in self.guarded for name in sorted(RUN_OUTSIDE)]
+        entries += [git for root in self.guarded for git in submodules(root)]
         return [entry for entry in entries if entry not in self.given]
 
     def may_write(self, path: Path) -> bool:
@@ -128,6 +136,33 @@ class Boundaries(NamedTuple):
         if self.hides(path) or self.protects(path) or self.runs_outside(path):
             return False
         return not self.sandbox.on or within(path, self.writable)
+
+
+def submodules(root: Path) -> list[Path]:
+    """The `.git` of each submodule `root/.gitmodules` lists (`path = sub`): a file that
+    names the submodule's gitdir, whose config and hooks the user's next `git status`
+    in the repository above runs. Read as git's own file format is, line by line; a
+    file that is no regular one, or a path outside `root`, names none."""
+    try:
+        file = open_regular(root / ".gitmodules")
+    except OSError:
+        return []
+    if file is None:
+        return []
+    with file:
+        text = file.read(_GITMODULES_BYTES).decode("utf-8", "replace")
+    found: list[Path] = []
+    for value in _SUBMODULE_PATH.findall(text):
+        folder = Path(os.path.normpath(root / value.strip().strip('"')))
+        if folder != root and folder.is_relative_to(root):
+            found.append(folder / ".git")
+    return found
+
+
+#: A submodule's `path = …` line in `.gitmodules`.
+_SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(.+?)\s*$", re.MULTILINE)
+#: Bytes of `.gitmodules` read at most: a few lines a submodule.
+_GITMODULES_BYTES = 1024 * 1024
 
 
 def set_aside(paths: list[Path]) -> list[tuple[Path, Path | OSError]]:
