@@ -106,7 +106,7 @@ class Boundaries(NamedTuple):
         if within(path, tuple(self.runs_from)):
             return True
         for root in self.guarded:
-            if path != root and path.is_relative_to(root):
+            if path != root and under(path, root):
                 parts = path.relative_to(root).parts
                 if root / parts[0] in self.given:
                     return False
@@ -154,7 +154,7 @@ def submodules(root: Path) -> list[Path]:
     found: list[Path] = []
     for value in _SUBMODULE_PATH.findall(text):
         folder = Path(os.path.normpath(root / value.strip().strip('"')))
-        if folder != root and folder.is_relative_to(root):
+        if folder != root and under(folder, root):
             found.append(folder / ".git")
     return found
 
@@ -185,20 +185,28 @@ def set_aside(paths: list[Path]) -> list[tuple[Path, Path | OSError]]:
 
 def within(path: Path, roots: tuple[Path, ...]) -> bool:
     """Whether `path` is one of `roots` or lies under one (both resolved)."""
-    return any(path.is_relative_to(root) for root in roots)
+    return any(under(path, root) for root in roots)
+
+
+def under(path: Path, root: Path) -> bool:
+    """Whether `path` is `root` or lies under it, both absolute and normalised: compared
+    as strings (`is_relative_to` parses both anew each time, and a command's mounts ask
+    it hundreds of times)."""
+    name, top = str(path), str(root)
+    return name == top or name.startswith(top if top.endswith(os.sep) else top + os.sep)
 
 
 def _intersection(dirs: tuple[Path, ...], ceiling: tuple[Path, ...]) -> tuple[Path, ...]:
     """The trees both `dirs` and `ceiling` cover: each pair's inner one, where nested."""
-    both = [d for d in dirs for c in ceiling if d.is_relative_to(c)]
-    both += [c for c in ceiling for d in dirs if c.is_relative_to(d)]
+    both = [d for d in dirs for c in ceiling if under(d, c)]
+    both += [c for c in ceiling for d in dirs if under(c, d)]
     return _outermost(tuple(dict.fromkeys(both)))
 
 
 def _below(folders: frozenset[Path], project: Path) -> frozenset[Path]:
     """`folders` but those holding the project (a `PATH` entry of the project itself, or
     of a folder above it): kept whole, they would leave the model nothing to write."""
-    return frozenset(folder for folder in folders if not project.is_relative_to(folder))
+    return frozenset(folder for folder in folders if not under(project, folder))
 
 
 def _run_outside_among(dirs: tuple[Path, ...], guarded: tuple[Path, ...]) -> tuple[Path, ...]:
@@ -210,7 +218,7 @@ def _outermost(dirs: tuple[Path, ...]) -> tuple[Path, ...]:
     """`dirs` without those inside another, in their order: one mount each is enough."""
     kept: list[Path] = []
     for path in dirs:
-        if path not in kept and not any(path.is_relative_to(o) and path != o for o in dirs):
+        if path not in kept and not any(under(path, o) and path != o for o in dirs):
             kept.append(path)
     return tuple(kept)
 

@@ -29,7 +29,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from hookgate.tools.sandbox.boundaries import Boundaries, within
+from hookgate.tools.sandbox.boundaries import Boundaries, under, within
 from hookgate.tools.sandbox.probe import BASE_MOUNTS, NAMESPACES, bwrap_program
 from hookgate.tools.sandbox.probe import SandboxUnavailable as SandboxUnavailable
 from hookgate.tools.sandbox.probe import probe as probe
@@ -76,11 +76,11 @@ def _pinned(boundaries: Boundaries) -> list[str]:
             continue  # hidden, or read-only already
         if not path.exists():
             continue  # a mount would create it; the trust check refuses it once it exists
-        if any(path != folder and path.is_relative_to(folder) for folder in folders):
+        if any(path != folder and under(path, folder) for folder in folders):
             continue  # read-only with its folder
-        root = max((r for r in boundaries.writable if path.is_relative_to(r)), key=_depth)
+        root = max((r for r in boundaries.writable if under(path, r)), key=_depth)
         for folder in reversed(path.parents):
-            if folder.is_relative_to(root) and folder != root and folder not in pinned_dirs:
+            if under(folder, root) and folder != root and folder not in pinned_dirs:
                 pinned_dirs.add(folder)  # a mount point cannot be renamed or removed
                 args += ["--bind", str(folder), str(folder)]
         args += ["--ro-bind", str(path), str(path)]
