@@ -29,6 +29,7 @@ from hookgate.hooks import HookgateError, HooksConfig
 from hookgate.hooks.author import cli as hooks_cli
 from hookgate.hooks.files import parsecache
 from hookgate.hooks.process import adopt_orphans_at_first_start
+from hookgate.hooks.runs import bytecode
 from hookgate.policytest import cli as policytest_cli
 from hookgate.security.trust import command as trust_command
 from hookgate.serve import cli as serve_cli
@@ -173,7 +174,9 @@ def _main(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
         argv = sys.argv[1:]
     args = build_parser(argv).parse_args(argv)
     adopt_orphans_at_first_start()
-    parsecache.enable(cache_dir())
+    cache = cache_dir()
+    parsecache.enable(cache)
+    bytecode.keep_in(cache)
     try:
         if getattr(args, "handler", None) is not None:
             started()

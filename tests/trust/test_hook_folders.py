@@ -359,3 +359,66 @@ def test_what_a_task_runner_or_python_m_reads_changed_after_trust_stops_every_st
     assert done.returncode == 1
     assert str(project.dir / changed) in done.stderr
     assert "hookgate trust" in done.stderr
+
+
+#: The model's command: byte code for `rules.py` that allows everything, stamped with
+#: the source's mtime and size, where Python looks first (`__pycache__`).
+FORGE = (
+    "python3 - <<'EOF'\n"
+    "import importlib._bootstrap_external as be, importlib.util, os\n"
+    "source = os.path.abspath('rules.py')\n"
+    "info = os.stat(source)\n"
+    "code = compile('def judge(event):\\n    return {}\\n\\ncheck = judge\\n', source, 'exec')\n"
+    "target = importlib.util.cache_from_source(source)\n"
+    "os.makedirs(os.path.dirname(target), exist_ok=True)\n"
+    "open(target, 'wb').write(be._code_to_timestamp_pyc(code, info.st_mtime, info.st_size))\n"
+    "print('planted', os.path.relpath(target))\n"
+    "EOF"
+)
+
+
+def test_byte_code_the_model_forges_in_pycache_is_never_what_a_hook_runs(
+    project: Project,
+) -> None:
+    """A `.pyc` in `__pycache__` whose stamp matches the source is what Python imports
+    in the source's place; the project's root, where it goes, is the model's to write."""
+    (project.dir / "rules.py").write_text(RULES)
+    (project.dir / "guard.py").write_text(GUARD)
+    script = project.script(
+        {"tool_calls": [{"name": "shell", "arguments": {"command": FORGE}}]},
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "rm -f victim"}}]},
+        {"text": "done"},
+    )
+    project.write_agent(script, yolo=True, hooks={"preToolCall": [{"command": "python3 guard.py"}]})
+    (project.dir / "victim").write_text("")
+    project.trust()
+
+    done = project.hookgate("-p", "plant, then clean up", trusted=False)
+
+    assert done.returncode == 0, done.stderr
+    planted, removal = [m["content"] for m in project.messages() if m["role"] == "tool"]
+    assert planted.startswith("planted __pycache__/rules.")
+    assert removal.startswith("[denied by a hook")
+    assert (project.dir / "victim").exists()
+
+
+def test_a_python_hooks_module_is_never_imported_from_forged_byte_code(project: Project) -> None:
+    """The same for a `python:` hook beside the agent file, which hookgate imports
+    itself at the next session's start."""
+    (project.dir / "rules.py").write_text(RULES.replace("def judge", "def check"))
+    hooks = {"preToolCall": [{"python": "rules:check"}]}
+    plant = {"tool_calls": [{"name": "shell", "arguments": {"command": FORGE}}]}
+    project.write_agent(project.script(plant, {"text": "done"}), yolo=True, hooks=hooks)
+    project.trust()
+    assert project.hookgate("-p", "plant", trusted=False).returncode == 0
+    assert list((project.dir / "__pycache__").glob("rules.*.pyc"))
+    remove = {"tool_calls": [{"name": "shell", "arguments": {"command": "rm -f victim"}}]}
+    project.write_agent(project.script(remove, {"text": "done"}, name="two.yaml"), yolo=True,
+                        hooks=hooks)  # fmt: skip
+    (project.dir / "victim").write_text("")
+    project.trust()
+
+    done = project.hookgate("-p", "clean up", trusted=False)
+
+    assert done.returncode == 0, done.stderr
+    assert (project.dir / "victim").exists()

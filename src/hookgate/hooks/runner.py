@@ -34,6 +34,7 @@ from hookgate.hooks.process import (
 )
 from hookgate.hooks.process.guard import guarded, is_guarded
 from hookgate.hooks.replies import failure, process_reply, python_reply
+from hookgate.hooks.runs import bytecode
 from hookgate.hooks.steps import (
     as_named_by,
     await_alone,
@@ -428,7 +429,12 @@ class HookEngine:
 
     def _hook_env(self, hook: HookSpec, base: Mapping[str, str]) -> dict[str, str]:
         # `$CLAUDE_PROJECT_DIR` is where the settings' `.claude/` lives, as trust read it.
-        env = {**base, **FORMATS[hook.format].environment(self.base_dir), **hook.env}
+        env = {
+            **base,
+            **bytecode.environment(),
+            **FORMATS[hook.format].environment(self.base_dir),
+            **hook.env,
+        }
         env.update(
             HOOKGATE_EVENT=hook.event.name,
             HOOKGATE_HOOK_NAME=hook.name,

@@ -31,6 +31,8 @@ from mcp import StdioServerParameters, types
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
+from hookgate.hooks.runs import bytecode
+
 #: Bytes a message's line may have, its end excluded; a longer one ends the connection.
 MESSAGE_CAP = 16 * 1024 * 1024
 #: Bytes read from the server's stdout at a time.
@@ -60,7 +62,7 @@ async def stdio_client(
     """Start `server`, and yield the SDK's two streams to it until the block ends."""
     process = await anyio.open_process(
         [server.command, *server.args],
-        env=get_default_environment() | (server.env or {}),
+        env=get_default_environment() | bytecode.environment() | (server.env or {}),
         cwd=server.cwd,
         stderr=errlog,
         start_new_session=True,

@@ -10,6 +10,7 @@ local package whole, since any of its modules may be imported when the hook runs
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import sys
 import threading
@@ -94,12 +95,25 @@ def _import(module_name: str, base_dir: Path) -> Any:
     return importlib.import_module(f"{private}.{rest}" if rest else private)
 
 
+class _SourceOnly(importlib.machinery.SourceFileLoader):
+    """A module compiled from its source, never from a `.pyc` in `__pycache__`: one
+    forged there to match the pinned source's mtime and size would run in its place
+    (`hooks/runs/bytecode.py`). A local package's other modules come from its folder,
+    which trust pins whole and the sandbox keeps read-only."""
+
+    def get_code(self, fullname: str) -> Any:
+        return self.source_to_code(self.get_data(self.path), self.path)
+
+
 def _load_local(private: str, path: Path) -> None:
     """Run the local module at `path` as `private`, once."""
     if private not in sys.modules:
         is_package = path.name == "__init__.py"
         spec = importlib.util.spec_from_file_location(
-            private, path, submodule_search_locations=[str(path.parent)] if is_package else None
+            private,
+            path,
+            loader=_SourceOnly(private, str(path)),
+            submodule_search_locations=[str(path.parent)] if is_package else None,
         )
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot load {path}")
