@@ -94,6 +94,11 @@ CASES = {
     "node -e \"require('./lib/g')\"": Case(
         {"lib/g.js": "\n"}, {"command": "node -e \"require('./lib/g')\""}, "lib/g.js"
     ),
+    "node guard.js, beside the agent file, require('./rules')": Case(
+        {"guard.js": "const rules = require('./rules');\n", "rules.js": "\n"},
+        {"command": "node guard.js"},
+        "rules.js",
+    ),
     "python: a package's other module": Case(
         {"guard/__init__.py": "def check(payload):\n    return None\n", "guard/helper.py": "\n"},
         {"python": "guard:check"},

@@ -28,7 +28,7 @@ from hookgate.hooks.runs.cmdwords import (
     past_wrappers,
     without_substitutions,
 )
-from hookgate.hooks.runs.environments import environment_of
+from hookgate.hooks.runs.environments import NODE_SUFFIXES, environment_of
 
 #: Where the system's own programs live: a package manager, not a repository, writes
 #: there, so they are not pinned (an upgrade would untrust every project).
@@ -198,9 +198,10 @@ class _Found:
     def _beside(self, script: Path) -> None:
         """What a file a hook runs brings with it, inside the project: the folder that
         holds it, whole, unless that is the agent file's own folder (the project's, which
-        the model edits); there, the local modules a Python script imports and the files
-        a shell script sources. Not for an interpreter (`.venv/bin/python`), nor in a
-        package manager's folder (`environment_of`): what they load is no hook's folder."""
+        the model edits); there, the local modules a Python script imports, the files a
+        Node.js script requires and those a shell script sources. Not for an interpreter
+        (`.venv/bin/python`), nor in a package manager's folder (`environment_of`): what
+        they load is no hook's folder."""
         folder = script.parent
         if script.name in INTERPRETERS or _is_python(script.name):
             return
@@ -209,8 +210,18 @@ class _Found:
                 self.folder(folder)
         elif folder == self.base_dir and script.suffix == ".py":
             self._imports(script, folder)
+        elif folder == self.base_dir and script.suffix in NODE_SUFFIXES:
+            self._required(script)
         elif folder == self.base_dir and _is_shell_script(script):
             self._sourced(script)
+
+    def _required(self, script: Path) -> None:
+        """The files a Node.js script beside the agent file requires or imports by a
+        relative path (`require('./rules')`, `import … from './rules.js'`), and theirs in
+        turn, present or not (`_inline`'s reading)."""
+        source = _source(script)
+        if source is not None:
+            self._inline("node", source.decode("utf-8", "replace"), script.parent)
 
     def _sourced(self, script: Path) -> None:
         """The files a shell script beside the agent file sources (`. ./lib.sh`,
