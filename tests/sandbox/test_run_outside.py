@@ -338,3 +338,4 @@ def test_the_file_tools_refuse_a_git_entry_at_any_depth(superproject: Project, p
         if record.get("type") == "message" and record["message"]["role"] == "tool"
     ]
     assert "is protected: programs outside the sandbox run what it holds" in result
+    assert "gives it back" not in result  # no `writable:` entry could

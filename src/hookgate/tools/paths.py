@@ -21,7 +21,7 @@ from typing import Any
 
 from hookgate.errors import ToolError
 from hookgate.tools.base import ToolContext
-from hookgate.tools.sandbox.boundaries import Boundaries, within
+from hookgate.tools.sandbox.boundaries import RUN_OUTSIDE, Boundaries, within
 
 __all__ = ["within"]  # the sandbox's, for the tools that walk a tree
 
@@ -171,8 +171,8 @@ def _given(path: Path, bounds: Boundaries, ctx: ToolContext) -> str:
     if root is None or within(path, tuple(bounds.runs_from)):
         return ""
     entry = root / path.relative_to(root).parts[0]
-    if not entry.is_dir():
-        return ""
+    if entry.name not in RUN_OUTSIDE or not entry.is_dir():
+        return ""  # a `.git` further down, or a file: nothing `writable:` can name
     return f"; `sandbox: {{writable: [{display_path(entry, ctx)}]}}` gives it back"
 
 

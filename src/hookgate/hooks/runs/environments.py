@@ -6,8 +6,9 @@ package's program, the packages a script requires): `environments`. A hook or an
 server started by name runs what a `PATH` directory holds, and hookgate itself runs
 from its own virtual environment: `found_by_name`. Trust does not pin them (an `npm
 install` would untrust the project), but the model's tools must not write them: what
-they hold runs outside the sandbox. A module of its own, importing nothing: each
-session asks it at its start, the resolver when it reads a hook (`whatruns`).
+they hold runs outside the sandbox. A module of its own, importing nothing of
+hookgate's: each session asks it at its start, the resolver when it reads a hook
+(`whatruns`).
 """
 
 from __future__ import annotations
