@@ -339,8 +339,12 @@ def test_control_unconfined_a_command_reaches_the_system_socket(
 ) -> None:
     path, taken = run_socket
 
-    play(project, calls(shell(CONNECT.format(path))), sandbox={"mode": "off"})
+    (result,) = play(project, calls(shell(CONNECT.format(path))), sandbox={"mode": "off"})
 
+    assert result == "[no output]"  # connected; the listener's thread takes it when it runs
+    deadline = time.monotonic() + START_WAIT_S
+    while not taken and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert taken == [1]
 
 
