@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import socket
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,15 @@ class Listener:
 
     def reached(self) -> int:
         return self.connections + self.datagrams
+
+    def reached_at_last(self, seconds: float = 30.0) -> int:
+        """`reached()`, once a connection or datagram has been counted or `seconds` have
+        passed: the kernel queues what arrives, the counting threads take it when they
+        run, and a saturated machine may run them late."""
+        deadline = time.monotonic() + seconds
+        while not self.reached() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.reached()
 
     def _accept(self) -> None:
         while True:

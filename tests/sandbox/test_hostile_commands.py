@@ -207,4 +207,4 @@ def test_control_with_the_network_on_the_same_command_connects(arena: Arena, nam
 
     arena.play()
 
-    assert arena.listener.reached() >= 1
+    assert arena.listener.reached_at_last() >= 1
