@@ -128,7 +128,8 @@ def _os_error(action: str, shown: str, exc: OSError) -> ToolError:
 
 
 def _require_regular(path: Path, shown: str, action: str) -> None:
-    """Refuse a directory, FIFO or device: opening one could block a worker forever."""
+    """Refuse a directory, FIFO or device before a write opens it (`_opened` checks
+    the descriptor it reads through itself)."""
     try:
         mode = path.stat().st_mode
     except OSError as exc:
@@ -162,7 +163,6 @@ def _opened(
 
 
 def _read_window(path: Path, shown: str, offset: int, limit: int, cap: int) -> ToolResult:
-    _require_regular(path, shown, "read")
     kept: list[bytes] = []
     used = total = 0
     full = cut = False  # full: the window is complete; cut: its one line is cut at `cap`
@@ -197,7 +197,6 @@ def _read_window(path: Path, shown: str, offset: int, limit: int, cap: int) -> T
 
 
 def _read_text(path: Path, shown: str) -> str:
-    _require_regular(path, shown, "read")
     try:
         with _opened(path, shown, "read") as file:
             data = file.read()

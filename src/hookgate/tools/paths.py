@@ -21,7 +21,13 @@ from typing import Any
 
 from hookgate.errors import ToolError
 from hookgate.tools.base import ToolContext
-from hookgate.tools.sandbox.boundaries import RUN_OUTSIDE, Boundaries, within
+from hookgate.tools.sandbox.boundaries import (
+    RUN_OUTSIDE,
+    RUNS_OUTSIDE,
+    Boundaries,
+    under,
+    within,
+)
 
 __all__ = ["within"]  # the sandbox's, for the tools that walk a tree
 
@@ -148,7 +154,8 @@ def open_path(raw: str, ctx: ToolContext, *, writing: bool = False) -> Path:
     if writing and bounds.runs_outside(path):
         shown = display_path(path, ctx)
         raise ToolError(
-            f"[denied: {shown} is protected: {_RUN_OUTSIDE}{_given(path, bounds, ctx)}]"
+            f"[denied: {shown} is protected: {RUNS_OUTSIDE}, so only the user changes it"
+            f"{_given(path, bounds, ctx)}]"
         )
     if writing and not bounds.may_write(path):
         shown = ", ".join(str(d) for d in bounds.writable) or "none"
@@ -159,15 +166,9 @@ def open_path(raw: str, ctx: ToolContext, *, writing: bool = False) -> Path:
     return path
 
 
-_RUN_OUTSIDE = (
-    "programs outside the sandbox run what it holds (a hook, git, an editor, another "
-    "agent CLI, a shell), so only the user changes it"
-)
-
-
 def _given(path: Path, bounds: Boundaries, ctx: ToolContext) -> str:
     """How the agent file gives the folder holding `path` back to the model, if it can."""
-    root = next((root for root in bounds.guarded if path.is_relative_to(root)), None)
+    root = next((root for root in bounds.guarded if under(path, root)), None)
     if root is None or within(path, tuple(bounds.runs_from)):
         return ""
     entry = root / path.relative_to(root).parts[0]

@@ -23,7 +23,7 @@ from hookgate.messages import ToolSpec
 from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult
 from hookgate.tools.paths import display_path
 from hookgate.tools.sandbox import Boundaries
-from hookgate.tools.sandbox.boundaries import ensure_private, set_aside
+from hookgate.tools.sandbox.boundaries import RUNS_OUTSIDE, ensure_private, set_aside
 from hookgate.tools.settings import ShellLimits
 
 SHELL = "bash"
@@ -84,17 +84,13 @@ class ShellTool(BuiltinTool):
 
 def _set_aside(made: str, aside: Path | OSError, ctx: ToolContext) -> str:
     """What became of `made`, which the command made and programs outside run."""
-    why = (
-        "programs outside the sandbox run what it holds (git, an editor, another agent "
-        "CLI, a shell)"
-    )
     if isinstance(aside, OSError):
         return (
             f"hookgate could not set aside {made}, which this command made "
-            f"({aside.strerror}): {why}; review it before they do"
+            f"({aside.strerror}): {RUNS_OUTSIDE}; review it before they do"
         )
     now = display_path(aside, ctx)
-    return f"hookgate set aside {made}, which this command made: {why}; it is now {now}"
+    return f"hookgate set aside {made}, which this command made: {RUNS_OUTSIDE}; it is now {now}"
 
 
 def reaped_command(argv: list[str], limits: ShellLimits) -> list[str]:

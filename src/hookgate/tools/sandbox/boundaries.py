@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 #: editors run a project's tasks, other agent CLIs its hooks and MCP servers, shells
 #: their start-up files. Each is never written where it lies at the top of a writable
 #: folder.
+#: What the model is told when such an entry is kept from it.
+RUNS_OUTSIDE = (
+    "programs outside the sandbox run what it holds (a hook, git, an editor, another "
+    "agent CLI, a shell)"
+)
 RUN_OUTSIDE = frozenset(
     {".git", ".gitmodules", ".gitconfig", ".husky",
      ".vscode", ".idea",
@@ -113,7 +118,7 @@ class Boundaries(NamedTuple):
                 return parts[0] in RUN_OUTSIDE or ".git" in parts
         return False
 
-    def run_outside(self) -> list[Path]:
+    def present_outside(self) -> list[Path]:
         """What programs outside the sandbox run that exists: the `RUN_OUTSIDE` entries
         of the guarded folders (given ones aside), the folders `runs_from`."""
         entries = [*self._guarded_entries(), *sorted(self.runs_from)]
@@ -121,7 +126,8 @@ class Boundaries(NamedTuple):
 
     def absent_outside(self) -> list[Path]:
         """The `RUN_OUTSIDE` entries of the guarded folders that are not there (given
-        ones aside): no mount keeps a command from making one (`set_aside`)."""
+        ones aside): no mount keeps a command from making one (`set_aside`); the
+        counterpart of `present_outside`."""
         return [entry for entry in self._guarded_entries() if not os.path.lexists(entry)]
 
     def _guarded_entries(self) -> list[Path]:

@@ -69,7 +69,7 @@ def _pinned(boundaries: Boundaries) -> list[str]:
     a protected folder (a hook's own, `.git`) read-only whole, nothing added to it either."""
     args: list[str] = []
     pinned_dirs: set[Path] = set()
-    protected = {*boundaries.protected, *boundaries.run_outside()}
+    protected = {*boundaries.protected, *boundaries.present_outside()}
     folders = tuple(path for path in protected if path.is_dir())
     for path in sorted(protected):
         if boundaries.hides(path) or not within(path, boundaries.writable):
