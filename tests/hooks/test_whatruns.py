@@ -152,7 +152,13 @@ def test_the_bash_parser_loads_only_for_a_line_that_needs_it(
     project: Path, command: str, loads: bool
 ) -> None:
     """`hookgate hook` starts a process per event: Claude's idiom must not load the
-    grammar there (tens of milliseconds), nor may it be read less well for that."""
+    grammar there (tens of milliseconds), nor may it be read less well for that; nor
+    may the usual script it runs, which names no other file."""
+    (project / "x.sh").write_text(
+        "#!/bin/bash\n# Blocks rm: `python3 x.py` is fine.\n"
+        "command=$(jq -r '.tool_input.command' 2>/dev/null)\n"
+        'if echo "$command" | grep -q rm; then echo "no rm" >&2; exit 2; fi\n'
+    )
     code = (
         "import sys; from pathlib import Path; from hookgate.hooks import EVENTS;"
         "from hookgate.hooks.config import parse_hook; from hookgate.hooks.files.yamlfile import Where;"

@@ -295,7 +295,7 @@ def test_a_library_a_shell_script_beside_the_agent_file_sources_is_pinned(
 def test_a_library_sourced_by_a_path_built_at_run_time_is_named_not_pinned(
     project: Project,
 ) -> None:
-    (project.dir / "guard.sh").write_text('#!/bin/sh\n. "$(dirname "$0")/lib.sh"\n')
+    (project.dir / "guard.sh").write_text('#!/bin/sh\n. "$GUARD_LIB/lib.sh"\n')
     project.write_agent(
         project.script({"text": "hi"}), hooks={"preToolCall": [{"command": "sh guard.sh"}]}
     )
@@ -303,7 +303,7 @@ def test_a_library_sourced_by_a_path_built_at_run_time_is_named_not_pinned(
     done = project.hookgate("trust", "--yes", trusted=False)
 
     assert done.returncode == 0, done.stderr
-    assert 'not pinned: $(dirname "$0")/lib.sh (read at run time' in done.stderr
+    assert "not pinned: $GUARD_LIB/lib.sh (read at run time" in done.stderr
 
 
 def test_byte_code_the_model_plants_beside_a_root_guard_blocks_its_next_run(

@@ -25,6 +25,16 @@ _PWD_VARS = re.compile(r"\$(?:\{PWD\}|PWD\b)")
 #: A command substitution without one nested in it: `$(…)` or `` `…` ``.
 _SUBSTITUTION = re.compile(r"\$\([^()]*\)|`[^`]*`")
 _HELD = re.compile("\x01(\\d+)\x01")
+#: How a script names its own folder: `$(dirname "$0")`, `$(dirname -- "${BASH_SOURCE[0]}")`,
+#: `${0%/*}`; then `$(cd "…" && pwd)` around one of them.
+_DIRNAME = re.compile(
+    r"""\$\(\s*dirname\s+(?:--\s+)?(["']?)\$(?:0|\{0\}|BASH_SOURCE|\{BASH_SOURCE(?:\[0\])?\})\1\s*\)"""
+    r"|\$\{0%/\*\}"
+)
+_CD_PWD = re.compile(
+    r"""\$\(\s*(?:builtin\s+)?cd\s+(?:(?:--|-P|-L)\s+)*(["']?)\x02\1(?:\s*[12]?>\s*/dev/null|\s*2>&1)*"""
+    r"\s*(?:&&|;)\s*pwd(?:\s+-[PL])?\s*\)"
+)
 #: `NAME=value`, a variable set for one command.
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -90,6 +100,18 @@ def expand_known(word: str, cwd: Path, base_dir: Path) -> str:
         return word
     word = _PROJECT_VARS.sub(lambda _: str(base_dir), word)
     return _PWD_VARS.sub(lambda _: str(cwd), word)
+
+
+def own_folder(word: str, folder: Path) -> str:
+    """`word` of a script in `folder`, with the script's ways of naming its own folder
+    read as the shell would (`$(dirname "$0")/lib.sh`: `folder/lib.sh`)."""
+    if "0" not in word and "BASH_SOURCE" not in word:
+        return word
+    marked = _DIRNAME.sub("\x02", word)
+    if marked == word:
+        return word
+    marked = _CD_PWD.sub("\x02", marked)
+    return marked.replace("\x02", str(folder))
 
 
 def past_wrappers(words: list[str]) -> list[str]:

@@ -25,10 +25,11 @@ from hookgate.hooks.runs.cmdwords import (
     ASSIGNMENT,
     commands_of,
     expand_known,
+    own_folder,
     past_wrappers,
     without_substitutions,
 )
-from hookgate.hooks.runs.environments import NODE_SUFFIXES, environment_of
+from hookgate.hooks.runs.environments import NODE_SUFFIXES, PACKAGE_DIRS, environment_of
 
 #: Where the system's own programs live: a package manager, not a repository, writes
 #: there, so they are not pinned (an upgrade would untrust every project).
@@ -102,10 +103,24 @@ _EXPANDS = re.compile(r"[$`]")
 _RELATIVE_LITERAL = re.compile(r"""["'](\.\.?/[^"'\s]+)["']""")
 #: What Node.js tries after a `require`d path that names no file.
 _REQUIRE_ENDINGS = (".js", ".mjs", ".cjs", ".json", ".node", "/index.js")
-#: A `.` or `source` command somewhere in a script (the parser then says where).
-_SOURCES = re.compile(r"(?:^|[\s;&|(){}`])(?:\.|source)\s")
 _NOTHING = re.compile(r"(?!)")
+#: Files a script writes to or reads from that run nothing: no path of a script's.
+_DEVICES = re.compile(r"/dev/(?:null|tty|stdin|stdout|stderr|fd/\d+)\b")
+#: Words of a script's text that may run another file without a `/` in it (`python3
+#: x.py`, `make guard`, `. lib.sh`, `x.sh`, `PATH=bin:$PATH`): `_may_run_another`.
+_RUN_WORDS = re.compile(
+    r"(?<![\w.-])(?:{}|python[\d.]*|pypy3?)(?![\w.-])|(?:^|[\s;&|(){{}}`])(?:\.|source)\s"
+    r"|\.(?:{})\b|\b(?:{})=".format(
+        "|".join(map(re.escape, sorted({*INTERPRETERS, *_RUNS_FROM_ITS_DIRECTORY, *_LAUNCHERS}))),
+        "|".join(suffix[1:] for suffix in sorted(SCRIPT_SUFFIXES | set(NODE_SUFFIXES))),
+        "|".join(sorted(CODE_LOADING_ENV)),
+    )
+)
+
 _PYTHON = re.compile(r"python(3(\.\d+)?)?|pypy3?")
+#: Folders in a hook's folder that hold none of its code: Python's byte code, git's
+#: repository, a package manager's packages.
+_NOT_A_HOOKS = frozenset({"__pycache__", ".git", *PACKAGE_DIRS})
 
 
 class HookRuns(NamedTuple):
@@ -193,27 +208,29 @@ class _Found:
             new = path not in self.files
             self.files[path] = None
             if new and path.is_file():
-                self._beside(path)
+                self._beside(path, cwd)
 
-    def _beside(self, script: Path) -> None:
-        """What a file a hook runs brings with it, inside the project: the folder that
+    def _beside(self, script: Path, cwd: Path) -> None:
+        """What a file a hook runs brings with it: inside the project, the folder that
         holds it, whole, unless that is the agent file's own folder (the project's, which
-        the model edits); there, the local modules a Python script imports, the files a
-        Node.js script requires and those a shell script sources. Not for an interpreter
-        (`.venv/bin/python`), nor in a package manager's folder (`environment_of`): what
-        they load is no hook's folder."""
+        the model edits) — there, the local modules a Python script imports and the files
+        a Node.js script requires; wherever it lies, what a shell script runs and sources
+        besides (`_script`). Not for an interpreter (`.venv/bin/python`), nor in a
+        package manager's folder (`environment_of`): what they load is no hook's folder.
+        `cwd`: where the file runs."""
         folder = script.parent
         if script.name in INTERPRETERS or _is_python(script.name):
             return
         if folder != self.base_dir and _under(folder, (self.base_dir,)):
-            if environment_of(script, self.base_dir) is None:
-                self.folder(folder)
+            if environment_of(script, self.base_dir) is not None:
+                return
+            self.folder(folder)
         elif folder == self.base_dir and script.suffix == ".py":
             self._imports(script, folder)
         elif folder == self.base_dir and script.suffix in NODE_SUFFIXES:
             self._required(script)
-        elif folder == self.base_dir and _is_shell_script(script):
-            self._sourced(script)
+        if _is_shell_script(script):
+            self._script(script, cwd)
 
     def _required(self, script: Path) -> None:
         """The files a Node.js script beside the agent file requires or imports by a
@@ -223,27 +240,27 @@ class _Found:
         if source is not None:
             self._inline("node", source.decode("utf-8", "replace"), script.parent)
 
-    def _sourced(self, script: Path) -> None:
-        """The files a shell script beside the agent file sources (`. ./lib.sh`,
-        `source lib.sh`), read with the shell parser the rules use: a literal path
-        pinned (and what it sources in turn), one built at run time named as unread."""
+    def _script(self, script: Path, cwd: Path) -> None:
+        """What a shell script runs, run in `cwd`: its commands read as a hook's line is
+        (`line`), with the shell parser the rules use, and the script's own folder read
+        where it names it (`$(dirname "$0")/../tools/x.py`): the files it sources, the
+        scripts it runs (past its folder too: `python3 "$CLAUDE_PROJECT_DIR/tools/x.py"`),
+        and theirs in turn. A script or library named by a path built at run time is
+        named as unread."""
+        if script in self._scanned:
+            return
+        self._scanned.add(script)
         try:
             text = script.read_text(errors="replace")
         except OSError:
             return
-        if not _SOURCES.search(text):
-            return  # the usual script: the parser not loaded for it
+        if not _may_run_another(text):
+            return  # the usual hook (`jq … | grep -q … && exit 2`): the parser not loaded
         commands = commands_of(text)
         if commands is None:
-            self.unread[f"what {script.name} sources (the shell parser cannot read it)"] = None
+            self.unread[f"what {script} runs (the shell parser cannot read it)"] = None
             return
-        for words in commands:
-            if len(words) < 2 or words[0] not in (".", "source"):
-                continue
-            if _EXPANDS.search(words[1]):
-                self.unread[words[1]] = None
-            else:
-                self.path(words[1], script.parent, present_only=False)
+        self._commands(commands, cwd, script)
 
     def folder(self, directory: Path) -> None:
         """A hook's own folder (or a `PYTHONPATH` entry, a package `-m` runs): every
@@ -314,24 +331,36 @@ class _Found:
         if commands is None:
             self.unread[line] = None
             return
+        self._commands(commands, cwd)
+
+    def _commands(self, commands: list[list[str]], cwd: Path, script: Path | None = None) -> None:
+        """Each command's words, run from `cwd` and the directories a `cd` goes to; in
+        a shell `script`'s body, its own folder read where a word names it."""
         dirs = [cwd]
         for words in commands:
             words = [expand_known(word, dirs[-1], self.base_dir) for word in words]
+            if script is not None:
+                words = [own_folder(word, script.parent) for word in words]
             while words and ASSIGNMENT.match(words[0]):  # `BASH_ENV=./x ./g.sh`
                 key, _, value = words.pop(0).partition("=")
                 self.environment({key: value}, dirs[-1])
             if words and words[0] == "cd":
                 target = words[1] if len(words) > 1 else "~"
-                if _EXPANDS.search(target):
+                if _EXPANDS.search(target):  # what runs after it is read from there
                     self.unread[target] = None
                 else:
                     dirs.append(Path(os.path.normpath(dirs[-1] / os.path.expanduser(target))))
                 continue
-            self.command(words, dirs)
+            self.command(words, dirs, in_script=script is not None)
 
-    def command(self, words: list[str], dirs: list[Path], *, shell: bool = True) -> None:
+    def command(
+        self, words: list[str], dirs: list[Path], *, shell: bool = True, in_script: bool = False
+    ) -> None:
         """One command's words: the program, an interpreter's script, scripts named.
-        Without a `shell` to expand them, `$` and `` ` `` are plain characters."""
+        Without a `shell` to expand them, `$` and `` ` `` are plain characters. On a
+        hook's line a word built at run time that could be a path is named as unread;
+        `in_script`, only the program or an interpreter's script when they are (a
+        script's `"$TMPDIR/x"` is mostly its data)."""
         expands = _EXPANDS if shell else _NOTHING
         for word in words:  # `env BASH_ENV=./x sh -c …`: a wrapper's assignments count too
             key, equals, value = word.partition("=")
@@ -346,7 +375,8 @@ class _Found:
         if self.program is None:
             self.program = program
         if expands.search(program):
-            self.unread[program] = None
+            if not in_script or os.sep in without_substitutions(program):
+                self.unread[program] = None
         elif os.sep in program:
             self.path(program, cwd, present_only=False)
         for name in _RUNS_FROM_ITS_DIRECTORY.get(os.path.basename(program), ()):
@@ -360,7 +390,8 @@ class _Found:
             self._inline(program, code, cwd)
         for index, word in enumerate(words[1:], 1):
             if expands.search(word):
-                if index == operand or os.sep in without_substitutions(word):
+                path_like = os.sep in without_substitutions(word)
+                if index == operand or (path_like and not in_script):
                     self.unread[word] = None  # a path built at run time
             elif index == operand or words[index - 1] in _FILE_OPTIONS:
                 self._relative(word, dirs, present_only=index != operand)
@@ -430,14 +461,22 @@ def python_hook_files(module_name: str, base_dir: Path) -> tuple[list[Path], lis
 
 
 def folder_tree(directory: Path) -> tuple[list[Path], list[Path], list[str]]:
-    """The folders under `directory` (itself first) and their regular files, sorted,
-    `__pycache__` (Python's own, rewritten as it runs) and hidden folders left out; past
-    `MAX_TREE_FILES` files the rest is named as unread."""
+    """The folders under `directory` (itself first) and their regular files, sorted, up
+    to `MAX_TREE_FILES` files (the rest named as unread). Hidden folders are walked, and
+    linked ones (`lib -> ../shared`: what the script reaches through the link is the
+    hook's too), each real folder once; not `__pycache__` (Python's own, rewritten as
+    it runs), git's repository, a package manager's folder (`environments` keeps the
+    one a hook runs from out of the model's reach) nor the system's."""
     folders: list[Path] = []
     files: list[Path] = []
+    walked: set[str] = set()
     pending = [directory]
     while pending:
         folder = pending.pop(0)
+        real = os.path.realpath(folder)
+        if real in walked:
+            continue  # a link back up, or a second way to the same folder
+        walked.add(real)
         folders.append(folder)
         try:
             with os.scandir(folder) as listing:
@@ -445,8 +484,8 @@ def folder_tree(directory: Path) -> tuple[list[Path], list[Path], list[str]]:
         except OSError:
             continue
         for entry in entries:
-            if entry.is_dir(follow_symlinks=False):  # a link: its target named in the listing
-                if entry.name != "__pycache__" and entry.name[0] != ".":
+            if entry.is_dir():
+                if _the_hooks(entry):
                     pending.append(folder / entry.name)
             elif entry.is_file():
                 files.append(folder / entry.name)
@@ -457,6 +496,14 @@ def folder_tree(directory: Path) -> tuple[list[Path], list[Path], list[str]]:
                 [f"{directory}: more than {MAX_TREE_FILES} files"],
             )
     return folders, files, []
+
+
+def _the_hooks(folder: os.DirEntry[str]) -> bool:
+    """Whether what `folder` holds is a hook's own (`folder_tree`), by its name, its
+    `pyvenv.cfg` and, for a link, where it leads."""
+    if folder.name in _NOT_A_HOOKS or os.path.exists(os.path.join(folder.path, "pyvenv.cfg")):
+        return False
+    return not folder.is_symlink() or not _system_file(os.path.realpath(folder.path))
 
 
 def imported_names(source: str | bytes | None, filename: str = "<string>") -> list[str]:
@@ -597,6 +644,16 @@ def _is_shell_script(path: Path) -> bool:
         return True
     interpreter = script_interpreter(path)
     return interpreter is not None and os.path.basename(interpreter) in _SHELLS_C
+
+
+def _may_run_another(script: str) -> bool:
+    """Whether a shell script's text could name a file it runs (`_Found._script`): a
+    path (a device's aside), an interpreter, task runner or launcher, `.` or `source`, a
+    script's name, a variable that makes a program load code. `hookgate hook` starts a
+    process per event: a script with none of these is read without loading the parser."""
+    lines = (line for line in script.splitlines() if not line.lstrip().startswith("#"))
+    text = _DEVICES.sub(" ", "\n".join(lines))
+    return "/" in text or _RUN_WORDS.search(text) is not None
 
 
 def _is_script(path: Path) -> bool:
