@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from hookgate.tools.sandbox import landlock
 from runtime.project import Project
 
 #: Seconds a command may take to start under a loaded machine.
@@ -227,6 +228,11 @@ def test_hooks_check_says_what_this_machine_enforces(project: Project) -> None:
     assert "this machine enforces it (bubblewrap:" in done.stdout
     assert "$HOOKGATE_HOME hidden" in done.stdout
     assert "what programs outside the sandbox run read-only: .git," in done.stdout
+    scoped = "abstract Unix sockets and processes outside out of reach (Landlock ABI"
+    unscoped = "not enforced here: abstract Unix sockets outside the sandbox"
+    said = (scoped, unscoped) if landlock.abi() >= landlock.SCOPES_ABI else (unscoped, scoped)
+    assert said[0] in done.stdout
+    assert said[1] not in done.stdout
 
 
 def test_hooks_check_strict_fails_where_the_sandbox_cannot_be_set_up(
@@ -342,6 +348,105 @@ def test_control_unconfined_a_command_reaches_the_system_socket(
     (result,) = play(project, calls(shell(CONNECT.format(path))), sandbox={"mode": "off"})
 
     assert result == "[no output]"  # connected; the listener's thread takes it when it runs
+    deadline = time.monotonic() + START_WAIT_S
+    while not taken and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert taken == [1]
+
+
+@pytest.fixture
+def abstract_socket() -> Iterator[tuple[str, list[int]]]:
+    """A Unix socket in the abstract namespace, as the display server's
+    `@/tmp/.X11-unix/X0` and a containerd shim's are: no file, so no mount hides it."""
+    import socket
+    import threading
+
+    name = f"\0hookgate-test-{os.getpid()}-{time.monotonic_ns()}"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(name)
+    server.listen()
+    taken: list[int] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                return
+            taken.append(1)
+            connection.close()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield name[1:], taken
+    finally:
+        server.close()
+
+
+CONNECT_ABSTRACT = (
+    "python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('\\0{}'); print('in')\""
+)
+
+
+@pytest.mark.skipif(landlock.abi() < landlock.SCOPES_ABI, reason="Landlock has no scopes here")
+@pytest.mark.parametrize("network", [False, True], ids=["network off", "network on"])
+def test_an_abstract_socket_outside_is_out_of_reach_network_or_not(
+    project: Project, abstract_socket: tuple[str, list[int]], network: bool
+) -> None:
+    name, taken = abstract_socket
+
+    (result,) = play(
+        project, calls(shell(CONNECT_ABSTRACT.format(name))), sandbox={"network": network}
+    )
+
+    assert "[exit 1]" in result
+    assert ("Operation not permitted" if network else "Connection refused") in result
+    assert taken == []
+
+
+@pytest.mark.skipif(landlock.abi() < landlock.SCOPES_ABI, reason="Landlock has no scopes here")
+@pytest.mark.parametrize("confined", [True, False], ids=["sandbox: true", "control: unconfined"])
+def test_a_sandboxed_mcp_server_reaches_no_abstract_socket_outside_either(
+    project: Project, abstract_socket: tuple[str, list[int]], confined: bool
+) -> None:
+    """The MCP server's reaper is scoped as the shell's is: a server that connects to
+    the socket as it starts, under `network: true`, reaches it only unconfined."""
+    name, _ = abstract_socket
+    server = project.dir / "server.py"
+    outcome = project.dir / "outcome"
+    server.write_text(
+        "import socket, sys\n"
+        "try:\n"
+        f"    socket.socket(socket.AF_UNIX).connect('\\0{name}')\n"
+        "except OSError as exc:\n"
+        f"    open({str(outcome)!r}, 'w').write(exc.strerror)\n"
+        "else:\n"
+        f"    open({str(outcome)!r}, 'w').write('in')\n"
+    )
+    project.write_agent(
+        project.script({"text": "hi"}),
+        sandbox={"network": True},
+        mcp_servers={"probe": {"command": "python3", "args": [str(server)], "sandbox": confined}},
+    )
+
+    project.hookgate("-p", "hi")  # the server ends at once: the session says so, and goes on
+
+    assert outcome.read_text() == ("Operation not permitted" if confined else "in")
+
+
+@pytest.mark.parametrize("network", [False, True], ids=["network off", "network on"])
+def test_control_unconfined_a_command_reaches_the_abstract_socket(
+    project: Project, abstract_socket: tuple[str, list[int]], network: bool
+) -> None:
+    name, taken = abstract_socket
+
+    (result,) = play(
+        project,
+        calls(shell(CONNECT_ABSTRACT.format(name))),
+        sandbox={"mode": "off", "network": network},
+    )
+
+    assert result == "in"
     deadline = time.monotonic() + START_WAIT_S
     while not taken and time.monotonic() < deadline:
         time.sleep(0.01)

@@ -389,7 +389,7 @@ def _confinement(ctx: ToolContext) -> Callable[[list[str]], list[str]]:
     if not ctx.sandbox.on:
         ctx = ctx._replace(sandbox=SandboxSettings(writable=ctx.sandbox.writable))
     boundaries = Boundaries.of(ctx._replace(private_tmp=None))  # the shell's, not theirs
-    return lambda argv: confine(reaped_command(argv, UNLIMITED), boundaries)
+    return lambda argv: confine(reaped_command(argv, UNLIMITED, scoped=True), boundaries)
 
 
 def _tool_registry(config: AgentConfig, extra_tools: Sequence[Tool]) -> ToolRegistry:

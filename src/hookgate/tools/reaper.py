@@ -1,6 +1,9 @@
 """Run a command as the reaper of all it starts; when it ends, end everything it left.
 
-The shell tool runs `python -I -S reaper.py NPROC CPU FSIZE -- bash -c COMMAND`. This
+The shell tool runs `python -I -S reaper.py [--scoped] NPROC CPU FSIZE -- bash -c
+COMMAND`. In the sandbox (`--scoped`) this process first takes itself, and all it will
+start, into a Landlock domain of its own (`tools/sandbox/landlock.py`, loaded by path
+too): no abstract Unix socket outside the sandbox is reached, network or not. This
 process makes itself a subreaper with the hook runner's own `adopt_orphans` (loaded
 from `hooks/process/subreaper.py` by path): an orphan of the command (a `setsid`
 daemon, a double fork) is reparented here, not to hookgate or PID 1. Once the command exits, or SIGTERM comes (a timeout, a cancelled
@@ -19,10 +22,16 @@ import signal
 import sys
 from collections.abc import Sequence
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` costs a bare interpreter milliseconds
+    from typing import Any
+
 #: The file of `adopt_orphans`, which imports nothing of hookgate.
 _SUBREAPER = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "hooks", "process", "subreaper.py"
 )
+#: The file of `scope_self`, which imports nothing of hookgate either.
+_LANDLOCK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sandbox", "landlock.py")
 #: The exit status of a command that could not be started, as a shell reports it.
 _CANNOT_RUN = 127
 #: Signals that end the command early: run_process sends SIGTERM to the group.
@@ -37,11 +46,14 @@ class _Stopped(Exception):
 
 
 def main(argv: Sequence[str]) -> int:
-    nproc, cpu, fsize, separator, *command = argv
+    scoped = argv[:1] == ["--scoped"]
+    nproc, cpu, fsize, separator, *command = argv[scoped:]
     if separator != "--" or not command:
-        print("usage: reaper.py NPROC CPU FSIZE -- COMMAND...", file=sys.stderr)
+        print("usage: reaper.py [--scoped] NPROC CPU FSIZE -- COMMAND...", file=sys.stderr)
         return 2
-    _adopt_orphans()
+    if scoped:
+        _load(_LANDLOCK).scope_self()  # where the kernel cannot, `hooks check` says so
+    _load(_SUBREAPER).adopt_orphans()
     _set_limits(nproc, cpu, fsize)
     for signum in _STOP_SIGNALS:
         signal.signal(signum, _stop)
@@ -73,14 +85,15 @@ def main(argv: Sequence[str]) -> int:
     return code
 
 
-def _adopt_orphans() -> None:
-    """The hook runner's `adopt_orphans`, without importing hookgate (150 ms)."""
-    spec = importlib.util.spec_from_file_location("hookgate_subreaper", _SUBREAPER)
+def _load(path: str) -> Any:
+    """The module at `path`, without importing hookgate (150 ms): the hook runner's
+    `adopt_orphans`, the sandbox's `scope_self`."""
+    spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    module.adopt_orphans()
+    return module
 
 
 def _stop(signum: int, frame: object) -> None:

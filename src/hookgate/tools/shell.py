@@ -69,7 +69,9 @@ class ShellTool(BuiltinTool):
         try:
             shell = resolve_program(SHELL, ctx.env)  # here: the reaper's error would be vaguer
             argv, env = sandboxed(
-                reaped_command([shell, "-c", command], ctx.shell_limits), ctx, bounds
+                reaped_command([shell, "-c", command], ctx.shell_limits, scoped=bounds is not None),
+                ctx,
+                bounds,
             )
             result = await run_process(
                 argv, env=env, cwd=str(ctx.project_dir), timeout=timeout, output_cap=ctx.output_cap
@@ -93,11 +95,21 @@ def _set_aside(made: str, aside: Path | OSError, ctx: ToolContext) -> str:
     return f"hookgate set aside {made}, which this command made: {RUNS_OUTSIDE}; it is now {now}"
 
 
-def reaped_command(argv: list[str], limits: ShellLimits) -> list[str]:
-    """`argv` run under the reaper, with `limits`; `-I -S`: no site, no user paths."""
+def reaped_command(argv: list[str], limits: ShellLimits, *, scoped: bool = False) -> list[str]:
+    """`argv` run under the reaper, with `limits`; `-I -S`: no site, no user paths.
+    `scoped`: in the sandbox, in a Landlock domain of its own (`reaper.py`)."""
     values = (limits.processes, limits.cpu_seconds, limits.file_size)
     shown = ["-" if value is None else str(value) for value in values]
-    return [sys.executable, "-I", "-S", REAPER, *shown, "--", *argv]
+    return [
+        sys.executable,
+        "-I",
+        "-S",
+        REAPER,
+        *(["--scoped"] if scoped else []),
+        *shown,
+        "--",
+        *argv,
+    ]
 
 
 def sandboxed(

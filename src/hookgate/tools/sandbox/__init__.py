@@ -1,5 +1,6 @@
 """The OS sandbox of the model's commands: the `sandbox:` settings, the one table of
-boundaries the file tools and the sandbox share, and bubblewrap, which enforces it.
+boundaries the file tools and the sandbox share, and bubblewrap, which enforces it
+(with Landlock's scopes for what no mount holds: `landlock`).
 
 The boundary does not depend on reading the command: whatever a command line builds at
 run time, the kernel holds it to the same mounts and namespaces (docs/security.md).

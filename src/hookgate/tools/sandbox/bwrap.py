@@ -19,6 +19,9 @@ network, IPC, UTS, cgroup and user namespaces with every capability dropped:
   bound back;
 - no new user namespace inside (`--disable-userns`): the read-only mounts stay locked.
 
+Inside, the reaper takes itself and the command into a Landlock domain of their own
+(`landlock.scope_self`): no abstract Unix socket outside is reached, network or not.
+
 The sandbox dies with its parent (`--die-with-parent`), and everything in it with its
 first process (PID 1 of its namespace: hookgate's reaper). `probe()` says whether this machine can do all this.
 """

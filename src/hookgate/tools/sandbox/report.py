@@ -7,6 +7,7 @@ from pathlib import Path
 
 from hookgate.hooks import HookgateError
 from hookgate.hooks.files.yamlfile import Where, load_yaml
+from hookgate.tools.sandbox import landlock
 from hookgate.tools.sandbox.probe import NAMESPACES, probe
 from hookgate.tools.sandbox.settings import Mode, parse_sandbox
 
@@ -50,4 +51,15 @@ def sandbox_report(path: Path) -> tuple[list[str], list[str]]:
     lines += [f"    - {item}" for item in ENFORCED]
     if not sandbox.network:
         lines.append("    - no network, loopback included")
+    version = landlock.abi()
+    if version >= landlock.SCOPES_ABI:
+        lines.append(
+            f"    - abstract Unix sockets and processes outside out of reach (Landlock ABI {version})"
+        )
+    elif sandbox.network:
+        lines.append(
+            "  not enforced here: abstract Unix sockets outside the sandbox (X11's, a container "
+            f"runtime's) stay in reach with network on: this kernel's Landlock (ABI {version}) "
+            f"has no scopes (ABI {landlock.SCOPES_ABI}, Linux 6.12)"
+        )
     return lines, []
