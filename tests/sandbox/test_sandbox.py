@@ -67,6 +67,44 @@ def test_read_only_writes_nothing_but_the_private_tmp(project: Project) -> None:
     assert result.splitlines()[0] == "y"
 
 
+def test_tmp_shows_a_command_the_workspace_and_its_own_files_alone(
+    project: Project, tmp_path: Path
+) -> None:
+    """`/tmp` is covered (its sockets are ways out): the workspace that lies there is
+    bound back, read-only in `read-only` mode, and nothing else of it is seen."""
+    assert str(project.dir).startswith("/tmp/")  # pytest's folders: the case at hand
+    (project.dir / "notes.txt").write_text("in the workspace\n")
+    (tmp_path / "elsewhere.txt").write_text("another program's\n")
+    script = f"cat notes.txt; cat {tmp_path / 'elsewhere.txt'}; ls /tmp | grep -c pytest-of"
+
+    (result,) = play(project, calls(shell(script)), sandbox={"mode": "read-only"})
+
+    lines = result.splitlines()
+    assert lines[0] == "in the workspace"
+    assert "elsewhere.txt: No such file or directory" in result
+    assert "1" in lines  # pytest's own folder, made to hold the workspace's mount point
+
+
+def test_a_hookgate_installed_under_tmp_still_runs_its_sandboxed_commands(
+    project: Project, tmp_path: Path
+) -> None:
+    """The reaper runs from hookgate's package inside the sandbox: a package under the
+    covered `/tmp` (a checkout there, a venv there) is bound back."""
+    import hookgate
+
+    copy = tmp_path / "site" / "hookgate"
+    shutil.copytree(
+        Path(hookgate.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    project.write_agent(project.script(*calls(shell("echo from the copy"))), yolo=True)
+    env = project.env(PYTHONPATH=str(copy.parent))
+
+    done = project.hookgate("-p", "go", env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert tool_results(project) == ["from the copy"]
+
+
 def test_writable_dirs_are_writable_beyond_the_workspace(project: Project, tmp_path: Path) -> None:
     extra, elsewhere = tmp_path / "cache", tmp_path / "elsewhere"
     extra.mkdir()
@@ -285,11 +323,16 @@ def test_a_sandboxed_command_dies_with_a_hookgate_killed_outright(
     assert not processes_named(mark)
 
 
-@pytest.fixture(params=["/run", "/tmp/.X11-unix"], ids=["/run", "X11's"])
+@pytest.fixture(
+    params=["/run", "/tmp/.X11-unix", f"/tmp/tmux-{os.getuid()}", "/tmp/ssh-hookgatetest"],
+    ids=["/run", "X11's", "tmux's", "ssh-agent's"],
+)
 def run_socket(request: pytest.FixtureRequest) -> Iterator[tuple[Path, list[int]]]:
-    """A Unix socket listening in /run, as docker's and the user's D-Bus bus do, or in
-    X11's folder, as the display server does (each a way out: `docker run -v /:/host`,
-    `systemd-run --user`, keystrokes sent to the user's terminal); the connections it took."""
+    """A Unix socket listening in /run, as docker's and the user's D-Bus bus do, in
+    X11's folder, as the display server does, or in /tmp, as tmux's server and
+    ssh-agent do (each a way out: `docker run -v /:/host`, `systemd-run --user`,
+    keystrokes sent to the user's terminal, `tmux send-keys` to the user's shell, the
+    user's keys); the connections it took."""
     import socket
     import threading
 

@@ -16,7 +16,8 @@ network, IPC, UTS, cgroup and user namespaces with every capability dropped:
   outside answers, hookgate's machine's loopback included;
 - `/run` (system sockets: docker's, D-Bus's) and the display server's socket folders
   covered, network or not; with the network on, the resolver's folder in `/run` is
-  bound back;
+  bound back; `/tmp` (tmux's and ssh-agent's sockets) covered, what the command
+  needs from it bound back;
 - no new user namespace inside (`--disable-userns`): the read-only mounts stay locked.
 
 Inside, the reaper takes itself and the command into a Landlock domain of their own
@@ -29,6 +30,7 @@ first process (PID 1 of its namespace: hookgate's reaper). `probe()` says whethe
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -44,6 +46,13 @@ SYSTEM_SOCKETS = Path("/run")
 #: manager's sockets, a file system's, through which a command would type into the
 #: user's terminal.
 DISPLAY_SOCKETS = (Path("/tmp/.X11-unix"), Path("/tmp/.ICE-unix"))
+#: Covered too, but for what a command needs from it (`_kept_in_tmp`): the shared
+#: temporary folder, where the user's programs keep their sockets, each a way out —
+#: tmux's server (`tmux send-keys` types into the user's shell), ssh-agent's (the
+#: user's keys), an editor's server — and other programs their files.
+SHARED_TMP = Path("/tmp")
+#: hookgate's own package, which the reaper runs from inside the sandbox.
+_PACKAGE = Path(__file__).resolve().parents[2]
 #: Where the machine's resolver settings say how names resolve.
 RESOLV_CONF = "/etc/resolv.conf"
 
@@ -55,16 +64,39 @@ def confine(argv: Sequence[str], boundaries: Boundaries) -> list[str]:
     if boundaries.sandbox.network:
         args.append("--share-net")
     args += BASE_MOUNTS
+    kept = _kept_in_tmp(boundaries)
+    if kept is not None:  # read-only once every mount point in it is made, at the end
+        args += ["--tmpfs", str(SHARED_TMP)]
+        for directory in kept:
+            args += ["--ro-bind", str(directory), str(directory)]
     for directory in boundaries.writable:
         args += ["--bind", str(directory), str(directory)]
     args += _pinned(boundaries)
     if SYSTEM_SOCKETS.is_dir():  # with the network on too: a socket is no network
-        kept = _name_resolution() if boundaries.sandbox.network else []
-        args += _covered(SYSTEM_SOCKETS, kept)
+        resolver = _name_resolution() if boundaries.sandbox.network else []
+        args += _covered(SYSTEM_SOCKETS, resolver)
     for directory in (*DISPLAY_SOCKETS, *boundaries.hidden):
         if directory.is_dir():
             args += _covered(directory)
+    if kept is not None:
+        args += ["--remount-ro", str(SHARED_TMP)]
     return [*args, "--", *argv]
+
+
+def _kept_in_tmp(boundaries: Boundaries) -> list[Path] | None:
+    """What a command reads in `SHARED_TMP` once it is covered: the workspace, and what
+    it runs from (hookgate's interpreter and package, which the reaper needs, the `PATH`
+    directories) where they lie in it; the writable dirs are bound anyway. None where it
+    cannot be covered: one of them is `SHARED_TMP` itself, or holds it."""
+    if not SHARED_TMP.is_dir():
+        return None
+    interpreter = Path(os.path.realpath(sys.executable)).parent
+    readable = {*boundaries.workspace, *boundaries.runs_from, *boundaries.writable}
+    readable |= {Path(sys.prefix), Path(sys.base_prefix), interpreter, _PACKAGE}
+    if any(under(SHARED_TMP, directory) for directory in readable):
+        return None
+    inside = [d for d in readable if under(d, SHARED_TMP) and not within(d, boundaries.writable)]
+    return sorted(d for d in inside if not any(d != o and under(d, o) for o in inside))
 
 
 def _pinned(boundaries: Boundaries) -> list[str]:
