@@ -118,3 +118,28 @@ def test_a_model_script_mistake_names_the_same_line_from_the_cache(project: Proj
     assert errors[0] == errors[1]
     assert "replies.yaml:3: [1].tool_call: unknown key" in errors[1]
     assert "did you mean 'tool_calls'?" in errors[1]
+
+
+def test_a_hook_scripts_commands_come_from_the_cache_and_still_pin_what_it_runs(
+    project: Project,
+) -> None:
+    """A session reads a hook's shell script for what it runs before the hook's first
+    run (`hookgate hook`: at every event): parsed once, the words kept; an edit of the
+    file it runs still stops the start."""
+    policy = project.dir / "tools" / "policy.sh"
+    policy.parent.mkdir()
+    policy.write_text("exit 0\n")
+    guard = project.hook("guard.sh", 'exec sh "$(dirname "$0")/../tools/policy.sh"')
+    project.write_agent(project.script({"text": "hello"}, {"text": "again"}), hooks={"preGeneration": [{"command": guard}]})  # fmt: skip
+    project.trust()
+    assert project.hookgate("-p", "hi", trusted=False).stdout == "hello\n"
+    (kept,) = (project.home / "cache" / "shell-commands-v1").glob("*.json")
+    assert ["exec", "sh", '$(dirname "$0")/../tools/policy.sh'] in json.loads(kept.read_text())
+
+    modules = imported(project, [str(HOOKGATE), "-p", "hi"])
+    policy.write_text("exit 2\n")
+    done = project.hookgate("-p", "hi", trusted=False)
+
+    assert "hookgate.hooks.shell.words" not in modules
+    assert done.returncode == 1
+    assert f"{policy} changed since you trusted it" in done.stderr

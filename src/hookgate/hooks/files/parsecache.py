@@ -1,10 +1,12 @@
-"""Parsed config files kept as JSON, keyed by the sha256 of their exact text.
+"""Parsed files kept as JSON, keyed by the sha256 of their exact text.
 
 A hit gives the same mappings, lists, scalars and line numbers the YAML parser gave,
-without importing it (the parser is most of a `hooks fire` start-up). Off unless the
-application names a directory (`enable`); an entry that cannot be read or does not
-have the expected shape is a miss, and a write that fails is skipped: the full parse
-is always there behind it. Entries hold only what the file's text says, so they
+without importing it (the parser is most of a `hooks fire` start-up); `recall` and
+`keep` do the same for any parse whose result JSON holds (the commands of a hook's
+shell script, which `hookgate hook` would otherwise parse at every event). Off unless
+the application names a directory (`enable`); an entry that cannot be read or does
+not have the expected shape is a miss, and a write that fails is skipped: the full
+parse is always there behind it. Entries hold only what the file's text says, so they
 grant nothing: trust is checked on the file's own bytes, never on this cache.
 """
 
@@ -30,7 +32,7 @@ _directory: Path | None = None
 def enable(directory: Path | None) -> None:
     """Keep parsed files under `directory` (None: no cache, every file parsed)."""
     global _directory
-    _directory = directory / FORMAT if directory is not None else None
+    _directory = directory
 
 
 class _Unplain(Exception):
@@ -81,23 +83,45 @@ class CachedList(list[object]):
 
 def lookup(text: str) -> tuple[bool, Any]:
     """(True, the document) when `text` was parsed before; (False, None) otherwise."""
-    entry = _entry(text)
-    if entry is None:
+    found, stored = recall(FORMAT, text)
+    if not found:
         return False, None
     try:
-        return True, _thawed(json.loads(entry.read_bytes()))
-    except (OSError, ValueError, TypeError, KeyError, IndexError, RecursionError):
-        return False, None  # missing, unreadable or not ours: parse the file
+        return True, _thawed(stored)
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError):
+        return False, None  # not ours: parse the file
 
 
 def store(text: str, document: Any) -> None:
     """Keep `document`, parsed from `text`, if JSON holds it exactly; never fails."""
-    entry = _entry(text)
+    try:
+        frozen = _frozen(document)
+    except (_Unplain, RecursionError):
+        return
+    keep(FORMAT, text, frozen)
+
+
+def recall(kind: str, text: str) -> tuple[bool, Any]:
+    """(True, what `keep` kept for `text` under `kind`, as JSON reads it) when it did;
+    (False, None) otherwise. The caller checks its shape."""
+    entry = _entry(kind, text)
+    if entry is None:
+        return False, None
+    try:
+        return True, json.loads(entry.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return False, None  # missing or unreadable: parse the file
+
+
+def keep(kind: str, text: str, value: Any) -> None:
+    """Keep `value`, parsed from `text`, under `kind` (a name that changes whenever its
+    form does); never fails."""
+    entry = _entry(kind, text)
     if entry is None:
         return
     try:
-        frozen = json.dumps(_frozen(document), separators=(",", ":"))
-    except (_Unplain, RecursionError, ValueError):
+        frozen = json.dumps(value, separators=(",", ":"))
+    except (RecursionError, ValueError, TypeError):
         return
     import tempfile  # a miss alone writes
 
@@ -124,10 +148,11 @@ def _private_folders(folder: Path) -> None:
         each.mkdir(mode=0o700, exist_ok=True)
 
 
-def _entry(text: str) -> Path | None:
+def _entry(kind: str, text: str) -> Path | None:
     if _directory is None:
         return None
-    return _directory / f"{sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()}.json"
+    digest = sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return _directory / kind / f"{digest}.json"
 
 
 # The stored form: a mapping is ["m", line, [[key, key line, value line, value], ...]],

@@ -35,6 +35,8 @@ _CD_PWD = re.compile(
     r"""\$\(\s*(?:builtin\s+)?cd\s+(?:(?:--|-P|-L)\s+)*(["']?)\x02\1(?:\s*[12]?>\s*/dev/null|\s*2>&1)*"""
     r"\s*(?:&&|;)\s*pwd(?:\s+-[PL])?\s*\)"
 )
+#: The name `parsecache` keeps a script's commands under; changes with their form.
+SCRIPT_FORMAT = "shell-commands-v1"
 #: `NAME=value`, a variable set for one command.
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -60,6 +62,26 @@ def commands_of(line: str) -> list[list[str]] | None:
             return None
         commands.append(words)
     return commands
+
+
+def commands_of_script(text: str) -> list[list[str]] | None:
+    """`commands_of` a shell script's whole text, parsed once per text: `parsecache`
+    keeps the words (`hookgate hook` reads a hook's script at every event)."""
+    from hookgate.hooks.files import parsecache
+
+    found, kept = parsecache.recall(SCRIPT_FORMAT, text)
+    commands: list[list[str]] | None = kept
+    if found and (commands is None or _is_commands(commands)):
+        return commands
+    commands = commands_of(text)
+    parsecache.keep(SCRIPT_FORMAT, text, commands)
+    return commands
+
+
+def _is_commands(value: object) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(words, list) and all(isinstance(word, str) for word in words) for words in value
+    )
 
 
 def split_words(text: str) -> list[str] | None:

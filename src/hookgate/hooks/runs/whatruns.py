@@ -24,6 +24,7 @@ from hookgate.hooks.records import NamedTuple
 from hookgate.hooks.runs.cmdwords import (
     ASSIGNMENT,
     commands_of,
+    commands_of_script,
     expand_known,
     own_folder,
     past_wrappers,
@@ -256,7 +257,7 @@ class _Found:
             return
         if not _may_run_another(text):
             return  # the usual hook (`jq … | grep -q … && exit 2`): the parser not loaded
-        commands = commands_of(text)
+        commands = commands_of_script(text)
         if commands is None:
             self.unread[f"what {script} runs (the shell parser cannot read it)"] = None
             return
