@@ -267,3 +267,36 @@ def test_a_script_run_by_a_path_built_at_run_time_is_named_and_a_scripts_data_is
     assert "not pinned: $POLICY_HOME/policy.py" in done.stderr
     assert "$TMPDIR" not in done.stderr
     assert ".config/rules" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["python3 guard*.py", "sh hooks/{a,b}.sh", "./g?ard.sh"],
+    ids=["a glob", "braces", "a program's glob"],
+)
+def test_a_script_named_by_a_pattern_is_named_not_pinned(project: Project, command: str) -> None:
+    """The shell expands a pattern into the files present when the hook runs: a file
+    that appears later would run unpinned, so the pattern is listed as not pinned."""
+    (hook,) = parse_hooks(
+        {"preToolCall": [{"command": command}]}, Where("x.yaml"), base_dir=project.dir
+    )
+
+    runs = what_hook_runs(hook, project.dir)
+
+    assert command.split()[-1] in runs.unread
+
+
+def test_file_tools_refuse_a_script_the_guard_runs(project: Project) -> None:
+    policy = project_policy(project)
+    guard = project.hook("guard.sh", 'exec python3 "$(dirname "$0")/../tools/policy.py"')
+    write = {"name": "write_file", "arguments": {"path": "tools/policy.py", "content": "x"}}
+    script = rm_script(project, {"tool_calls": [write]})
+    project.write_agent(script, yolo=True, hooks={"preToolCall": [{"command": guard}]})
+
+    done = project.hookgate("-p", "loosen the policy, then clean up")
+
+    assert done.returncode == 0, done.stderr
+    assert policy.read_text() == POLICY
+    written, removal = [m["content"] for m in project.messages() if m["role"] == "tool"]
+    assert written.startswith("[denied: tools/policy.py is protected:")
+    assert removal == "[denied by a hook: no rm]"

@@ -100,6 +100,8 @@ _VALUE_OPTIONS = frozenset({"-o", "-O", "+o", "+O", "-W", "-X", "-I", "-r", "--r
 #: Files of one package or directory pinned at most; past it the rest is "not pinned".
 MAX_TREE_FILES = 1000
 _EXPANDS = re.compile(r"[$`]")
+#: What a shell expands into the names of files present when it runs: a glob, braces.
+_GLOBS = re.compile(r"[*?\[{]")
 #: A quoted relative path in another language's inline code (`require('./lib/g')`).
 _RELATIVE_LITERAL = re.compile(r"""["'](\.\.?/[^"'\s]+)["']""")
 #: What Node.js tries after a `require`d path that names no file.
@@ -358,11 +360,12 @@ class _Found:
         self, words: list[str], dirs: list[Path], *, shell: bool = True, in_script: bool = False
     ) -> None:
         """One command's words: the program, an interpreter's script, scripts named.
-        Without a `shell` to expand them, `$` and `` ` `` are plain characters. On a
+        Without a `shell` to expand them, `$`, `` ` `` and globs are plain characters. On a
         hook's line a word built at run time that could be a path is named as unread;
         `in_script`, only the program or an interpreter's script when they are (a
         script's `"$TMPDIR/x"` is mostly its data)."""
         expands = _EXPANDS if shell else _NOTHING
+        globs = _GLOBS if shell else _NOTHING
         for word in words:  # `env BASH_ENV=./x sh -c …`: a wrapper's assignments count too
             key, equals, value = word.partition("=")
             if equals and key in CODE_LOADING_ENV:
@@ -375,7 +378,7 @@ class _Found:
         program, cwd = words[0], dirs[-1]
         if self.program is None:
             self.program = program
-        if expands.search(program):
+        if expands.search(program) or (os.sep in program and globs.search(program)):
             if not in_script or os.sep in without_substitutions(program):
                 self.unread[program] = None
         elif os.sep in program:
@@ -395,7 +398,10 @@ class _Found:
                 if index == operand or (path_like and not in_script):
                     self.unread[word] = None  # a path built at run time
             elif index == operand or words[index - 1] in _FILE_OPTIONS:
-                self._relative(word, dirs, present_only=index != operand)
+                if globs.search(word):
+                    self.unread[word] = None  # the files it matches when it runs
+                else:
+                    self._relative(word, dirs, present_only=index != operand)
             elif not word.startswith("-") and _is_script(cwd / word):
                 self._relative(word, dirs, present_only=True)
 
