@@ -151,3 +151,31 @@ def test_the_models_key_goes_only_where_api_key_env_names_it(
         assert f"the value of $OPENAI_API_KEY is sent to {chat_server.url} as the API key" in said
     else:
         assert f"no API key is sent to {chat_server.url} (api_key_env names none)" in said
+
+
+def test_the_summary_says_what_a_looser_sandbox_lets_the_models_commands_do(
+    project: Project,
+) -> None:
+    """A cloned repository's agent file that turns the sandbox off, opens the network
+    or gives back `.git` is as much a widening as an allow rule."""
+    (project.dir / ".git").mkdir()
+    (project.dir / "build").mkdir()
+    project.write_agent("scripted:s.yaml", sandbox={"network": True, "writable": [".git", "build"]})
+
+    shown = summary(project)
+
+    assert "the model's commands reach the network, any address (sandbox.network: true)" in shown
+    git = project.dir.resolve() / ".git"
+    assert f"the model's commands may write {git}, which programs outside the sandbox run" in shown
+    build = project.dir.resolve() / "build"
+    assert f"the model's commands may write anywhere under {build} (sandbox.writable)" in shown
+
+    project.write_agent("scripted:s.yaml", sandbox={"mode": "off"})
+
+    assert "the model's commands run unconfined" in summary(project)
+
+
+def test_the_default_sandbox_widens_nothing(project: Project) -> None:
+    project.write_agent("scripted:s.yaml", sandbox={"mode": "read-only"})
+
+    assert "the model's commands" not in summary(project)

@@ -1,8 +1,9 @@
 """What an agent file lets the model do beyond asking, in plain words, for the summary.
 
 Each setting that widens the model's reach (an allow rule, `yolo`, `workspace.dirs`,
-`shell.env.keep`, `web_fetch.allow_private`) is one line a person can judge without
-knowing the key: "the shell runs without asking", not "permissions.allow: [shell]".
+`shell.env.keep`, `web_fetch.allow_private`, a sandbox looser than the default) is one
+line a person can judge without knowing the key: "the shell runs without asking", not
+"permissions.allow: [shell]".
 """
 
 from __future__ import annotations
@@ -31,6 +32,26 @@ def widened_reach(config: AgentConfig) -> Iterator[str]:
     if config.web.allow_private:
         yield ("web_fetch may reach private addresses: this machine, your network, a cloud's "
                "metadata service (web_fetch.allow_private)")  # fmt: skip
+    yield from _sandbox(config)
+
+
+def _sandbox(config: AgentConfig) -> Iterator[str]:
+    """What `sandbox:` lets the model's commands do past the default sandbox."""
+    from hookgate.tools.sandbox.boundaries import RUN_OUTSIDE, RUNS_OUTSIDE
+
+    sandbox = config.sandbox
+    if not sandbox.on:
+        yield ("the model's commands run unconfined: they may write anywhere you can, reach "
+               "the network and your other programs (sandbox.mode: off)")  # fmt: skip
+        return
+    if sandbox.network:
+        yield "the model's commands reach the network, any address (sandbox.network: true)"
+    for directory in sandbox.writable:
+        if directory.name in RUN_OUTSIDE:
+            yield (f"the model's commands may write {directory}, which {RUNS_OUTSIDE} "
+                   "(sandbox.writable)")  # fmt: skip
+        else:
+            yield f"the model's commands may write anywhere under {directory} (sandbox.writable)"
 
 
 def _allow_rule(rule: str) -> str:
