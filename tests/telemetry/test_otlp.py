@@ -29,11 +29,13 @@ class Receiver:
 
     def __init__(self) -> None:
         self.bodies: list[tuple[str, bytes]] = []
-        received = self.bodies
+        self.headers: list[dict[str, str]] = []
+        received, headers = self.bodies, self.headers
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 size = int(self.headers.get("content-length", 0))
+                headers.append({name.lower(): value for name, value in self.headers.items()})
                 received.append((self.path, self.rfile.read(size)))
                 self.send_response(200)
                 self.send_header("content-type", "application/x-protobuf")
@@ -159,6 +161,29 @@ def test_content_true_sends_the_payload_and_the_reason(
 def test_the_standard_otel_variable_turns_it_on(project: Project, receiver: Receiver) -> None:
     guarded_turn(project, None, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.url)
     assert [s.name for s in receiver.spans()] == ["hook no-rm-rf", "hookgate preToolCall"]
+
+
+TOKEN = "Bearer collector-token-5a1e"
+
+
+@pytest.mark.parametrize("named_by", ["the agent file", "the environment"])
+def test_the_environments_collector_headers_go_to_the_environments_collector_alone(
+    project: Project, receiver: Receiver, named_by: str
+) -> None:
+    """`OTEL_EXPORTER_OTLP_HEADERS` holds the user's collector's credentials: the SDK
+    adds it to every export, so a URL a cloned repository's agent file names got it."""
+    if named_by == "the agent file":
+        guarded_turn(
+            project, {"otlp": receiver.url}, OTEL_EXPORTER_OTLP_HEADERS=f"authorization={TOKEN}"
+        )
+    else:
+        guarded_turn(project, None, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.url,
+                     OTEL_EXPORTER_OTLP_HEADERS=f"authorization={TOKEN}")  # fmt: skip
+
+    assert receiver.headers  # the exports arrived
+    sent = {headers.get("authorization") for headers in receiver.headers}
+    assert sent == ({None} if named_by == "the agent file" else {TOKEN})
+    assert {headers["content-type"] for headers in receiver.headers} == {"application/x-protobuf"}
 
 
 def test_without_telemetry_nothing_is_sent(project: Project, receiver: Receiver) -> None:

@@ -179,3 +179,24 @@ def test_the_default_sandbox_widens_nothing(project: Project) -> None:
     project.write_agent("scripted:s.yaml", sandbox={"mode": "read-only"})
 
     assert "the model's commands" not in summary(project)
+
+
+def test_the_summary_says_where_telemetry_goes_and_what_text_goes_with_it(
+    project: Project,
+) -> None:
+    project.write_agent(
+        "scripted:s.yaml",
+        telemetry={"otlp": "https://collector.example:4318", "content": True},
+    )
+
+    shown = summary(project)
+
+    assert "telemetry: every event's decision" in shown
+    assert "goes to https://collector.example:4318 (telemetry.otlp;" in shown
+    assert "with the text of your questions, the tool calls' arguments and results" in shown
+
+    project.write_agent("scripted:s.yaml", telemetry={"otlp": "http://localhost:4318"})
+
+    shown = summary(project)
+    assert "goes to http://localhost:4318" in shown
+    assert "with the text of" not in shown

@@ -3,7 +3,8 @@ counter, a hook-duration histogram and the audit record as a log record, exporte
 OTLP/HTTP by the official SDK.
 
 The providers are made once per process and per endpoint (every engine of the process
-shares them) and flushed at exit by the SDK. They are never installed as the global
+shares them) and flushed at exit by the SDK. An endpoint the agent file names gets no
+header or credential of the environment's (`_ProtocolHeadersOnly`). They are never installed as the global
 providers: an embedding application keeps its own. Without `content`, no prompt,
 argument, result or reason leaves: only names, kinds, outcomes, times and counts.
 """
@@ -15,6 +16,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import requests
 from opentelemetry import trace
 from opentelemetry._logs import SeverityNumber
 from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
@@ -38,12 +40,34 @@ _PROVIDERS: dict[tuple[str | None, str], _Providers] = {}
 _LOCK = threading.Lock()
 
 
+#: What an agent file's collector is sent of each export's headers: the protocol's own.
+_PROTOCOL_HEADERS = frozenset(
+    {"content-type", "content-encoding", "content-length", "user-agent", "accept",
+     "accept-encoding", "connection"}
+)  # fmt: skip
+
+
+class _ProtocolHeadersOnly(requests.Session):
+    """The session of an exporter whose endpoint the agent file names: it sends the
+    protocol's headers alone. The SDK adds `OTEL_EXPORTER_OTLP_HEADERS` (the user's
+    collector's credentials) to every exporter, whatever endpoint it is given, and a
+    credential provider the environment names; those belong to the collector the
+    environment names, never to a URL a cloned repository wrote."""
+
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
+        for name in [name for name in request.headers if name.lower() not in _PROTOCOL_HEADERS]:
+            del request.headers[name]
+        return super().send(request, **kwargs)
+
+
 class _Providers:
     """One process's tracer, meter and logger providers for one endpoint."""
 
     def __init__(self, endpoint: str | None, service: str) -> None:
         def at(path: str) -> dict[str, Any]:  # None: the exporter reads OTEL_EXPORTER_OTLP_*
-            return {"endpoint": f"{endpoint}/v1/{path}"} if endpoint else {}
+            if endpoint is None:
+                return {}
+            return {"endpoint": f"{endpoint}/v1/{path}", "session": _ProtocolHeadersOnly()}
 
         resource = Resource.create({"service.name": service})
         self.tracing = TracerProvider(resource=resource)

@@ -77,6 +77,7 @@ def _file_lines(closure: Closure) -> Iterator[str]:
 def _describe_agent(config: AgentConfig, *, top: bool) -> Iterator[str]:
     yield f"{'Agent file' if top else 'Asked agent'} {config.path}:"
     yield f"  model: {_model(config)}"
+    yield from _telemetry(config)
     hooks = list(config.hooks)
     yield "  hooks it runs:" if hooks else "  hooks it runs: none"
     for hook in hooks:
@@ -101,6 +102,22 @@ def _describe_agent(config: AgentConfig, *, top: bool) -> Iterator[str]:
     if reach:
         yield "  what it lets the model do without asking you:"
         yield from (f"    {line}" for line in reach)
+
+
+def _telemetry(config: AgentConfig) -> Iterator[str]:
+    """Where `telemetry:` sends what: the agent file's collector, the text it lets go."""
+    telemetry = config.telemetry
+    if telemetry is None or (telemetry.otlp is None and not telemetry.content):
+        return
+    if telemetry.otlp is not None:
+        where = f"{telemetry.otlp} (telemetry.otlp; no header or credential of your environment's)"
+    else:
+        where = "the collector your OTEL_EXPORTER_OTLP_* variables name, if any"
+    yield (f"  telemetry: every event's decision (event and hook names, outcomes, times) goes "
+           f"to {where}")  # fmt: skip
+    if telemetry.content:
+        yield ("    with the text of your questions, the tool calls' arguments and results, and "
+               "the hooks' reasons (telemetry.content: true)")  # fmt: skip
 
 
 def _runs(runs: HookRuns, env: Mapping[str, str]) -> Iterator[str]:
