@@ -85,6 +85,19 @@ def test_tmp_shows_a_command_the_workspace_and_its_own_files_alone(
     assert "1" in lines  # pytest's own folder, made to hold the workspace's mount point
 
 
+def test_a_home_under_tmp_is_still_the_commands_home(project: Project, tmp_path: Path) -> None:
+    """A container's `HOME` is often under `/tmp`: covering `/tmp` keeps it readable."""
+    home = tmp_path / "home-of-a-container"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[user]\n\tname = someone\n")
+    project.write_agent(project.script(*calls(shell("grep -c someone ~/.gitconfig"))), yolo=True)
+
+    done = project.hookgate("-p", "go", env=project.env(HOME=str(home)))
+
+    assert done.returncode == 0, done.stderr
+    assert tool_results(project) == ["1"]
+
+
 def test_a_hookgate_installed_under_tmp_still_runs_its_sandboxed_commands(
     project: Project, tmp_path: Path
 ) -> None:

@@ -84,15 +84,16 @@ def confine(argv: Sequence[str], boundaries: Boundaries) -> list[str]:
 
 
 def _kept_in_tmp(boundaries: Boundaries) -> list[Path] | None:
-    """What a command reads in `SHARED_TMP` once it is covered: the workspace, and what
-    it runs from (hookgate's interpreter and package, which the reaper needs, the `PATH`
-    directories) where they lie in it; the writable dirs are bound anyway. None where it
-    cannot be covered: one of them is `SHARED_TMP` itself, or holds it."""
+    """What a command reads in `SHARED_TMP` once it is covered: the workspace, the
+    user's home (a container's is often there), and what it runs from (hookgate's
+    interpreter and package, which the reaper needs, the `PATH` directories) where they
+    lie in it; the writable dirs are bound anyway. None where it cannot be covered: one
+    of them is `SHARED_TMP` itself, or holds it."""
     if not SHARED_TMP.is_dir():
         return None
     interpreter = Path(os.path.realpath(sys.executable)).parent
     readable = {*boundaries.workspace, *boundaries.runs_from, *boundaries.writable}
-    readable |= {Path(sys.prefix), Path(sys.base_prefix), interpreter, _PACKAGE}
+    readable |= {Path(sys.prefix), Path(sys.base_prefix), interpreter, _PACKAGE, _home()}
     if any(under(SHARED_TMP, directory) for directory in readable):
         return None
     inside = [d for d in readable if under(d, SHARED_TMP) and not within(d, boundaries.writable)]
@@ -120,6 +121,11 @@ def _pinned(boundaries: Boundaries) -> list[str]:
                 args += ["--bind", str(folder), str(folder)]
         args += ["--ro-bind", str(path), str(path)]
     return args
+
+
+def _home() -> Path:
+    """The user's home, as the command's `~` names it (`/` where there is none)."""
+    return Path(os.path.realpath(os.path.expanduser("~")))
 
 
 def _name_resolution() -> list[str]:
