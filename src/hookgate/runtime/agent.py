@@ -387,7 +387,8 @@ def _confinement(ctx: ToolContext) -> Callable[[list[str]], list[str]]:
     from hookgate.tools.shell import reaped_command
 
     if not ctx.sandbox.on:
-        ctx = ctx._replace(sandbox=SandboxSettings(writable=ctx.sandbox.writable))
+        own = ctx.sandbox
+        ctx = ctx._replace(sandbox=SandboxSettings(writable=own.writable, hidden=own.hidden))
     boundaries = Boundaries.of(ctx._replace(private_tmp=None))  # the shell's, not theirs
     return lambda argv: confine(reaped_command(argv, UNLIMITED, scoped=True), boundaries)
 

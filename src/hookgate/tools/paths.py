@@ -142,9 +142,15 @@ def open_path(raw: str, ctx: ToolContext, *, writing: bool = False) -> Path:
     path = normalise_path(raw, ctx.project_dir)
     bounds = Boundaries.of(ctx)
     if bounds.hides(path):
+        home = ctx.hookgate_home
+        if home is not None and within(path, (home,)):
+            raise ToolError(
+                f"[denied: {raw!r} is protected: it is inside hookgate's own data directory "
+                f"({home}), which no file tool reaches]"
+            )
         raise ToolError(
-            f"[denied: {raw!r} is protected: it is inside hookgate's own data directory "
-            f"({ctx.hookgate_home}), which no file tool reaches]"
+            f"[denied: {raw!r} is hidden from the model (sandbox.hidden: the user's "
+            "credentials by default); neither a file tool nor a command reads it]"
         )
     if writing and bounds.protects(path):
         raise ToolError(
@@ -206,7 +212,8 @@ _NO_FOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def refused(path: Path, ctx: ToolContext) -> bool:
-    """Whether `path` lies in `$HOOKGATE_HOME`, which no file tool reaches."""
+    """Whether `path` lies in `$HOOKGATE_HOME` or `sandbox.hidden`, which no file tool
+    reaches."""
     return Boundaries.of(ctx).hides(path)
 
 

@@ -38,6 +38,7 @@ def widened_reach(config: AgentConfig) -> Iterator[str]:
 def _sandbox(config: AgentConfig) -> Iterator[str]:
     """What `sandbox:` lets the model's commands do past the default sandbox."""
     from hookgate.tools.sandbox.boundaries import RUN_OUTSIDE, RUNS_OUTSIDE
+    from hookgate.tools.sandbox.settings import default_hidden
 
     sandbox = config.sandbox
     if not sandbox.on:
@@ -52,6 +53,10 @@ def _sandbox(config: AgentConfig) -> Iterator[str]:
                    "(sandbox.writable)")  # fmt: skip
         else:
             yield f"the model's commands may write anywhere under {directory} (sandbox.writable)"
+    shown = [str(path) for path in default_hidden() if path not in sandbox.hidden_paths()]
+    if shown:
+        yield (f"the model's commands and file tools may read {', '.join(shown)}, hidden by "
+               "default: your credentials (sandbox.hidden)")  # fmt: skip
 
 
 def _allow_rule(rule: str) -> str:

@@ -51,7 +51,8 @@ class Boundaries(NamedTuple):
     writable: tuple[Path, ...]
     """Where a confined command (and, with the sandbox on, a file tool) may write."""
     hidden: tuple[Path, ...]
-    """Neither read nor written by any tool: `$HOOKGATE_HOME`, every project's sessions."""
+    """Neither read nor written by any tool: `$HOOKGATE_HOME`, every project's sessions;
+    with the sandbox on, `sandbox.hidden` too (the user's credentials by default)."""
     protected: frozenset[Path]
     """Never written, even inside `writable`: the agent file's trust closure (a hook's
     folder with everything in it)."""
@@ -80,6 +81,8 @@ class Boundaries(NamedTuple):
         if ctx.private_tmp is not None:
             extra = (*extra, ctx.private_tmp)
         hidden = () if ctx.hookgate_home is None else (ctx.hookgate_home,)
+        if sandbox.on:
+            hidden = (*hidden, *sandbox.hidden_paths())
         guarded = _outermost((*workspace, *writable, *sandbox.writable, *(sandbox.ceiling or ())))
         given = _run_outside_among(sandbox.writable, guarded)
         if sandbox.ceiling is not None:  # given back only where the asker gave it too

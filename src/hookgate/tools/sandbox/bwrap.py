@@ -9,7 +9,8 @@ network, IPC, UTS, cgroup and user namespaces with every capability dropped:
   the file nor a folder holding it can be written, deleted, renamed or replaced; so
   too what programs outside the sandbox run from a writable dir (`.git`, `.vscode`,
   `.claude`, `.bashrc`, …: `boundaries.RUN_OUTSIDE`);
-- `$HOOKGATE_HOME` covered by an empty read-only tmpfs;
+- `$HOOKGATE_HOME` and `sandbox.hidden` (the user's credentials by default) covered
+  by an empty read-only tmpfs, a hidden file by an empty one;
 - a fresh `/proc` that shows the sandbox's own processes only (hookgate's environment
   is not among them), a minimal `/dev`;
 - without `network: true`, no network interface but a loopback of its own: nothing
@@ -75,9 +76,11 @@ def confine(argv: Sequence[str], boundaries: Boundaries) -> list[str]:
     if SYSTEM_SOCKETS.is_dir():  # with the network on too: a socket is no network
         resolver = _name_resolution() if boundaries.sandbox.network else []
         args += _covered(SYSTEM_SOCKETS, resolver)
-    for directory in (*DISPLAY_SOCKETS, *boundaries.hidden):
-        if directory.is_dir():
-            args += _covered(directory)
+    for path in (*DISPLAY_SOCKETS, *boundaries.hidden):
+        if path.is_dir():
+            args += _covered(path)
+        elif path.exists():  # a file: an empty one in its place
+            args += ["--ro-bind", os.devnull, str(path)]
     if kept is not None:
         args += ["--remount-ro", str(SHARED_TMP)]
     return [*args, "--", *argv]

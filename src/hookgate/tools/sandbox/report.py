@@ -41,6 +41,8 @@ def sandbox_report(path: Path) -> tuple[list[str], list[str]]:
     if sandbox.mode is Mode.READ_ONLY:
         lines.append("  the workspace is read-only too")
     lines += [f"  writable too: {d}" for d in sandbox.writable]
+    hidden = [str(path) for path in sandbox.hidden_paths()]
+    lines.append(f"  hidden from commands and file tools: {', '.join(hidden) or 'nothing'}")
     problem = probe()
     if problem is not None:
         return lines, [

@@ -3,11 +3,14 @@
 `mode: workspace-write` (the default) lets a command write only under the workspace,
 the `writable:` dirs and a private temporary directory; `read-only` only there in the
 temporary directory; `off` runs commands unconfined. `network: false` (the default)
-gives them no network at all, loopback included. Parsed strictly, like every key.
+gives them no network at all, loopback included. `hidden:` names what neither a
+command nor a file tool reads: by default the usual stores of the user's credentials
+(`DEFAULT_HIDDEN`). Parsed strictly, like every key.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
@@ -20,7 +23,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-SANDBOX_KEYS = ("mode", "network", "writable")
+SANDBOX_KEYS = ("mode", "network", "writable", "hidden")
+#: What the model's commands and file tools never read unless `hidden:` says otherwise:
+#: where the user's keys and tokens for other machines live (SSH's keys and the sockets
+#: of its shared connections, GnuPG's, the cloud CLIs', Kubernetes', Docker's with its
+#: socket, GitHub CLI's, netrc, git's stored credentials, PostgreSQL's, PyPI's).
+DEFAULT_HIDDEN = (
+    "~/.ssh", "~/.gnupg", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube", "~/.docker",
+    "~/.config/gh", "~/.netrc", "~/.git-credentials", "~/.pgpass", "~/.pypirc",
+)  # fmt: skip
 
 
 class Mode(Enum):
@@ -47,10 +58,17 @@ class SandboxSettings(NamedTuple):
     ceiling: tuple[Path, ...] | None = None
     """What an asking agent could write: nothing outside it is writable here (None: no
     asker, or one without a sandbox)."""
+    hidden: tuple[Path, ...] | None = None
+    """Paths (`~` and relative ones resolved) neither read nor written by a confined
+    command or a file tool; None: `DEFAULT_HIDDEN` (`hidden_paths`)."""
 
     @property
     def on(self) -> bool:
         return self.mode is not Mode.OFF
+
+    def hidden_paths(self) -> tuple[Path, ...]:
+        """What is hidden: `hidden`, or the default read in this user's home."""
+        return self.hidden if self.hidden is not None else default_hidden()
 
     def within(self, floor: SandboxSettings) -> SandboxSettings:
         """These settings, made no looser than `floor`, an asking agent's sandbox.
@@ -61,23 +79,30 @@ class SandboxSettings(NamedTuple):
         if not floor.on:
             return self
         mode = min(self.mode, floor.mode, key=lambda mode: mode.looseness)
-        return SandboxSettings(mode, self.network and floor.network, self.writable, floor.writable)
+        hidden = tuple(dict.fromkeys((*self.hidden_paths(), *floor.hidden_paths())))
+        return SandboxSettings(
+            mode, self.network and floor.network, self.writable, floor.writable, hidden
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
             "mode": self.mode.value,
             "network": self.network,
             "writable": [str(path) for path in self.writable],
+            "hidden": [str(path) for path in self.hidden_paths()],
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SandboxSettings:
         """The inverse of `to_json`; raises `ValueError`, `KeyError` or `TypeError` on
         another shape."""
-        writable = data["writable"]
+        writable, hidden = data["writable"], data["hidden"]
         if not isinstance(data["network"], bool) or not isinstance(writable, list):
             raise ValueError(f"not a sandbox: {data!r}")
-        return cls(Mode(data["mode"]), data["network"], tuple(Path(p) for p in writable))
+        if not isinstance(hidden, list) or not all(isinstance(p, str) for p in hidden):
+            raise ValueError(f"not a sandbox: {data!r}")
+        paths = (tuple(Path(p) for p in writable), None, tuple(Path(p) for p in hidden))
+        return cls(Mode(data["mode"]), data["network"], *paths)
 
 
 def parse_sandbox(document: Mapping[Any, Any], where: Where, base_dir: Path) -> SandboxSettings:
@@ -96,14 +121,51 @@ def parse_sandbox(document: Mapping[Any, Any], where: Where, base_dir: Path) -> 
     network = node.get("network", False)
     if not isinstance(network, bool):
         raise at.key(node, "network").error(f"expected true or false, got {describe(network)}")
-    return SandboxSettings(Mode(mode), network, directories(node, at, "writable", base_dir))
+    writable = directories(node, at, "writable", base_dir)
+    hidden = _hidden(node, at, base_dir, (base_dir, *writable)) if "hidden" in node else None
+    return SandboxSettings(Mode(mode), network, writable, hidden=hidden)
+
+
+def default_hidden() -> tuple[Path, ...]:
+    """`DEFAULT_HIDDEN` in this user's home, links resolved."""
+    return tuple(_resolved(Path(path).expanduser()) for path in DEFAULT_HIDDEN)
+
+
+def _hidden(
+    node: Mapping[Any, Any], at: Where, base_dir: Path, kept: tuple[Path, ...]
+) -> tuple[Path, ...]:
+    """`hidden:`, a list of paths (present or not) from `base_dir`; none may hold the
+    project or a writable dir, which a command must see."""
+    paths = node["hidden"]
+    here = at.key(node, "hidden")
+    if not isinstance(paths, list):
+        raise here.error(
+            f"expected a list of paths, got {describe(paths)}", hint="hidden: [~/.ssh, .env]"
+        )
+    resolved: list[Path] = []
+    for index, item in enumerate(paths):
+        if not isinstance(item, str) or not item.strip() or "\x00" in item:
+            raise here.item(paths, index).error(f"expected a path, got {describe(item)}")
+        path = _resolved(base_dir / Path(item).expanduser())
+        holds = next((d for d in kept if d == path or path in d.parents), None)
+        if holds is not None:
+            raise here.item(paths, index).error(
+                f"{item!r} holds {holds}, which the model's commands must see",
+                hint="hide what is inside it instead (a file, a folder of secrets)",
+            )
+        resolved.append(path)
+    return tuple(resolved)
+
+
+def _resolved(path: Path) -> Path:
+    return Path(os.path.realpath(path))
 
 
 #: The variable an agent passes its sandbox down in, to the agents it asks: a child
 #: never runs looser than its parent (`SandboxSettings.within`).
 FLOOR_ENV = "HOOKGATE_SANDBOX_FLOOR"
 #: What a floor that cannot be read stands for: the strictest sandbox there is.
-STRICTEST = SandboxSettings(Mode.READ_ONLY, network=False, writable=())
+STRICTEST = SandboxSettings(Mode.READ_ONLY, network=False, writable=())  # hidden: the default
 
 
 def inherited(own: SandboxSettings, environ: Mapping[str, str]) -> SandboxSettings:
