@@ -277,7 +277,8 @@ def test_hooks_check_says_what_this_machine_enforces(project: Project) -> None:
     assert done.returncode == 0, done.stderr
     assert "sandbox: workspace-write, network on" in done.stdout
     assert "this machine enforces it (bubblewrap:" in done.stdout
-    assert "$HOOKGATE_HOME hidden" in done.stdout
+    assert "$HOOKGATE_HOME and the hidden paths out of reach" in done.stdout
+    assert "the sockets in /run and /tmp out of reach" in done.stdout
     assert "what programs outside the sandbox run read-only: .git," in done.stdout
     scoped = "abstract Unix sockets and processes outside out of reach (Landlock ABI"
     unscoped = "not enforced here: abstract Unix sockets outside the sandbox"

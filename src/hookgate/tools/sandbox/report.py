@@ -17,7 +17,9 @@ ENFORCED = (
     "trusted files read-only, their folders fixed in place",
     "what programs outside the sandbox run read-only: .git, editor and agent CLI settings, "
     "shell start-up files, the packages hooks run from, PATH directories",
-    "$HOOKGATE_HOME hidden",
+    "$HOOKGATE_HOME and the hidden paths out of reach",
+    "the sockets in /run and /tmp out of reach (docker's, D-Bus's, tmux's, ssh-agent's, "
+    "the display server's), network or not",
     "hookgate's processes and environment out of sight (own /proc)",
 )
 
