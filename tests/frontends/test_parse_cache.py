@@ -133,8 +133,9 @@ def test_a_hook_scripts_commands_come_from_the_cache_and_still_pin_what_it_runs(
     project.write_agent(project.script({"text": "hello"}, {"text": "again"}), hooks={"preGeneration": [{"command": guard}]})  # fmt: skip
     project.trust()
     assert project.hookgate("-p", "hi", trusted=False).stdout == "hello\n"
-    (kept,) = (project.home / "cache" / "shell-commands-v1").glob("*.json")
-    assert ["exec", "sh", '$(dirname "$0")/../tools/policy.sh'] in json.loads(kept.read_text())
+    (kept,) = (project.home / "cache" / "shell-commands-v2").glob("*.json")
+    words = ["exec", "sh", '$(dirname "$0")/../tools/policy.sh']
+    assert any(command[:3] == words for command in json.loads(kept.read_text()))
 
     modules = imported(project, [str(HOOKGATE), "-p", "hi"])
     policy.write_text("exit 2\n")

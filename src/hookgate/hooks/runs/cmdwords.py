@@ -36,13 +36,20 @@ _CD_PWD = re.compile(
     r"\s*(?:&&|;)\s*pwd(?:\s+-[PL])?\s*\)"
 )
 #: The name `parsecache` keeps a script's commands under; changes with their form.
-SCRIPT_FORMAT = "shell-commands-v1"
+SCRIPT_FORMAT = "shell-commands-v2"
+#: Marks a file a command reads by a redirect, among its words (no word holds NUL).
+STDIN = "\x00<"
+#: Marks why what a command runs is not known before it runs (the parser's `hidden`).
+UNKNOWN = "\x00?"
 #: `NAME=value`, a variable set for one command.
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def commands_of(line: str) -> list[list[str]] | None:
-    """Each command `line` runs, as words; None where the shell parser cannot read it."""
+    """Each command `line` runs, as words, then each file it reads by a redirect, marked
+    by `STDIN` (`bash < g.sh`: `["bash", STDIN + "g.sh"]`), and why what it runs is
+    not known before it runs, if so, marked by `UNKNOWN` (`bash < "$X"`); None where
+    the shell parser cannot read it."""
     if _PLAIN_LINE.fullmatch(line):
         return [line.split()]  # what the parser would say, without loading it
     if _QUOTED_PLAIN_LINE.fullmatch(_KNOWN_VARS.sub("v", line)) and line.count('"') % 2 == 0:
@@ -60,7 +67,9 @@ def commands_of(line: str) -> list[list[str]] | None:
         words = split_words(command.written)
         if words is None:
             return None
-        commands.append(words)
+        reads = dict.fromkeys(path for kind, path in command.redirected if kind == "read")
+        unknown = [] if command.hidden is None else [UNKNOWN + command.hidden]
+        commands.append([*words, *(STDIN + path for path in reads), *unknown])
     return commands
 
 

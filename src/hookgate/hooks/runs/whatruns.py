@@ -23,6 +23,8 @@ from hookgate.hooks.files.yamlfile import script_interpreter
 from hookgate.hooks.records import NamedTuple
 from hookgate.hooks.runs.cmdwords import (
     ASSIGNMENT,
+    STDIN,
+    UNKNOWN,
     commands_of,
     commands_of_script,
     expand_known,
@@ -366,6 +368,9 @@ class _Found:
         script's `"$TMPDIR/x"` is mostly its data)."""
         expands = _EXPANDS if shell else _NOTHING
         globs = _GLOBS if shell else _NOTHING
+        fed = [word[len(STDIN) :] for word in words if word.startswith(STDIN)]
+        unknown = [word[len(UNKNOWN) :] for word in words if word.startswith(UNKNOWN)]
+        words = [word for word in words if not word.startswith((STDIN, UNKNOWN))]
         for word in words:  # `env BASH_ENV=./x sh -c …`: a wrapper's assignments count too
             key, equals, value = word.partition("=")
             if equals and key in CODE_LOADING_ENV:
@@ -392,6 +397,14 @@ class _Found:
             self._module(words[words.index("-m") + 1 :][:1], cwd)
         elif operand is None and (code := _inline_code(words)) is not None:
             self._inline(program, code, cwd)
+        elif operand is None and _interpreter(program) and not _has_code_option(words):
+            for script in fed:  # `bash < g.sh`, `python3 - < g.py`: the script is stdin
+                if expands.search(script) or globs.search(script):
+                    self.unread[script] = None
+                else:
+                    self._relative(script, dirs, present_only=False)
+            if unknown and not fed:  # `bash < "$X"`, `… | bash`
+                self.unread[f"the script {os.path.basename(program)} reads on its stdin"] = None
         for index, word in enumerate(words[1:], 1):
             if expands.search(word):
                 path_like = os.sep in without_substitutions(word)
@@ -624,6 +637,19 @@ def _shell_script(words: Sequence[str]) -> str | None:
 def _under(path: Path, roots: Iterable[Path]) -> bool:
     normal = os.path.normpath(path)
     return any(normal == str(root) or normal.startswith(f"{root}{os.sep}") for root in roots)
+
+
+def _interpreter(program: str) -> bool:
+    """Whether `program` runs a script: a shell, Python, Node.js, …"""
+    return os.path.basename(program) in INTERPRETERS or _is_python(program)
+
+
+def _has_code_option(words: Sequence[str]) -> bool:
+    """Whether an interpreter's words give it code (`-c`, `-e`) or a module (`-m`)."""
+    shell = os.path.basename(words[0]) in _SHELLS_C
+    return any(
+        word in _CODE_OPTIONS or word == "-m" or (shell and _has_c(word)) for word in words[1:]
+    )
 
 
 def _is_python(program: str) -> bool:
