@@ -57,6 +57,8 @@ ROWS = [
     Row("sed -n '1,5p' notes.txt", "shell(sed *)", True, RM, False),
     Row("git commit -m 'rm -rf is dangerous'", "shell(git commit *)", True, RM, False),
     Row("echo rm -f x", "shell(echo *)", True, RM, False),
+    Row("grep -rn 'rm -f x' src", "shell(grep *)", True, RM, False),
+    Row("git commit -m 'rm x, which nothing reads'", "shell(git commit *)", True, RM, False),
     Row('echo "a \\$HOME b"', "shell(echo *)", True, RM, False),
     Row("ls -la src && git status --short", "shell(ls *)", False, RM, False),
     # Allow rules: each line runs code or writes a file its rule cannot read.
@@ -134,6 +136,17 @@ ROWS = [
     Row("nice -n 5 rm -f x", "shell(nice *)", True, RM, True, DELETES),
     Row("ionice -c 3 rm -f x", "shell(ionice *)", True, RM, True, DELETES),
     Row("setsid -w rm -f x", "shell(setsid *)", True, RM, True, DELETES),
+    # A program no table names may run what its words spell: not proven outside the rule.
+    Row("prlimit --nproc=512 rm -f x", "shell(prlimit *)", True, RM, True, DELETES),
+    Row("setarch -R rm -f x", "shell(setarch *)", True, RM, True, DELETES),
+    Row(
+        "python3 -c 'import subprocess, sys; subprocess.run(sys.argv[1:])' rm -f x",
+        "shell(python3 *)",
+        True,
+        RM,
+        True,
+        DELETES,
+    ),
     Row("coproc rm -f x; wait", "shell(coproc *)", False, RM, True, DELETES),
     Row("let 'a[$(rm -f x)]'", "shell(let *)", False, RM, True, DELETES),
     Row("declare 'a[$(rm -f x)]=1'", "shell(declare *)", False, RM, True, DELETES),
@@ -173,7 +186,7 @@ def test_each_line_against_an_allow_and_a_deny_rule(row: Row) -> None:
 
 
 #: Programs some rows run that a minimal system may lack.
-OPTIONAL_PROGRAMS = ("script", "flock", "busybox", "dash", "setsid", "ionice")
+OPTIONAL_PROGRAMS = ("script", "flock", "busybox", "dash", "setsid", "ionice", "prlimit", "setarch")
 EFFECTS = [row for row in ROWS if row.effect is not None]
 
 

@@ -42,6 +42,22 @@ WRAPPERS: dict[str, tuple[str, int]] = {
 #: Start points of the wrapper forms of one command; past it the command is unknown
 #: (a thousand nested `nohup`s cost quadratic time to list).
 MAX_WRAPPED_FORMS = 64
+#: Programs that take their arguments as data and run none of them: a deny rule reads
+#: them by their own name alone. Any other program may run what its words spell
+#: (`eatmydata rm x`, `prlimit --nproc=9 rm x`, `cargo run -- rm x`): `argument_forms`.
+DATA_ONLY = frozenset({
+    "echo", "printf", "cat", "tac", "nl", "ls", "dir", "grep", "egrep", "fgrep", "rg", "ag",
+    "head", "tail", "wc", "sort", "uniq", "cut", "paste", "join", "fold", "fmt", "tr",
+    "column", "test", "[", "true", "false", "pwd", "basename", "dirname", "realpath",
+    "readlink", "stat", "file", "diff", "cmp", "comm", "touch", "mkdir", "cp", "mv", "ln",
+    "chmod", "chown", "chgrp", "jq", "date", "sleep", "seq", "whoami", "id", "uname",
+    "hostname", "which", "du", "df", "tee", "md5sum", "sha1sum", "sha256sum", "sha512sum",
+    "b2sum", "cksum", "base64", "base32", "xxd", "od", "hexdump", "strings", "shuf", "yes",
+    "expr", "numfmt", "rev", "truncate", "mktemp", "printenv", "tty", "nproc", "arch",
+    "iconv", "wget", "curl",
+})  # fmt: skip
+#: Start points of the argument forms of one command; past it the command is unknown.
+MAX_ARGUMENT_FORMS = 256
 #: Variables whose value the shell or a program runs as a command line later
 #: (`PS4='$(rm x)'; set -x`, `GIT_SSH_COMMAND='rm x' git fetch`).
 CODE_VARIABLES = frozenset({
@@ -80,6 +96,11 @@ def commands_run(values: Sequence[str | None], texts: Sequence[str], stdin: Stdi
     handler = RUNNERS.get(name)
     if handler is not None:
         runs = _nested(runs.plus(handler(name, list(values[start + 1 :]), stdin)))
+    elif name not in DATA_ONLY and name not in WRAPPERS:
+        perhaps = argument_forms(texts[start + 1 :])
+        if perhaps is None:
+            return Runs(runs.forms, hidden="it has more words than hookgate follows")
+        runs = Runs((*runs.forms, *perhaps), runs.scripts, runs.hidden, runs.commands)
     if "xargs" not in (base_name(value or "") for value in values[:start]):
         return runs
     replace = _xargs_replace(values[:start])
@@ -146,6 +167,19 @@ def _wrapped_forms(values: Sequence[str | None], texts: Sequence[str]) -> list[s
         return []
     starts = [i for i in range(first + 1, len(texts)) if not texts[i].startswith("-")]
     if len(starts) > MAX_WRAPPED_FORMS:
+        return None
+    return [" ".join([base_name(texts[i]), *texts[i + 1 :]]) for i in starts]
+
+
+def argument_forms(texts: Sequence[str]) -> list[str] | None:
+    """A program's arguments from each word that could name a command on (not an
+    option, no space in it): what it may run (`eatmydata rm x`: `rm x`). None past
+    `MAX_ARGUMENT_FORMS` such words."""
+    starts = [
+        i for i, text in enumerate(texts)
+        if text and not text.startswith("-") and not any(c.isspace() for c in text)
+    ]  # fmt: skip
+    if len(starts) > MAX_ARGUMENT_FORMS:
         return None
     return [" ".join([base_name(texts[i]), *texts[i + 1 :]]) for i in starts]
 
