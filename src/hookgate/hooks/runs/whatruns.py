@@ -121,7 +121,6 @@ _RUN_WORDS = re.compile(
         "|".join(sorted(CODE_LOADING_ENV)),
     )
 )
-
 _PYTHON = re.compile(r"python(3(\.\d+)?)?|pypy3?")
 #: Folders in a hook's folder that hold none of its code: Python's byte code, git's
 #: repository, a package manager's packages.
