@@ -139,6 +139,7 @@ ROWS = [
     # A program no table names may run what its words spell: not proven outside the rule.
     Row("prlimit --nproc=512 rm -f x", "shell(prlimit *)", True, RM, True, DELETES),
     Row("setarch -R rm -f x", "shell(setarch *)", True, RM, True, DELETES),
+    Row("sort --compress-program=rm -S 1 big.txt", "shell(sort *)", True, RM, True),
     Row(
         "python3 -c 'import subprocess, sys; subprocess.run(sys.argv[1:])' rm -f x",
         "shell(python3 *)",

@@ -44,17 +44,19 @@ WRAPPERS: dict[str, tuple[str, int]] = {
 MAX_WRAPPED_FORMS = 64
 #: Programs that take their arguments as data and run none of them: a deny rule reads
 #: them by their own name alone. Any other program may run what its words spell
-#: (`eatmydata rm x`, `prlimit --nproc=9 rm x`, `cargo run -- rm x`): `argument_forms`.
+#: (`eatmydata rm x`, `prlimit --nproc=9 rm x`, `cargo run -- rm x`, `sort
+#: --compress-program=rm`): `argument_forms`. Not here, for that: `sort`, `rg` (`--pre`),
+#: `ag` (`--pager`), `wget` (`--use-askpass`).
 DATA_ONLY = frozenset({
-    "echo", "printf", "cat", "tac", "nl", "ls", "dir", "grep", "egrep", "fgrep", "rg", "ag",
-    "head", "tail", "wc", "sort", "uniq", "cut", "paste", "join", "fold", "fmt", "tr",
+    "echo", "printf", "cat", "tac", "nl", "ls", "dir", "grep", "egrep", "fgrep",
+    "head", "tail", "wc", "uniq", "cut", "paste", "join", "fold", "fmt", "tr",
     "column", "test", "[", "true", "false", "pwd", "basename", "dirname", "realpath",
     "readlink", "stat", "file", "diff", "cmp", "comm", "touch", "mkdir", "cp", "mv", "ln",
     "chmod", "chown", "chgrp", "jq", "date", "sleep", "seq", "whoami", "id", "uname",
     "hostname", "which", "du", "df", "tee", "md5sum", "sha1sum", "sha256sum", "sha512sum",
     "b2sum", "cksum", "base64", "base32", "xxd", "od", "hexdump", "strings", "shuf", "yes",
     "expr", "numfmt", "rev", "truncate", "mktemp", "printenv", "tty", "nproc", "arch",
-    "iconv", "wget", "curl",
+    "iconv", "curl",
 })  # fmt: skip
 #: Start points of the argument forms of one command; past it the command is unknown.
 MAX_ARGUMENT_FORMS = 256
@@ -173,15 +175,20 @@ def _wrapped_forms(values: Sequence[str | None], texts: Sequence[str]) -> list[s
 
 def argument_forms(texts: Sequence[str]) -> list[str] | None:
     """A program's arguments from each word that could name a command on (not an
-    option, no space in it): what it may run (`eatmydata rm x`: `rm x`). None past
-    `MAX_ARGUMENT_FORMS` such words."""
-    starts = [
-        i for i, text in enumerate(texts)
-        if text and not text.startswith("-") and not any(c.isspace() for c in text)
-    ]  # fmt: skip
+    option, no space in it; an option's `=value` too): what it may run (`eatmydata rm
+    x`: `rm x`; `sort --compress-program=rm x`: `rm x`). None past `MAX_ARGUMENT_FORMS`
+    such words."""
+    starts: list[tuple[int, str]] = []
+    for index, text in enumerate(texts):
+        if text.startswith("--") and "=" in text:
+            text = text.partition("=")[2]
+        elif text.startswith("-"):
+            continue
+        if text and not any(c.isspace() for c in text):
+            starts.append((index, text))
     if len(starts) > MAX_ARGUMENT_FORMS:
         return None
-    return [" ".join([base_name(texts[i]), *texts[i + 1 :]]) for i in starts]
+    return [" ".join([base_name(name), *texts[index + 1 :]]) for index, name in starts]
 
 
 def _assignments_of_env(values: Sequence[str | None]) -> Runs:
