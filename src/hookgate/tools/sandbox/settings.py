@@ -127,8 +127,18 @@ def parse_sandbox(document: Mapping[Any, Any], where: Where, base_dir: Path) -> 
 
 
 def default_hidden() -> tuple[Path, ...]:
-    """`DEFAULT_HIDDEN` in this user's home, links resolved."""
-    return tuple(_resolved(Path(path).expanduser()) for path in DEFAULT_HIDDEN)
+    """`DEFAULT_HIDDEN` in this user's home, links resolved (once per home: a session
+    asks at its start and for each floor it passes down)."""
+    home = os.path.expanduser("~")
+    found = _DEFAULTS.get(home)
+    if found is None:
+        found = _DEFAULTS[home] = tuple(
+            _resolved(Path(path).expanduser()) for path in DEFAULT_HIDDEN
+        )
+    return found
+
+
+_DEFAULTS: dict[str, tuple[Path, ...]] = {}
 
 
 def _hidden(
