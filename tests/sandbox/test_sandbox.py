@@ -337,30 +337,10 @@ def test_a_sandboxed_command_dies_with_a_hookgate_killed_outright(
     assert not processes_named(mark)
 
 
-@pytest.fixture(
-    params=["/run", "/tmp/.X11-unix", f"/tmp/tmux-{os.getuid()}", "/tmp/ssh-hookgatetest"],
-    ids=["/run", "X11's", "tmux's", "ssh-agent's"],
-)
-def run_socket(request: pytest.FixtureRequest) -> Iterator[tuple[Path, list[int]]]:
-    """A Unix socket listening in /run, as docker's and the user's D-Bus bus do, in
-    X11's folder, as the display server does, or in /tmp, as tmux's server and
-    ssh-agent do (each a way out: `docker run -v /:/host`, `systemd-run --user`,
-    keystrokes sent to the user's terminal, `tmux send-keys` to the user's shell, the
-    user's keys); the connections it took."""
-    import socket
+def counting(server: Any) -> list[int]:
+    """The connections the listening `server` takes, counted by a thread of its own."""
     import threading
 
-    folder = Path(request.param)
-    made = not folder.exists()
-    path = folder / f"hookgate-test-{os.getpid()}.sock"
-    try:
-        folder.mkdir(mode=0o1777, exist_ok=True)
-        server = socket.socket(socket.AF_UNIX)
-        server.bind(str(path))
-    except OSError as exc:
-        pytest.skip(f"{folder} cannot hold a socket here: {exc}")
-    path.chmod(0o777)
-    server.listen()
     taken: list[int] = []
 
     def accept() -> None:
@@ -373,6 +353,33 @@ def run_socket(request: pytest.FixtureRequest) -> Iterator[tuple[Path, list[int]
             connection.close()
 
     threading.Thread(target=accept, daemon=True).start()
+    return taken
+
+
+@pytest.fixture(
+    params=["/run", "/tmp/.X11-unix", f"/tmp/tmux-{os.getuid()}", "/tmp/ssh-hookgatetest"],
+    ids=["/run", "X11's", "tmux's", "ssh-agent's"],
+)
+def run_socket(request: pytest.FixtureRequest) -> Iterator[tuple[Path, list[int]]]:
+    """A Unix socket listening in /run, as docker's and the user's D-Bus bus do, in
+    X11's folder, as the display server does, or in /tmp, as tmux's server and
+    ssh-agent do (each a way out: `docker run -v /:/host`, `systemd-run --user`,
+    keystrokes sent to the user's terminal, `tmux send-keys` to the user's shell, the
+    user's keys); the connections it took."""
+    import socket
+
+    folder = Path(request.param)
+    made = not folder.exists()
+    path = folder / f"hookgate-test-{os.getpid()}.sock"
+    try:
+        folder.mkdir(mode=0o1777, exist_ok=True)
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+    except OSError as exc:
+        pytest.skip(f"{folder} cannot hold a socket here: {exc}")
+    path.chmod(0o777)
+    server.listen()
+    taken = counting(server)
     try:
         yield path, taken
     finally:
@@ -416,24 +423,12 @@ def abstract_socket() -> Iterator[tuple[str, list[int]]]:
     """A Unix socket in the abstract namespace, as the display server's
     `@/tmp/.X11-unix/X0` and a containerd shim's are: no file, so no mount hides it."""
     import socket
-    import threading
 
     name = f"\0hookgate-test-{os.getpid()}-{time.monotonic_ns()}"
     server = socket.socket(socket.AF_UNIX)
     server.bind(name)
     server.listen()
-    taken: list[int] = []
-
-    def accept() -> None:
-        while True:
-            try:
-                connection, _ = server.accept()
-            except OSError:
-                return
-            taken.append(1)
-            connection.close()
-
-    threading.Thread(target=accept, daemon=True).start()
+    taken = counting(server)
     try:
         yield name[1:], taken
     finally:

@@ -22,7 +22,7 @@ import pytest
 
 from hookgate.hooks import parse_hooks
 from hookgate.hooks.files.yamlfile import Where
-from hookgate.hooks.runs.whatruns import what_hook_runs
+from hookgate.hooks.runs.whatruns import HookRuns, what_hook_runs
 from runtime.project import Project
 
 DENY = 'deny() { echo \'{"action": "deny", "reason": "no rm"}\'; }\n'
@@ -36,7 +36,7 @@ POLICY = (
 LOOSE_POLICY = "print('{}')\n"
 
 
-def rm_script(project: Project, *first: dict[str, object]) -> Path:
+def rm_script(project: Project, *first: dict[str, object]) -> str:
     """A scripted model that does `first`, then asks for `rm -f victim`."""
     (project.dir / "victim").write_text("")
     return project.script(
@@ -82,6 +82,14 @@ def project_policy(project: Project) -> Path:
     tools.mkdir()
     (tools / "policy.py").write_text(POLICY)
     return tools / "policy.py"
+
+
+def runs_of(project: Project, command: str) -> HookRuns:
+    """What the `preToolCall` hook `command`, in the project's agent file, runs."""
+    (hook,) = parse_hooks(
+        {"preToolCall": [{"command": command}]}, Where("x.yaml"), base_dir=project.dir
+    )
+    return what_hook_runs(hook, project.dir)
 
 
 # A hook's folder, whole: hidden folders and linked ones
@@ -135,11 +143,7 @@ def test_a_linked_folder_is_walked_once_and_the_systems_own_not_at_all(
     (hooks / "g.sh").write_text("")
     os.symlink(".", hooks / "loop")
     os.symlink("/usr/share", hooks / "system")
-    (hook,) = parse_hooks(
-        {"preToolCall": [{"command": "sh hooks/g.sh"}]}, Where("x.yaml"), base_dir=project.dir
-    )
-
-    runs = what_hook_runs(hook, project.dir)
+    runs = runs_of(project, "sh hooks/g.sh")
 
     assert runs.unread == ()
     assert hooks / "g.sh" in runs.files
@@ -158,11 +162,7 @@ def test_a_package_managers_folder_or_a_repository_in_the_hooks_folder_is_not_it
         (hooks / folder / "f").write_text("")
     (hooks / ".venv" / "pyvenv.cfg").write_text("")
     (hooks / "g.sh").write_text("")
-    (hook,) = parse_hooks(
-        {"preToolCall": [{"command": "sh hooks/g.sh"}]}, Where("x.yaml"), base_dir=project.dir
-    )
-
-    files = what_hook_runs(hook, project.dir).files
+    files = runs_of(project, "sh hooks/g.sh").files
 
     assert hooks / "g.sh" in files
     assert not {"node_modules", ".venv", ".git"} & {p for f in files for p in f.parts}
@@ -238,11 +238,7 @@ def test_scripts_beside_the_agent_file_that_run_each_other_are_pinned_once(
     the loop read once."""
     (project.dir / "guard.sh").write_text("#!/bin/sh\n./helper.sh\n")
     (project.dir / "helper.sh").write_text('#!/bin/sh\n[ -n "$AGAIN" ] || AGAIN=1 bash guard.sh\n')
-    (hook,) = parse_hooks(
-        {"preToolCall": [{"command": "./guard.sh"}]}, Where("x.yaml"), base_dir=project.dir
-    )
-
-    runs = what_hook_runs(hook, project.dir)
+    runs = runs_of(project, "./guard.sh")
 
     assert runs.files == (project.dir / "guard.sh", project.dir / "helper.sh")
     assert runs.unread == ()
@@ -277,11 +273,7 @@ def test_a_script_run_by_a_path_built_at_run_time_is_named_and_a_scripts_data_is
 def test_a_script_named_by_a_pattern_is_named_not_pinned(project: Project, command: str) -> None:
     """The shell expands a pattern into the files present when the hook runs: a file
     that appears later would run unpinned, so the pattern is listed as not pinned."""
-    (hook,) = parse_hooks(
-        {"preToolCall": [{"command": command}]}, Where("x.yaml"), base_dir=project.dir
-    )
-
-    runs = what_hook_runs(hook, project.dir)
+    runs = runs_of(project, command)
 
     assert command.split()[-1] in runs.unread
 
@@ -323,10 +315,6 @@ def test_a_script_fed_to_a_shell_on_its_stdin_is_pinned(project: Project) -> Non
 def test_a_script_a_shell_reads_on_its_stdin_from_elsewhere_is_named_not_pinned(
     project: Project, command: str
 ) -> None:
-    (hook,) = parse_hooks(
-        {"preToolCall": [{"command": command}]}, Where("x.yaml"), base_dir=project.dir
-    )
-
-    runs = what_hook_runs(hook, project.dir)
+    runs = runs_of(project, command)
 
     assert any("reads on its stdin" in word or "$POLICY" in word for word in runs.unread)
