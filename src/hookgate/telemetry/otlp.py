@@ -3,10 +3,11 @@ counter, a hook-duration histogram and the audit record as a log record, exporte
 OTLP/HTTP by the official SDK.
 
 The providers are made once per process and per endpoint (every engine of the process
-shares them) and flushed at exit by the SDK. An endpoint the agent file names gets no
-header or credential of the environment's (`_ProtocolHeadersOnly`). They are never installed as the global
-providers: an embedding application keeps its own. Without `content`, no prompt,
-argument, result or reason leaves: only names, kinds, outcomes, times and counts.
+shares them) and flushed at exit by the SDK. They are never installed as the global
+providers: an embedding application keeps its own. An endpoint the agent file names
+gets no header or credential of the environment's (`_ProtocolHeadersOnly`). Without
+`content`, no prompt, argument, result or reason leaves: only names, kinds, outcomes,
+times and counts.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ network, IPC, UTS, cgroup and user namespaces with every capability dropped:
   too what programs outside the sandbox run from a writable dir (`.git`, `.vscode`,
   `.claude`, `.bashrc`, …: `boundaries.RUN_OUTSIDE`);
 - `$HOOKGATE_HOME` and `sandbox.hidden` (the user's credentials by default) covered
-  by an empty read-only tmpfs, a hidden file by an empty one;
+  by an empty read-only tmpfs, a hidden file by a device no one may open;
 - a fresh `/proc` that shows the sandbox's own processes only (hookgate's environment
   is not among them), a minimal `/dev`;
 - without `network: true`, no network interface but a loopback of its own: nothing
@@ -79,7 +79,7 @@ def confine(argv: Sequence[str], boundaries: Boundaries) -> list[str]:
     for path in (*DISPLAY_SOCKETS, *boundaries.hidden):
         if path.is_dir():
             args += _covered(path)
-        elif path.exists():  # a file: an empty one in its place
+        elif path.exists():  # a file: a device in its place, which `/dev`'s rules forbid
             args += ["--ro-bind", os.devnull, str(path)]
     if kept is not None:
         args += ["--remount-ro", str(SHARED_TMP)]
