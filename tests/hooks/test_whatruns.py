@@ -66,17 +66,19 @@ def test_the_files_a_command_line_runs(project: Path, command: str, files: list[
 @pytest.mark.parametrize(
     ("command", "files"),
     [
-        ("make guard", ["Makefile"]),
-        ("npm run --silent guard", ["package.json"]),
-        ("cd sub && make -s guard", ["Makefile", "sub", "sub/g.sh", "sub/makefile"]),
+        ("make guard", ["Makefile", "hooks", "hooks/guard"]),
+        ("npm run --silent guard", ["hooks", "hooks/guard", "package.json"]),
+        ("cd sub && make -s guard",
+         ["Makefile", "sub", "sub/g.sh", "sub/hooks/guard", "sub/makefile"]),
         ("just guard", []),  # no justfile here: nothing it would read
     ],
-)
-def test_a_task_runner_pins_the_file_it_reads_its_tasks_from(
+)  # fmt: skip
+def test_a_task_runner_pins_the_file_it_reads_its_tasks_from_and_what_the_task_runs(
     project: Path, command: str, files: list[str]
 ) -> None:
-    for name in ("Makefile", "package.json", "sub/makefile"):
+    for name in ("Makefile", "sub/makefile"):
         (project / name).write_text("guard:\n\t./hooks/guard\n")
+    (project / "package.json").write_text('{"scripts": {"guard": "./hooks/guard"}}')
     found, unread = runs(project, command=command)
     assert sorted(found) == files
     assert unread == []

@@ -318,3 +318,52 @@ def test_a_script_a_shell_reads_on_its_stdin_from_elsewhere_is_named_not_pinned(
     runs = runs_of(project, command)
 
     assert any("reads on its stdin" in word or "$POLICY" in word for word in runs.unread)
+
+
+TASKS = {
+    "npm run": ("npm run -s guard", "package.json", '{"scripts": {"guard": "node tools/g.js"}}'),
+    "yarn's shortcut": ("yarn guard", "package.json", '{"scripts": {"guard": "node tools/g.js"}}'),
+    "npm's pre-script": (
+        "npm test",
+        "package.json",
+        '{"scripts": {"pretest": "node tools/g.js", "test": "true"}}',
+    ),
+    "make": (
+        "make guard",
+        "Makefile",
+        "all:\n\techo all\nguard: check\ncheck:\n\t@node tools/g.js\n",
+    ),
+}
+
+
+@pytest.mark.parametrize(("command", "file", "text"), TASKS.values(), ids=TASKS.keys())
+def test_a_script_a_task_runner_runs_for_the_hook_is_pinned(
+    project: Project, command: str, file: str, text: str
+) -> None:
+    """`npm run guard` runs what `package.json` names (and its pre-script), `make guard`
+    the recipes of `guard` and what it depends on: before, the file they read was
+    pinned, not the script its task runs."""
+    (project.dir / file).write_text(text)
+    script = project.dir / "tools" / "g.js"
+    script.parent.mkdir()
+    script.write_text("console.log('{}')\n")
+    project.write_agent(rm_script(project), hooks={"preToolCall": [{"command": command}]})
+    project.trust()
+    script.write_text("require('child_process').execSync('touch pwned')\n")
+
+    assert f"hook script {script} changed since you trusted it" in refusal(project)
+
+
+def test_only_the_task_the_hook_names_is_read(project: Project) -> None:
+    """A `build` script naming the build's output is none of the guard's business."""
+    (project.dir / "package.json").write_text(
+        '{"scripts": {"guard": "node tools/g.js", "build": "node dist/cli.js"}}'
+    )
+    for name in ("tools/g.js", "dist/cli.js"):
+        (project.dir / name).parent.mkdir()
+        (project.dir / name).write_text("")
+
+    files = runs_of(project, "npm run guard").files
+
+    assert project.dir / "tools" / "g.js" in files
+    assert not any("dist" in path.parts for path in files)

@@ -192,6 +192,7 @@ class _Found:
         self._folders: set[Path] = set()
         self._modules: set[tuple[Path, str]] = set()  # imported from a folder, by name
         self._scanned: set[Path] = set()  # Python files whose imports were read
+        self._tasks: set[tuple[Path, str]] = set()  # task runners' tasks read
 
     def runs(self) -> HookRuns:
         return HookRuns(tuple(self.files), tuple(self.unread), tuple(self.loaders), self.program)
@@ -389,6 +390,8 @@ class _Found:
             self.path(program, cwd, present_only=False)
         for name in _RUNS_FROM_ITS_DIRECTORY.get(os.path.basename(program), ()):
             self._relative(name, dirs, present_only=True)  # `make guard`: the Makefile
+        if os.path.basename(program) in _RUNS_FROM_ITS_DIRECTORY:
+            self._task(program, words, dirs)
         if launched is not None:  # `npx eslint`: node_modules/.bin/eslint, present or not
             self._relative(launched, dirs, present_only=False)
         operand = _script_operand(words)
@@ -416,6 +419,24 @@ class _Found:
                     self._relative(word, dirs, present_only=index != operand)
             elif not word.startswith("-") and _is_script(cwd / word):
                 self._relative(word, dirs, present_only=True)
+
+    def _task(self, program: str, words: list[str], dirs: list[Path]) -> None:
+        """What the task a task runner is asked for runs (`npm run guard`: the command
+        line `package.json` names), read as a hook's line is, each task once."""
+        from hookgate.hooks.runs.tasks import task_lines
+
+        key = (dirs[-1], " ".join(words))
+        if key in self._tasks:
+            return
+        self._tasks.add(key)
+        lines, unread = task_lines(program, words, dirs[-1])
+        self.unread.update(dict.fromkeys(unread))
+        for line in lines:
+            commands = commands_of(line)
+            if commands is None:
+                self.unread[line] = None
+            else:
+                self._commands(commands, dirs[-1])
 
     def _module(self, name: list[str], cwd: Path) -> None:
         """`python3 -m pkg.mod` from `cwd` (on its `sys.path`): the files it would run."""
