@@ -367,3 +367,15 @@ def test_only_the_task_the_hook_names_is_read(project: Project) -> None:
 
     assert project.dir / "tools" / "g.js" in files
     assert not any("dist" in path.parts for path in files)
+
+
+def test_a_recipes_variables_are_its_own_not_unread_paths(project: Project) -> None:
+    """`$(PYTHON) tools/g.py`: the script is pinned, the interpreter is no path."""
+    (project.dir / "Makefile").write_text("PYTHON ?= python3\nguard:\n\t$(PYTHON) tools/g.py\n")
+    (project.dir / "tools").mkdir()
+    (project.dir / "tools" / "g.py").write_text("")
+
+    runs = runs_of(project, "make guard")
+
+    assert project.dir / "tools" / "g.py" in runs.files
+    assert runs.unread == ()

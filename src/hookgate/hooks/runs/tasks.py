@@ -33,17 +33,22 @@ _RULE = re.compile(r"^([^\t#=:][^#=:]*?)\s*::?(?![=])(.*)$")
 _MAX_TARGETS = 64
 
 
-def task_lines(program: str, words: Sequence[str], cwd: Path) -> tuple[list[str], list[str]]:
-    """The command lines the task runner `program` (run as `words`, in `cwd`) runs, and
-    what cannot be read (a task named at run time, a file that cannot be parsed)."""
+def task_lines(
+    program: str, words: Sequence[str], cwd: Path
+) -> tuple[list[str], list[str], Path | None]:
+    """The command lines the task runner `program` (run as `words`, in `cwd`) runs, what
+    cannot be read (a task named at run time, a file that cannot be parsed), and the
+    file they come from."""
     name = os.path.basename(program)
     if name in _RUN_SCRIPT:
-        return _package_script(name, words, cwd / "package.json")
+        package = cwd / "package.json"
+        return (*_package_script(name, words, package), package)
     if name in ("make", "gmake"):
         makefile = next((cwd / f for f in ("GNUmakefile", "makefile", "Makefile")
                          if (cwd / f).is_file()), None)  # fmt: skip
-        return ([], []) if makefile is None else _make_recipes(words, makefile)
-    return [], []
+        if makefile is not None:
+            return (*_make_recipes(words, makefile), makefile)
+    return [], [], None
 
 
 def _package_script(

@@ -422,21 +422,21 @@ class _Found:
 
     def _task(self, program: str, words: list[str], dirs: list[Path]) -> None:
         """What the task a task runner is asked for runs (`npm run guard`: the command
-        line `package.json` names), read as a hook's line is, each task once."""
+        line `package.json` names), read as a script's lines are, each task once."""
         from hookgate.hooks.runs.tasks import task_lines
 
         key = (dirs[-1], " ".join(words))
         if key in self._tasks:
             return
         self._tasks.add(key)
-        lines, unread = task_lines(program, words, dirs[-1])
+        lines, unread, file = task_lines(program, words, dirs[-1])
         self.unread.update(dict.fromkeys(unread))
         for line in lines:
             commands = commands_of(line)
             if commands is None:
                 self.unread[line] = None
-            else:
-                self._commands(commands, dirs[-1])
+            elif file is not None:  # a script's lines: `$(PYTHON) g.py` names no path
+                self._commands(commands, dirs[-1], file)
 
     def _module(self, name: list[str], cwd: Path) -> None:
         """`python3 -m pkg.mod` from `cwd` (on its `sys.path`): the files it would run."""
