@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,19 @@ def refusal(project: Project) -> str:
     assert done.returncode == 1, done.stdout
     assert (project.dir / "victim").exists()
     return done.stderr
+
+
+def assert_kept_from_the_model(
+    project: Project, done: subprocess.CompletedProcess[str], file: Path, text: str
+) -> None:
+    """The model's shell failed to rewrite `file` (still `text`), and the guard then
+    denied its `rm`."""
+    assert done.returncode == 0, done.stderr
+    assert file.read_text() == text
+    tampering, removal = [m["content"] for m in project.messages() if m["role"] == "tool"]
+    assert "Read-only file system" in tampering
+    assert removal == "[denied by a hook: no rm]"
+    assert (project.dir / "victim").exists()
 
 
 def trusted_guard(project: Project, source: str, *first: dict[str, object]) -> None:
@@ -127,12 +141,7 @@ def test_the_models_shell_cannot_rewrite_a_library_through_its_real_path(
 
     done = project.hookgate("-p", "loosen the guard, then clean up", trusted=False)
 
-    assert done.returncode == 0, done.stderr
-    assert library.read_text() == DENY
-    tampering, removal = [m["content"] for m in project.messages() if m["role"] == "tool"]
-    assert "Read-only file system" in tampering
-    assert removal == "[denied by a hook: no rm]"
-    assert (project.dir / "victim").exists()
+    assert_kept_from_the_model(project, done, library, DENY)
 
 
 def test_a_linked_folder_is_walked_once_and_the_systems_own_not_at_all(
@@ -205,12 +214,7 @@ def test_the_models_shell_cannot_rewrite_a_script_the_guard_runs(project: Projec
 
     done = project.hookgate("-p", "loosen the policy, then clean up")
 
-    assert done.returncode == 0, done.stderr
-    assert policy.read_text() == POLICY
-    tampering, removal = [m["content"] for m in project.messages() if m["role"] == "tool"]
-    assert "Read-only file system" in tampering
-    assert removal == "[denied by a hook: no rm]"
-    assert (project.dir / "victim").exists()
+    assert_kept_from_the_model(project, done, policy, POLICY)
 
 
 def test_what_a_claude_code_hook_script_runs_by_the_project_dir_is_in_the_summary(

@@ -23,7 +23,6 @@ _RUN_SCRIPT = {
     "npm": ("run", "run-script", "rum", "urn"),
     "pnpm": ("run", "run-script"),
     "yarn": ("run",),
-    "bun": ("run",),
 }
 _LIFECYCLE = {"test": "test", "t": "test", "tst": "test", "start": "start", "stop": "stop",
               "restart": "restart"}  # fmt: skip

@@ -388,9 +388,9 @@ class _Found:
                 self.unread[program] = None
         elif os.sep in program:
             self.path(program, cwd, present_only=False)
-        for name in _RUNS_FROM_ITS_DIRECTORY.get(os.path.basename(program), ()):
-            self._relative(name, dirs, present_only=True)  # `make guard`: the Makefile
-        if os.path.basename(program) in _RUNS_FROM_ITS_DIRECTORY:
+        if task_files := _RUNS_FROM_ITS_DIRECTORY.get(os.path.basename(program)):
+            for name in task_files:  # `make guard`: the Makefile, and what `guard` runs
+                self._relative(name, dirs, present_only=True)
             self._task(program, words, dirs)
         if launched is not None:  # `npx eslint`: node_modules/.bin/eslint, present or not
             self._relative(launched, dirs, present_only=False)
@@ -435,7 +435,7 @@ class _Found:
             commands = commands_of(line)
             if commands is None:
                 self.unread[line] = None
-            elif file is not None:  # a script's lines: `$(PYTHON) g.py` names no path
+            else:  # a script's lines: `$(PYTHON) g.py` names no path
                 self._commands(commands, dirs[-1], file)
 
     def _module(self, name: list[str], cwd: Path) -> None:

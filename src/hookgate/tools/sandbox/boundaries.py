@@ -83,13 +83,13 @@ class Boundaries(NamedTuple):
         hidden = () if ctx.hookgate_home is None else (ctx.hookgate_home,)
         if sandbox.on:
             hidden = (*hidden, *sandbox.hidden_paths())
-        guarded = _outermost((*workspace, *writable, *sandbox.writable, *(sandbox.ceiling or ())))
+        guarded = outermost((*workspace, *writable, *sandbox.writable, *(sandbox.ceiling or ())))
         given = _run_outside_among(sandbox.writable, guarded)
         if sandbox.ceiling is not None:  # given back only where the asker gave it too
             asker = _run_outside_among(sandbox.ceiling, guarded)
             given = tuple(path for path in given if path in asker)
         return cls(
-            project, workspace, _outermost((*writable, *extra)), hidden, ctx.protected_files,
+            project, workspace, outermost((*writable, *extra)), hidden, ctx.protected_files,
             sandbox, ctx.private_tmp, guarded, given, _below(ctx.runs_from, project),
         )  # fmt: skip
 
@@ -209,7 +209,7 @@ def _intersection(dirs: tuple[Path, ...], ceiling: tuple[Path, ...]) -> tuple[Pa
     """The trees both `dirs` and `ceiling` cover: each pair's inner one, where nested."""
     both = [d for d in dirs for c in ceiling if under(d, c)]
     both += [c for c in ceiling for d in dirs if under(c, d)]
-    return _outermost(tuple(dict.fromkeys(both)))
+    return outermost(tuple(dict.fromkeys(both)))
 
 
 def _below(folders: frozenset[Path], project: Path) -> frozenset[Path]:
@@ -223,7 +223,7 @@ def _run_outside_among(dirs: tuple[Path, ...], guarded: tuple[Path, ...]) -> tup
     return tuple(d for d in dirs if d.name in RUN_OUTSIDE and d.parent in guarded)
 
 
-def _outermost(dirs: tuple[Path, ...]) -> tuple[Path, ...]:
+def outermost(dirs: tuple[Path, ...]) -> tuple[Path, ...]:
     """`dirs` without those inside another, in their order: one mount each is enough."""
     kept: list[Path] = []
     for path in dirs:

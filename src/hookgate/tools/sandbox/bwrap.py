@@ -35,7 +35,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from hookgate.tools.sandbox.boundaries import Boundaries, under, within
+from hookgate.tools.sandbox.boundaries import Boundaries, outermost, under, within
 from hookgate.tools.sandbox.probe import BASE_MOUNTS, NAMESPACES, bwrap_program
 from hookgate.tools.sandbox.probe import SandboxUnavailable as SandboxUnavailable
 from hookgate.tools.sandbox.probe import probe as probe
@@ -76,7 +76,8 @@ def confine(argv: Sequence[str], boundaries: Boundaries) -> list[str]:
     if SYSTEM_SOCKETS.is_dir():  # with the network on too: a socket is no network
         resolver = _name_resolution() if boundaries.sandbox.network else []
         args += _covered(SYSTEM_SOCKETS, resolver)
-    for path in (*DISPLAY_SOCKETS, *boundaries.hidden):
+    display = DISPLAY_SOCKETS if kept is None else ()  # in `/tmp`, covered with it
+    for path in (*display, *boundaries.hidden):
         if path.is_dir():
             args += _covered(path)
         elif path.exists():  # a file: a device in its place, which `/dev`'s rules forbid
@@ -100,7 +101,7 @@ def _kept_in_tmp(boundaries: Boundaries) -> list[Path] | None:
     if any(under(SHARED_TMP, directory) for directory in readable):
         return None
     inside = [d for d in readable if under(d, SHARED_TMP) and not within(d, boundaries.writable)]
-    return sorted(d for d in inside if not any(d != o and under(d, o) for o in inside))
+    return list(outermost(tuple(sorted(inside))))
 
 
 def _pinned(boundaries: Boundaries) -> list[str]:
