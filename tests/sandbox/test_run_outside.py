@@ -30,6 +30,9 @@ LAID_OUT = {
     ".bashrc": "# mine\n",
     ".gitmodules": "",
     ".husky/_/h": "#!/usr/bin/env sh\n",
+    ".pre-commit-config.yaml": "repos: []\n",
+    "lefthook.yml": "pre-commit:\n  commands: {}\n",
+    ".config/lefthook-local.yml": "pre-commit:\n  commands: {}\n",
 }
 #: Commands that plant something an unconfined program would run, by every way in.
 HOSTILE = {
@@ -53,6 +56,13 @@ HOSTILE = {
     "a shell start-up file": "echo 'touch pwned' >> .bashrc",
     "submodule urls": "echo '[submodule \"x\"]' >> .gitmodules",
     "husky's dispatcher, which git ignores": "echo 'touch @P@/pwned' >> .husky/_/h",
+    "pre-commit's hooks": "printf 'repos:\\n- repo: local\\n  hooks: [{id: x, name: x, "
+    "entry: touch @P@/pwned, language: system}]\\n' > .pre-commit-config.yaml",
+    "lefthook's commands": "echo '    x: {run: touch @P@/pwned}' >> lefthook.yml",
+    "lefthook's local commands, a folder down": "echo '    x: {run: touch @P@/pwned}' "
+    ">> .config/lefthook-local.yml",
+    "move the folder holding them": "mv .config c && mkdir .config && cp c/* .config/ && "
+    "echo '    x: {run: touch @P@/pwned}' >> .config/lefthook-local.yml",
 }
 
 
@@ -76,7 +86,7 @@ def run_outside(project: Project) -> dict[str, Any]:
     return seen
 
 
-def play(project: Project, command: str, **settings: Any) -> str:
+def play(project: Project, command: str, env: dict[str, str] | None = None, **settings: Any) -> str:
     """`command` run by the model's shell under yolo, then `git status` by a hook outside
     the sandbox (as the user's own next `git status`); the command's result."""
     command = command.replace("@P@", str(project.dir))
@@ -87,7 +97,7 @@ def play(project: Project, command: str, **settings: Any) -> str:
         hooks={"postToolCall": [{"command": "git status --porcelain > /dev/null 2>&1"}]},
         **settings,
     )  # fmt: skip
-    done = project.hookgate("-p", "go")
+    done = project.hookgate("-p", "go", env=env)
     assert done.returncode == 0, done.stderr
     (result,) = [
         str(record["message"]["content"])
@@ -230,6 +240,7 @@ MADE = {
     ".vscode": "mkdir .vscode && echo '{\"tasks\": []}' > .vscode/tasks.json",
     ".claude": "mkdir -p .claude && echo '{\"hooks\": {}}' > .claude/settings.json",
     ".bashrc": "echo 'touch pwned' > .bashrc",
+    ".lefthook.yml": "echo 'pre-commit: {commands: {x: {run: touch pwned}}}' > .lefthook.yml",
 }
 
 
@@ -339,3 +350,102 @@ def test_the_file_tools_refuse_a_git_entry_at_any_depth(superproject: Project, p
     ]
     assert "is protected: programs outside the sandbox run what it holds" in result
     assert "gives it back" not in result  # no `writable:` entry could
+
+
+#: Where a repository keeps its git hooks in its own tree, as many do to share them.
+HOOKS_FOLDER = "scripts/git-hooks"
+#: Hostile writes into that folder: the user's next `git commit` runs what it holds.
+INTO_HOOKS = (
+    f"echo 'touch @P@/pwned' >> {HOOKS_FOLDER}/pre-commit; "
+    f"printf '#!/bin/sh\\ntouch @P@/pwned\\n' > {HOOKS_FOLDER}/post-commit; "
+    f"chmod +x {HOOKS_FOLDER}/post-commit"
+)
+
+
+def _hooks_in_tree(project: Project, tmp_path: Path, scope: str) -> dict[str, str]:
+    """`core.hooksPath` set to `HOOKS_FOLDER`, in the repository's own configuration or
+    in the user's (a relative value is taken in each repository's tree); the
+    environment the session and the user's later `git commit` run with."""
+    env = project.env(GIT_CONFIG_GLOBAL=str(tmp_path / "gitconfig"))
+    where = ["--global"] if scope == "global" else []
+    subprocess.run(["git", "-C", str(project.dir), "config", *where, "core.hooksPath",
+                    HOOKS_FOLDER], check=True, env=env)  # fmt: skip
+    return env
+
+
+def _commit(project: Project, env: dict[str, str]) -> None:
+    """The user's next commit, outside any sandbox: it runs the hooks folder's hooks."""
+    git = ["git", "-C", str(project.dir), "-c", "user.name=u", "-c", "user.email=u@x"]
+    subprocess.run([*git, "add", "-A"], check=True, env=env)
+    subprocess.run([*git, "commit", "-qm", "mine"], env=env, check=False, capture_output=True)
+
+
+@pytest.mark.parametrize("scope", ["local", "global"])
+def test_the_folder_git_runs_hooks_from_is_read_only_to_the_model(
+    project: Project, tmp_path: Path, scope: str
+) -> None:
+    env = _hooks_in_tree(project, tmp_path, scope)
+    hook = project.dir / HOOKS_FOLDER / "pre-commit"
+    hook.parent.mkdir(parents=True)
+    hook.write_text("#!/bin/sh\nexit 0\n")
+    hook.chmod(0o755)
+
+    result = play(project, INTO_HOOKS, env=env)
+
+    assert hook.read_text() == "#!/bin/sh\nexit 0\n"
+    assert not (hook.parent / "post-commit").exists()
+    assert "Read-only file system" in result
+    _commit(project, env)
+    assert not (project.dir / "pwned").exists()
+
+
+def test_a_hooks_folder_git_would_run_that_a_command_makes_is_set_aside(
+    project: Project, tmp_path: Path
+) -> None:
+    env = _hooks_in_tree(project, tmp_path, "local")
+
+    result = play(project, f"mkdir -p {HOOKS_FOLDER} && {INTO_HOOKS}", env=env)
+
+    assert not (project.dir / HOOKS_FOLDER).exists()
+    assert f"set aside {HOOKS_FOLDER}, which this command made" in result
+    _commit(project, env)
+    assert not (project.dir / "pwned").exists()
+
+
+def test_control_unconfined_the_hooks_folder_runs_at_the_next_commit(
+    project: Project, tmp_path: Path
+) -> None:
+    env = _hooks_in_tree(project, tmp_path, "local")
+
+    play(project, f"mkdir -p {HOOKS_FOLDER} && {INTO_HOOKS}", env=env, sandbox={"mode": "off"})
+
+    _commit(project, env)
+    assert (project.dir / "pwned").exists()
+
+
+@pytest.mark.parametrize(
+    "path", [f"{HOOKS_FOLDER}/pre-commit", ".gitconfig-project", "tools/clean", "bin/merge"]
+)
+def test_the_file_tools_refuse_what_git_configuration_names(project: Project, path: str) -> None:
+    """Whatever git runs from the tree: the hooks folder, an included configuration file,
+    the program of a filter or a merge driver (one `git config` names, one the file it
+    includes names)."""
+    git = ["git", "-C", str(project.dir), "config"]
+    subprocess.run([*git, "core.hooksPath", HOOKS_FOLDER], check=True)
+    subprocess.run([*git, "include.path", "../.gitconfig-project"], check=True)
+    subprocess.run([*git, "filter.x.clean", "./tools/clean --quiet"], check=True)
+    (project.dir / ".gitconfig-project").write_text('[merge "m"]\n\tdriver = "bin/merge" %A\n')
+    call = {"name": "write_file", "arguments": {"path": path, "content": "#!/bin/sh\n"}}
+    project.write_agent(project.script({"tool_calls": [call]}, {"text": "done"}), yolo=True)
+
+    done = project.hookgate("-p", "go")
+
+    assert done.returncode == 0, done.stderr
+    assert (project.dir / ".gitconfig-project").read_text().startswith("[merge")
+    assert not any((project.dir / name).exists() for name in (HOOKS_FOLDER, "tools", "bin"))
+    (result,) = [
+        str(record["message"]["content"])
+        for record in project.records()
+        if record.get("type") == "message" and record["message"]["role"] == "tool"
+    ]
+    assert "is protected: programs outside the sandbox run what it holds" in result

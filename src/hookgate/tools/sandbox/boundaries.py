@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from hookgate.hooks.files.yamlfile import open_regular
 from hookgate.hooks.records import NamedTuple
+from hookgate.tools.sandbox.gitconfig import named_by_git
 from hookgate.tools.sandbox.settings import Mode, SandboxSettings
 
 if TYPE_CHECKING:
@@ -23,23 +24,37 @@ if TYPE_CHECKING:
 #: What programs outside the sandbox read from a folder and act on, unasked: a write
 #: there runs the model's code unconfined one step later. git runs what a repository's
 #: config and hooks name at the user's next `git status` (and a `.git` or `commondir`
-#: of the model's own would do as well: the whole repository, then), and husky's
-#: hooks (`core.hooksPath`, its `_/` dispatcher ignored by git) at the next commit;
-#: editors run a project's tasks, other agent CLIs its hooks and MCP servers, shells
-#: their start-up files. Each is never written where it lies at the top of a writable
-#: folder.
+#: of the model's own would do as well: the whole repository, then; what its config
+#: names in the tree is `gitconfig.named_by_git`'s), git-lfs obeys `.lfsconfig`, and
+#: the hook managers git's hooks start run their own configuration at the next commit
+#: (husky's `core.hooksPath`, its `_/` dispatcher ignored by git; pre-commit;
+#: lefthook); editors run a project's tasks and language servers (a dev container's
+#: `initializeCommand` on the host, vi's `exrc`), other agent CLIs its hooks, MCP
+#: servers, plugins and lint or test commands, version managers their hooks on `cd`,
+#: shells their start-up files. Each is never written where it lies at the top of a
+#: writable folder (a name with a `/`: that far down).
+RUN_OUTSIDE = frozenset(
+    {".git", ".gitmodules", ".gitconfig", ".lfsconfig",
+     ".husky", ".pre-commit-config.yaml", ".pre-commit-config.yml",
+     *(f"{dot}lefthook{local}.{ext}" for dot in ("", ".") for local in ("", "-local")
+       for ext in ("yml", "yaml", "toml", "json", "jsonc")),
+     *(f".config/lefthook{local}.{ext}" for local in ("", "-local")
+       for ext in ("yml", "yaml", "toml", "json", "jsonc")),
+     ".lefthook", ".lefthook-local",
+     ".vscode", ".idea", ".zed", ".devcontainer", ".devcontainer.json",
+     ".exrc", ".vimrc", ".nvimrc", ".nvim.lua",
+     ".claude", ".gemini", ".codex", ".cursor", ".mcp.json", ".windsurf", ".kiro",
+     ".continue", ".opencode", "opencode.json", "opencode.jsonc", ".aider.conf.yml",
+     "mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".mise",
+     ".config/mise.toml", ".config/mise",
+     ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+     ".zshrc", ".zshenv", ".zprofile", ".zlogin"}
+)  # fmt: skip
 #: What the model is told when such an entry is kept from it.
 RUNS_OUTSIDE = (
     "programs outside the sandbox run what it holds (a hook, git, an editor, another "
     "agent CLI, a shell)"
 )
-RUN_OUTSIDE = frozenset(
-    {".git", ".gitmodules", ".gitconfig", ".husky",
-     ".vscode", ".idea",
-     ".claude", ".gemini", ".codex", ".cursor", ".mcp.json",
-     ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-     ".zshrc", ".zshenv", ".zprofile", ".zlogin"}
-)  # fmt: skip
 
 
 class Boundaries(NamedTuple):
@@ -66,6 +81,10 @@ class Boundaries(NamedTuple):
     """The `RUN_OUTSIDE` entries a `writable:` dir names, which are written after all."""
     runs_from: frozenset[Path] = frozenset()
     """Never written either: what hookgate's hooks and servers run from (`ToolContext`)."""
+    by_git: tuple[Path, ...] = ()
+    """What git's configuration names in a guarded folder, which git runs: the hooks
+    folder (`core.hooksPath`), an included file, a filter's or an alias's program
+    (`gitconfig.named_by_git`). Never written, like a `RUN_OUTSIDE` entry."""
 
     @classmethod
     def of(cls, ctx: ToolContext) -> Boundaries:
@@ -84,13 +103,14 @@ class Boundaries(NamedTuple):
         if sandbox.on:
             hidden = (*hidden, *sandbox.hidden_paths())
         guarded = outermost((*workspace, *writable, *sandbox.writable, *(sandbox.ceiling or ())))
-        given = _run_outside_among(sandbox.writable, guarded)
+        by_git = tuple(path for path in named_by_git(guarded) if within(path, guarded))
+        given = _run_outside_among(sandbox.writable, guarded, by_git)
         if sandbox.ceiling is not None:  # given back only where the asker gave it too
-            asker = _run_outside_among(sandbox.ceiling, guarded)
+            asker = _run_outside_among(sandbox.ceiling, guarded, by_git)
             given = tuple(path for path in given if path in asker)
         return cls(
             project, workspace, outermost((*writable, *extra)), hidden, ctx.protected_files,
-            sandbox, ctx.private_tmp, guarded, given, _below(ctx.runs_from, project),
+            sandbox, ctx.private_tmp, guarded, given, _below(ctx.runs_from, project), by_git,
         )  # fmt: skip
 
     def floor(self) -> tuple[Path, ...]:
@@ -113,12 +133,16 @@ class Boundaries(NamedTuple):
         gives back."""
         if within(path, tuple(self.runs_from)):
             return True
+        if any(under(path, named) for named in self.by_git if named not in self.given):
+            return True
         for root in self.guarded:
             if path != root and under(path, root):
                 parts = path.relative_to(root).parts
                 if root / parts[0] in self.given:
                     return False
-                return parts[0] in RUN_OUTSIDE or ".git" in parts
+                return (
+                    parts[0] in RUN_OUTSIDE or "/".join(parts[:2]) in RUN_OUTSIDE or ".git" in parts
+                )
         return False
 
     def present_outside(self) -> list[Path]:
@@ -134,10 +158,12 @@ class Boundaries(NamedTuple):
         return [entry for entry in self._guarded_entries() if not os.path.lexists(entry)]
 
     def _guarded_entries(self) -> list[Path]:
-        """The `RUN_OUTSIDE` entries of each guarded folder, and the `.git` of each
-        submodule its `.gitmodules` lists, given ones aside."""
+        """The `RUN_OUTSIDE` entries of each guarded folder, the `.git` of each
+        submodule its `.gitmodules` lists and what git's configuration names, given
+        ones aside."""
         entries = [root / name for root in self.guarded for name in sorted(RUN_OUTSIDE)]
         entries += [git for root in self.guarded for git in submodules(root)]
+        entries += self.by_git
         return [entry for entry in entries if entry not in self.given]
 
     def may_write(self, path: Path) -> bool:
@@ -218,9 +244,11 @@ def _below(folders: frozenset[Path], project: Path) -> frozenset[Path]:
     return frozenset(folder for folder in folders if not under(project, folder))
 
 
-def _run_outside_among(dirs: tuple[Path, ...], guarded: tuple[Path, ...]) -> tuple[Path, ...]:
-    """Those of `dirs` that are a `RUN_OUTSIDE` entry of a guarded folder."""
-    return tuple(d for d in dirs if d.name in RUN_OUTSIDE and d.parent in guarded)
+def _run_outside_among(
+    dirs: tuple[Path, ...], guarded: tuple[Path, ...], by_git: tuple[Path, ...]
+) -> tuple[Path, ...]:
+    """Those of `dirs` that are a `RUN_OUTSIDE` entry of a guarded folder, or named by git."""
+    return tuple(d for d in dirs if (d.name in RUN_OUTSIDE and d.parent in guarded) or d in by_git)
 
 
 def outermost(dirs: tuple[Path, ...]) -> tuple[Path, ...]:
