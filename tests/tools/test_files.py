@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from hookgate.tools import (
     ToolRegistry,
     ToolResult,
     builtin_tools,
+    files,
     search,
 )
 from hookgate.tools.base import check_arguments
@@ -542,3 +544,57 @@ def test_grep_through_a_folder_swapped_for_a_symlink_reads_nothing_there(
     content = run_tool(GREP, {"pattern": "needle"}, ctx._replace(hookgate_home=home)).content
 
     assert "secret" not in content
+
+
+# A file a command made far larger than memory: 16 GiB, sparse (it costs the disk
+# nothing), 8 KiB of text and then no line break at all.
+
+
+@pytest.fixture
+def huge(project: Path) -> Path:
+    path = project / "huge.txt"
+    with path.open("wb") as file:
+        file.write(b"a" * 8192)
+        file.truncate(16 * 1024**3)
+    return path
+
+
+def test_read_file_holds_no_more_of_a_huge_line_than_it_shows(
+    run_tool: RunTool, ctx: ToolContext, huge: Path
+) -> None:
+    tracemalloc.start()
+    try:
+        content = ok(run_tool(READ, {"path": "huge.txt", "limit": 1}))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+    assert content.startswith("a" * 8192)
+    assert f"[line 1 is cut at {ctx.output_cap} bytes]" in content
+    assert peak < files.MAX_TEXT_FILE // 16
+
+
+def test_edit_file_refuses_a_file_larger_than_it_holds(run_tool: RunTool, huge: Path) -> None:
+    result = run_tool(EDIT, {"path": "huge.txt", "old_string": "aaa", "new_string": "b"})
+
+    message = failed(result)
+    assert message == (
+        f"huge.txt holds more than {files.MAX_TEXT_FILE} bytes; edit_file edits smaller files "
+        "(use the shell for this one)"
+    )
+    assert huge.stat().st_size == 16 * 1024**3
+
+
+def test_read_file_counts_lines_only_so_far(
+    run_tool: RunTool, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files, "MAX_TEXT_FILE", 100)
+    (project / "n.txt").write_text("".join(f"line {i:03}\n" for i in range(1, 101)))
+
+    assert ok(run_tool(READ, {"path": "n.txt", "limit": 2})) == (
+        "line 001\nline 002\n[lines 1-2 of at least 12; read on with offset=3]"
+    )
+    assert failed(run_tool(READ, {"path": "n.txt", "offset": 50})) == (
+        "n.txt holds more than 100 bytes before line 50; read_file reads no further: "
+        "use the shell (`sed -n`, `tail`)"
+    )

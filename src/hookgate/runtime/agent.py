@@ -238,7 +238,8 @@ async def open_agent(
     context = context._replace(
         env={**context.env, **envfile.applied(env_file, context.env, notify)}
     )
-    child_env = floor_env(context.sandbox, Boundaries.of(context).floor())
+    boundaries = Boundaries.of(context)
+    child_env = floor_env(context.sandbox, boundaries.floor(), boundaries.kept())
     handoffs = None
     if config.agents:  # the hand-off and team modules: only a file that names agents
         from hookgate.handoff import AskAgentTool, NoticeDisplay, handoffs_for
@@ -332,7 +333,7 @@ def _tool_context(
         workspace_dirs=config.workspace_dirs,
         hookgate_home=home.resolve(),
         protected_files=trusted.protected_files(trust_store),
-        runs_from=frozenset(trusted.environments() | found_by_name(os.environ)),
+        runs_from=frozenset(trusted.environments() | found_by_name(os.environ) | set(sandbox.kept)),
         shell_limits=config.shell.limits,
         web=config.web,
         sandbox=sandbox,

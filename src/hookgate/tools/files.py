@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -23,6 +23,13 @@ from hookgate.tools.paths import display_path, open_path, open_resolved
 DEFAULT_READ_LINES = 2000
 #: Bytes looked at for a NUL to tell a binary file from text.
 BINARY_SNIFF = 8192
+#: Bytes of a file the tools read at most: `read_file` up to its window and then to
+#: count the lines after it, `edit_file` all it holds. A command makes a file of 16 GiB
+#: in an instant (a sparse one, with no line break); the tools never take it into memory,
+#: nor spend the turn reading it.
+MAX_TEXT_FILE = 64 * 1024 * 1024
+#: Bytes read at a time past a line's first `output_cap`, which are dropped.
+_SKIP_CHUNK = 1024 * 1024
 
 _PATH = {"type": "string", "description": "File path, relative to the project directory."}
 
@@ -164,7 +171,7 @@ def _opened(
 
 def _read_window(path: Path, shown: str, offset: int, limit: int, cap: int) -> ToolResult:
     kept: list[bytes] = []
-    used = total = 0
+    used = total = read = 0
     full = cut = False  # full: the window is complete; cut: its one line is cut at `cap`
     try:
         with _opened(path, shown, "read") as file:
@@ -172,36 +179,69 @@ def _read_window(path: Path, shown: str, offset: int, limit: int, cap: int) -> T
                 size = os.fstat(file.fileno()).st_size
                 return ToolResult(f"{shown} is a binary file ({size} bytes); not shown", True)
             file.seek(0)
-            for total, line in enumerate(file, start=1):
+            for total, (line, length) in enumerate(_capped_lines(file, cap), start=1):
+                read += length
                 if total < offset or full:
                     continue
                 if used + len(line) > cap and kept:
                     full = True
                     continue
-                cut = len(line) > cap
-                kept.append(line[:cap])
-                used += len(kept[-1])
+                cut = length > cap
+                kept.append(line)
+                used += len(line)
                 full = len(kept) >= limit or used >= cap
     except OSError as exc:
         raise _os_error("read", shown, exc) from exc
+    counted = read <= MAX_TEXT_FILE  # else the lines were counted that far
     if total == 0:
         return ToolResult(f"[{shown} is empty]")
     if offset > total:
+        if not counted:
+            raise ToolError(
+                f"{shown} holds more than {MAX_TEXT_FILE} bytes before line {offset}; "
+                "read_file reads no further: use the shell (`sed -n`, `tail`)"
+            )
         raise ToolError(f"{shown} has {total} lines; offset {offset} is past the end")
     text = b"".join(kept).decode("utf-8", "replace")
     last = offset + len(kept) - 1
     notes = [f"[line {last} is cut at {cap} bytes]"] if cut else []
-    if last < total:
+    if not counted:
+        notes.append(f"[lines {offset}-{last} of at least {total}; read on with offset={last + 1}]")
+    elif last < total:
         notes.append(f"[lines {offset}-{last} of {total}; read on with offset={last + 1}]")
     return ToolResult("\n".join([text.removesuffix("\n"), *notes]) if notes else text)
+
+
+def _capped_lines(file: BinaryIO, cap: int) -> Iterator[tuple[bytes, int]]:
+    """Each line of `file` as its first `cap` bytes and its whole length, the rest of it
+    read and dropped; until the end, or until more than `MAX_TEXT_FILE` bytes are read."""
+    read = 0
+    while read <= MAX_TEXT_FILE:
+        line = file.readline(cap)
+        length = len(line)
+        if not line:
+            return
+        if length == cap and not line.endswith(b"\n"):  # a longer line: drop the rest
+            while read + length <= MAX_TEXT_FILE:
+                rest = file.readline(_SKIP_CHUNK)
+                length += len(rest)
+                if not rest or rest.endswith(b"\n"):
+                    break
+        read += length
+        yield line, length
 
 
 def _read_text(path: Path, shown: str) -> str:
     try:
         with _opened(path, shown, "read") as file:
-            data = file.read()
+            data = file.read(MAX_TEXT_FILE + 1)
     except OSError as exc:
         raise _os_error("read", shown, exc) from exc
+    if len(data) > MAX_TEXT_FILE:
+        raise ToolError(
+            f"{shown} holds more than {MAX_TEXT_FILE} bytes; edit_file edits smaller files "
+            "(use the shell for this one)"
+        )
     if b"\0" in data[:BINARY_SNIFF]:
         raise ToolError(f"{shown} is a binary file; only text files can be edited")
     try:

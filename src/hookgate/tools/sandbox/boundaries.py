@@ -119,6 +119,11 @@ class Boundaries(NamedTuple):
         of `RUN_OUTSIDE`, which the asked agent may take back too."""
         return (*(d for d in self.writable if d != self.private_tmp), *self.given)
 
+    def kept(self) -> tuple[Path, ...]:
+        """What an agent this one asks must never write either: what this session's
+        hooks and servers run, outside any sandbox (`SandboxSettings.kept`)."""
+        return outermost(tuple(sorted({*self.protected, *self.runs_from})))
+
     def hides(self, path: Path) -> bool:
         return within(path, self.hidden)
 
@@ -153,9 +158,13 @@ class Boundaries(NamedTuple):
 
     def absent_outside(self) -> list[Path]:
         """The `RUN_OUTSIDE` entries of the guarded folders that are not there (given
-        ones aside): no mount keeps a command from making one (`set_aside`); the
-        counterpart of `present_outside`."""
-        return [entry for entry in self._guarded_entries() if not os.path.lexists(entry)]
+        ones aside), and the folders `runs_from` that are not there yet in a writable
+        dir (a `PATH` entry's `bin/`, a `node_modules` before `npm install`): no mount
+        keeps a command from making one (`set_aside`); the counterpart of
+        `present_outside`."""
+        made_here = [folder for folder in sorted(self.runs_from) if within(folder, self.writable)]
+        entries = [*self._guarded_entries(), *made_here]
+        return [entry for entry in entries if not os.path.lexists(entry)]
 
     def _guarded_entries(self) -> list[Path]:
         """The `RUN_OUTSIDE` entries of each guarded folder, the `.git` of each

@@ -135,9 +135,14 @@ def _kernel_says(path: str) -> str:
 
 
 def _which(program: str) -> str | None:
-    """`program`'s path on hookgate's PATH (`shutil` costs a `-p` start bz2 and lzma)."""
+    """`program`'s path on hookgate's PATH (`shutil` costs a `-p` start bz2 and lzma).
+
+    Absolute entries only: a relative one (`.`, an empty one) is the working directory,
+    the model's to write, and the program found confines everything after it."""
     for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
-        path = os.path.join(folder or ".", program)
+        if not os.path.isabs(folder):
+            continue
+        path = os.path.join(folder, program)
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return path
     return None

@@ -61,6 +61,10 @@ class SandboxSettings(NamedTuple):
     hidden: tuple[Path, ...] | None = None
     """Paths (`~` and relative ones resolved) neither read nor written by a confined
     command or a file tool; None: `DEFAULT_HIDDEN` (`hidden_paths`)."""
+    kept: tuple[Path, ...] = ()
+    """What an asking agent keeps from its model, kept here too: the files and folders
+    its hooks and servers run (its trust closure, the environments they run from), which
+    its hooks run outside any sandbox after this agent's commands have ended."""
 
     @property
     def on(self) -> bool:
@@ -80,8 +84,9 @@ class SandboxSettings(NamedTuple):
             return self
         mode = min(self.mode, floor.mode, key=lambda mode: mode.looseness)
         hidden = tuple(dict.fromkeys((*self.hidden_paths(), *floor.hidden_paths())))
+        kept = tuple(dict.fromkeys((*self.kept, *floor.kept)))
         return SandboxSettings(
-            mode, self.network and floor.network, self.writable, floor.writable, hidden
+            mode, self.network and floor.network, self.writable, floor.writable, hidden, kept
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -90,19 +95,23 @@ class SandboxSettings(NamedTuple):
             "network": self.network,
             "writable": [str(path) for path in self.writable],
             "hidden": [str(path) for path in self.hidden_paths()],
+            "kept": [str(path) for path in self.kept],
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SandboxSettings:
         """The inverse of `to_json`; raises `ValueError`, `KeyError` or `TypeError` on
         another shape."""
-        writable, hidden = data["writable"], data["hidden"]
+        writable, hidden, kept = data["writable"], data["hidden"], data["kept"]
         if not isinstance(data["network"], bool) or not isinstance(writable, list):
             raise ValueError(f"not a sandbox: {data!r}")
-        if not isinstance(hidden, list) or not all(isinstance(p, str) for p in hidden):
-            raise ValueError(f"not a sandbox: {data!r}")
-        paths = (tuple(Path(p) for p in writable), None, tuple(Path(p) for p in hidden))
-        return cls(Mode(data["mode"]), data["network"], *paths)
+        for paths in (hidden, kept):
+            if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+                raise ValueError(f"not a sandbox: {data!r}")
+        return cls(
+            Mode(data["mode"]), data["network"], tuple(Path(p) for p in writable), None,
+            tuple(Path(p) for p in hidden), tuple(Path(p) for p in kept),
+        )  # fmt: skip
 
 
 def parse_sandbox(document: Mapping[Any, Any], where: Where, base_dir: Path) -> SandboxSettings:
@@ -195,10 +204,13 @@ def inherited(own: SandboxSettings, environ: Mapping[str, str]) -> SandboxSettin
     return own.within(floor)
 
 
-def floor_env(sandbox: SandboxSettings, writable: tuple[Path, ...]) -> dict[str, str]:
+def floor_env(
+    sandbox: SandboxSettings, writable: tuple[Path, ...], kept: tuple[Path, ...]
+) -> dict[str, str]:
     """The variables that hold the agents this one asks within its sandbox, whose
-    commands may write `writable` (the session's boundaries, its private tmp aside)."""
+    commands may write `writable` (the session's boundaries, its private tmp aside) and
+    never what this session keeps from its model (`kept`)."""
     import json
 
-    floor = sandbox._replace(writable=writable, ceiling=None)
+    floor = sandbox._replace(writable=writable, ceiling=None, kept=kept)
     return {FLOOR_ENV: json.dumps(floor.to_json())} if sandbox.on else {}
