@@ -44,6 +44,7 @@ from hookgate.hooks.process import (
     KILL_GRACE,
     OUTPUT_CAP,
     PIPE_SIZE,
+    programs_path,
     subreaper,
 )
 from hookgate.hooks.process import core as process_core
@@ -1441,3 +1442,14 @@ def test_a_ctrl_c_right_after_the_start_still_stops_the_child(
     assert len(started) == 1
     group_gone(started[0])
     assert_no_fd_left(before, _open_fds())
+
+
+def test_programs_path_leaves_out_the_working_directory_and_the_project(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (tmp_path / "alias").symlink_to(project)
+    value = os.pathsep.join(
+        [".", "", "bin", "/usr/bin", str(project), str(tmp_path / "alias"), "/nowhere", "/bin"]
+    )
+
+    assert programs_path(value, str(project)) == os.pathsep.join(["/usr/bin", "/nowhere", "/bin"])

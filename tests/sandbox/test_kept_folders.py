@@ -122,7 +122,7 @@ def test_an_asked_agent_finds_no_bubblewrap_the_model_made(project: Project) -> 
     assert done.returncode == 0, done.stderr
     assert not pwned.exists()
     assert not escape.exists()
-    assert "set aside bin, which this command made" in results(project)[0]
+    assert any("set aside bin, which this command made" in r for r in results(project))
 
 
 @pytest.mark.parametrize(
@@ -181,3 +181,26 @@ def test_bubblewrap_is_never_taken_from_a_relative_path_entry(
     assert found is not None
     assert os.path.isabs(found)
     assert Path(found).resolve() != fake.resolve()
+
+
+@pytest.mark.parametrize("entry", [".", "", "@P@"], ids=["dot", "empty", "the project"])
+def test_a_hook_finds_no_program_in_the_project_by_name(project: Project, entry: str) -> None:
+    """A `PATH` entry that is the working directory, or the project by name: the hook's
+    `cat` would be a program the model made there."""
+    pwned = project.dir.parent / "outside" / "pwned"
+    hook = project.hook("guard.sh", "cat > /dev/null\nexit 0")
+    plant = f"printf '#!/bin/sh\\ntouch {pwned}\\n' > cat && chmod +x cat"
+    project.write_agent(
+        project.script(*shell(plant, "echo after")),
+        yolo=True,
+        hooks={"preToolCall": [{"matcher": "^shell$", "command": hook}]},
+    )
+    entry = entry.replace("@P@", str(project.dir))
+    env = project.env(PATH=f"{entry}{os.pathsep}{os.environ['PATH']}")
+
+    done = project.hookgate("-p", "go", env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert results(project)[-1] == "after"
+    assert (project.dir / "cat").exists()
+    assert not pwned.exists()

@@ -29,6 +29,7 @@ from hookgate.hooks.process import (
     QUICK,
     SLOW_RUNS,
     ProcessResult,
+    programs_path,
     run_process_sync,
     runs_since_quick,
 )
@@ -121,6 +122,8 @@ class HookEngine:
         #: The events whose hooks have no matcher: every one runs on every call.
         self._match_all = {e for e, s in self._hooks.items() if all(h.matcher is None for h in s)}
         base_env = dict(os.environ if environ is None else environ)
+        if "PATH" in base_env:
+            base_env["PATH"] = programs_path(base_env["PATH"], self.project_dir)
         self._environ = base_env
         self._env = {id(spec): self._hook_env(spec, base_env) for spec in self}
         #: Each process hook's runs since its last within `QUICK` (`process.pace`): it

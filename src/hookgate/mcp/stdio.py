@@ -31,6 +31,7 @@ from mcp import StdioServerParameters, types
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
+from hookgate.hooks.process import programs_path
 from hookgate.hooks.runs import bytecode
 
 #: Bytes a message's line may have, its end excluded; a longer one ends the connection.
@@ -60,9 +61,12 @@ async def stdio_client(
     server: StdioServerParameters, *, errlog: TextIO, on_fault: Callable[[str], None]
 ) -> AsyncIterator[Streams]:
     """Start `server`, and yield the SDK's two streams to it until the block ends."""
+    env = get_default_environment() | bytecode.environment()
+    if "PATH" in env:  # the server's own `env:` may say otherwise
+        env["PATH"] = programs_path(env["PATH"], str(server.cwd or os.getcwd()))
     process = await anyio.open_process(
         [server.command, *server.args],
-        env=get_default_environment() | bytecode.environment() | (server.env or {}),
+        env=env | (server.env or {}),
         cwd=server.cwd,
         stderr=errlog,
         start_new_session=True,

@@ -26,6 +26,7 @@ from hookgate.hooks.process.core import (
     Input,
     ProcessResult,
     SpawnError,
+    programs_path,
     resolve_program,
 )
 from hookgate.hooks.process.guard import (
@@ -70,6 +71,7 @@ __all__ = [
     "adopt_orphans",
     "adopt_orphans_at_first_start",
     "guarded",
+    "programs_path",
     "reap_orphans",
     "resolve_program",
     "run_process",

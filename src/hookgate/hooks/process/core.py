@@ -103,6 +103,31 @@ def resolve_program(program: str, env: Mapping[str, str]) -> str:
     return found
 
 
+def programs_path(path: str, project_dir: str) -> str:
+    """`path` (a `PATH` value) as hooks get it: without its relative entries (`.`, an
+    empty one: the working directory) nor the project directory itself, by any name.
+    Hooks run in the project, which the agent's model may write: a program found there
+    by name (`cat`, `git`) would be the model's, run outside any sandbox. A hook's own
+    `env:` may say otherwise."""
+    try:
+        project = os.stat(project_dir)
+    except OSError:
+        project = None
+    kept = [
+        entry
+        for entry in path.split(os.pathsep)
+        if os.path.isabs(entry) and not (project and _same_folder(entry, project))
+    ]
+    return os.pathsep.join(kept)
+
+
+def _same_folder(path: str, folder: os.stat_result) -> bool:
+    try:
+        return os.path.samestat(os.stat(path), folder)
+    except OSError:
+        return False
+
+
 def enlarge_pipe(fd: int, size: int) -> None:
     """Ask for a pipe (either end's `fd`) of `size` bytes, which holds that much output
     until it is read. Where the kernel refuses (over `/proc/sys/fs/pipe-max-size`, or the
