@@ -67,3 +67,29 @@ def test_sandbox_must_be_true_or_false(project: Project) -> None:
         in (done.stderr)
     )
     assert json.loads(project.agent_file.read_text())["mcp_servers"]["test"]["sandbox"] == "on"
+
+
+@pytest.mark.parametrize("name", ["lefthook.yml", ".pre-commit-config.yaml"])
+def test_what_a_confined_server_makes_that_runs_outside_is_set_aside(
+    project: Project, name: str
+) -> None:
+    """A mount keeps only what is there: a file the model has the server make, which git's
+    hook managers run at the next commit, is set aside once the call has ended."""
+    made = project.dir / name
+
+    result = record(project, made, sandbox=True)
+
+    assert not made.exists()
+    (aside,) = project.dir.glob(f"{name}.hookgate-set-aside-*")
+    assert aside.read_text() == "hello\n"
+    assert f"hookgate set aside {name}, which this call made" in result
+    assert aside.name in result
+
+
+def test_control_what_an_unconfined_server_makes_stays(project: Project) -> None:
+    made = project.dir / "lefthook.yml"
+
+    result = record(project, made, sandbox=False)
+
+    assert made.read_text() == "hello\n"
+    assert "set aside" not in result

@@ -28,6 +28,10 @@ from hookgate.hooks.process import guarded
 from hookgate.mcp.config import HttpServer, McpServerConfig, StdioServer
 from hookgate.mcp.stdio import LineTooLong, stdio_client
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hookgate.tools.sandbox.boundaries import Boundaries
+
 #: Seconds `aclose` waits for the owner task to leave the client (stdin closed, then
 #: the stdio transport's SIGTERM/SIGKILL escalation of about 4 s) before cancelling it.
 CLOSE_WAIT = 10.0
@@ -56,13 +60,18 @@ class McpConnection:
         *,
         project_dir: str | None = None,
         confine: Callable[[list[str]], list[str]] | None = None,
+        boundaries: Boundaries | None = None,
     ) -> None:
         """`confine`: the session's sandbox, as the command line that runs an argv in it,
-        for a stdio server with `sandbox: true` (which refuses to start without one)."""
+        for a stdio server with `sandbox: true` (which refuses to start without one),
+        within `boundaries`."""
         self.config = config
         self.name = config.name
         self._project_dir = project_dir
         self._confine = confine
+        #: Where the server runs confined: what it makes that programs outside the
+        #: sandbox run is set aside after each call (None: it runs as it is).
+        self.boundaries = boundaries if isinstance(config, StdioServer) and config.sandbox else None
         self._client: Client | None = None
         self._stop = asyncio.Event()
         self._owner: asyncio.Task[None] | None = None

@@ -17,6 +17,10 @@ from hookgate.mcp.config import McpServerConfig
 from hookgate.mcp.connection import McpConnection, describe_error, show_sdk_logs_as_notices
 from hookgate.mcp.tools import McpTool, mcp_tools
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hookgate.tools.sandbox.boundaries import Boundaries
+
 
 async def start_mcp_servers(
     servers: Mapping[str, McpServerConfig],
@@ -25,14 +29,16 @@ async def start_mcp_servers(
     *,
     project_dir: Path,
     confine: Callable[[list[str]], list[str]] | None = None,
+    boundaries: Boundaries | None = None,
 ) -> list[McpTool]:
     """Start every server in `servers`; their tools, in the order the servers are listed.
 
-    `confine`: how a server with `sandbox: true` is run in the session's sandbox.
+    `confine`: how a server with `sandbox: true` is run in the session's sandbox, within
+    `boundaries`.
     """
     show_sdk_logs_as_notices()
     connections = [
-        McpConnection(config, project_dir=str(project_dir), confine=confine)
+        McpConnection(config, project_dir=str(project_dir), confine=confine, boundaries=boundaries)
         for config in servers.values()
     ]
     for connection in connections:

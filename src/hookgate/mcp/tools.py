@@ -28,6 +28,7 @@ from mcp.types import Tool as RemoteTool
 from hookgate.mcp.connection import McpConnection, McpServerError
 from hookgate.messages import ToolSpec
 from hookgate.tools import ToolContext, ToolResult
+from hookgate.tools.shell import set_aside_notes
 
 PREFIX = "mcp__"
 SEPARATOR = "__"
@@ -51,6 +52,8 @@ class McpTool:
     needs_consent: bool = True
 
     async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        bounds = self.server.boundaries
+        absent = [] if bounds is None else bounds.absent_outside()
         try:
             result = await self.server.call(self.remote_name, arguments)
         except McpServerError as exc:
@@ -61,7 +64,9 @@ class McpTool:
             return ToolResult(
                 f"[{self.spec.name} failed: {type(exc).__name__}: {exc}]", is_error=True
             )
-        return ToolResult(cap(result_text(result), ctx.output_cap), is_error=result.is_error)
+        notes = set_aside_notes(absent, ctx, by="this call") if absent else ""
+        text = cap(result_text(result), ctx.output_cap) + notes
+        return ToolResult(text, is_error=result.is_error)
 
 
 def mcp_tools(server: McpConnection, remote: list[RemoteTool]) -> tuple[list[McpTool], list[str]]:

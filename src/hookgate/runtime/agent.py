@@ -381,9 +381,10 @@ def check_sandbox(config: AgentConfig, notify: Callable[[str], None]) -> None:
         )
 
 
-def _confinement(ctx: ToolContext) -> Callable[[list[str]], list[str]]:
+def _confinement(ctx: ToolContext) -> tuple[Callable[[list[str]], list[str]], Boundaries]:
     """How an MCP server with `sandbox: true` runs: under the reaper, in this session's
-    boundaries (`workspace-write` ones where the session's own sandbox is off)."""
+    boundaries (`workspace-write` ones where the session's own sandbox is off); and the
+    boundaries, whose `RUN_OUTSIDE` entries a call makes are set aside."""
     from hookgate.tools.sandbox.bwrap import confine
     from hookgate.tools.shell import reaped_command
 
@@ -391,7 +392,9 @@ def _confinement(ctx: ToolContext) -> Callable[[list[str]], list[str]]:
         own = ctx.sandbox
         ctx = ctx._replace(sandbox=SandboxSettings(writable=own.writable, hidden=own.hidden))
     boundaries = Boundaries.of(ctx._replace(private_tmp=None))  # the shell's, not theirs
-    return lambda argv: confine(reaped_command(argv, UNLIMITED, scoped=True), boundaries)
+    return lambda argv: confine(
+        reaped_command(argv, UNLIMITED, scoped=True), boundaries
+    ), boundaries
 
 
 def _tool_registry(config: AgentConfig, extra_tools: Sequence[Tool]) -> ToolRegistry:
@@ -404,9 +407,10 @@ async def _add_mcp_tools(agent: AgentSession, notify: Callable[[str], None]) -> 
     from hookgate.mcp.servers import start_mcp_servers  # the SDK takes ~1 s to import
 
     try:
+        confine, boundaries = _confinement(agent.gate.context)
         tools = await start_mcp_servers(
             agent.config.mcp_servers, agent.resources, notify, project_dir=agent.project_dir,
-            confine=_confinement(agent.gate.context),
+            confine=confine, boundaries=boundaries,
         )  # fmt: skip
     except BaseException:
         await agent.aclose()

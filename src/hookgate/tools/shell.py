@@ -79,20 +79,28 @@ class ShellTool(BuiltinTool):
         except SpawnError as exc:
             raise ToolError(f"cannot run the command: {exc}") from exc
         output = format_output(result, cap=ctx.output_cap, timeout=timeout)
-        for made, aside in set_aside(absent):  # every process of the command is gone now
-            output += f"\n[{_set_aside(display_path(made, ctx), aside, ctx)}]"
+        output += set_aside_notes(absent, ctx)  # every process of the command is gone now
         return ToolResult(output, is_error=result.timed_out or result.returncode != 0)
 
 
-def _set_aside(made: str, aside: Path | OSError, ctx: ToolContext) -> str:
-    """What became of `made`, which the command made and programs outside run."""
-    if isinstance(aside, OSError):
-        return (
-            f"hookgate could not set aside {made}, which this command made "
-            f"({aside.strerror}): {RUNS_OUTSIDE}; review it before they do"
-        )
-    now = display_path(aside, ctx)
-    return f"hookgate set aside {made}, which this command made: {RUNS_OUTSIDE}; it is now {now}"
+def set_aside_notes(absent: list[Path], ctx: ToolContext, *, by: str = "this command") -> str:
+    """Set aside each of `absent` (`Boundaries.absent_outside`, taken before a confined
+    program ran) that is there now; what became of each, a line of its own to append
+    to the result, `by` having made it."""
+    notes = ""
+    for made, aside in set_aside(absent):
+        shown = display_path(made, ctx)
+        if isinstance(aside, OSError):
+            notes += (
+                f"\n[hookgate could not set aside {shown}, which {by} made "
+                f"({aside.strerror}): {RUNS_OUTSIDE}; review it before they do]"
+            )
+        else:
+            notes += (
+                f"\n[hookgate set aside {shown}, which {by} made: {RUNS_OUTSIDE}; "
+                f"it is now {display_path(aside, ctx)}]"
+            )
+    return notes
 
 
 def reaped_command(argv: list[str], limits: ShellLimits, *, scoped: bool = False) -> list[str]:
