@@ -39,6 +39,9 @@ _COMMANDS: dict[str, set[str]] = {
 _MAX_DEPTH = 10
 #: Bytes of one configuration file read at most.
 _MAX_BYTES = 1024 * 1024
+#: Each configuration file's entries `_interesting` found, by path, with the stat they
+#: were read at.
+_PARSED: dict[str, tuple[tuple[int, ...], tuple[tuple[str, str, str], ...]]] = {}
 _SECTION = re.compile(r'\[\s*([\w.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)')
 _ENTRY = re.compile(r"([A-Za-z][\w-]*)\s*(?:=(.*))?")
 
@@ -49,83 +52,110 @@ def named_by_git(roots: tuple[Path, ...], env: Mapping[str, str] = os.environ) -
     Absolute and normalised, each once; none where there is no repository."""
     found: list[Path] = []
     for root in roots:
-        repository = _repository(root)
-        for path in () if repository is None else _named(*repository, env):
-            if path not in found:
+        repository = _repository(str(root))
+        for name in () if repository is None else _named(*repository, env):
+            if (path := Path(name)) not in found:
                 found.append(path)
     return found
 
 
-def _named(worktree: Path, gitdir: Path, env: Mapping[str, str]) -> Iterator[Path]:
-    for included, section, key, value in _entries(_config_files(gitdir, env), env):
+def _named(worktree: str, gitdir: str, env: Mapping[str, str]) -> Iterator[str]:
+    for included, key, value in _entries(_config_files(gitdir, env), env):
         if included is not None:
             yield included
-        elif section == "core" and key == "hookspath":
+        elif key == "hookspath":
             yield _path(worktree, value, env)
-        elif section == "alias" or key in _COMMANDS.get(section, ()):
+        else:
             program = _first_word(value.removeprefix("!"))
             if "/" in program:  # else found in `PATH`, whose folders are kept already
                 yield _path(worktree, program, env)
 
 
-def _repository(root: Path) -> tuple[Path, Path] | None:
+def _repository(root: str) -> tuple[str, str] | None:
     """The working tree holding `root` and its git directory (a `.git` file followed)."""
-    for folder in (root, *root.parents):
-        dot_git = folder / ".git"
-        if dot_git.is_dir():
+    folder = root
+    while True:
+        dot_git = os.path.join(folder, ".git")
+        if os.path.isdir(dot_git):
             return folder, dot_git
         text = _read(dot_git)
         if text is not None:
             if text.startswith("gitdir:"):
-                return folder, Path(os.path.normpath(folder / text[7:].strip()))
+                return folder, os.path.normpath(os.path.join(folder, text[7:].strip()))
             return None
-    return None
+        if folder == (folder := os.path.dirname(folder)):
+            return None
 
 
-def _config_files(gitdir: Path, env: Mapping[str, str]) -> list[Path]:
+def _config_files(gitdir: str, env: Mapping[str, str]) -> list[str]:
     """The files git reads, in its order (a later value wins)."""
-    files: list[Path] = []
+    files: list[str] = []
     if not env.get("GIT_CONFIG_NOSYSTEM"):
-        files.append(Path(env.get("GIT_CONFIG_SYSTEM", "/etc/gitconfig")))
+        files.append(env.get("GIT_CONFIG_SYSTEM", "/etc/gitconfig"))
     home = env.get("HOME", "")
     if "GIT_CONFIG_GLOBAL" in env:
-        files.append(Path(env["GIT_CONFIG_GLOBAL"]))
+        files.append(env["GIT_CONFIG_GLOBAL"])
     else:
         xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-        files += [Path(xdg, "git", "config"), Path(home, ".gitconfig")]
-    common = _read(gitdir / "commondir")  # a worktree's: the repository's config is there
-    shared = Path(os.path.normpath(gitdir / common.strip())) if common else gitdir
-    files += [shared / "config", gitdir / "config.worktree"]
+        files += [os.path.join(xdg, "git", "config"), os.path.join(home, ".gitconfig")]
+    common = _read(os.path.join(gitdir, "commondir"))  # a worktree's: the config is there
+    shared = os.path.normpath(os.path.join(gitdir, common.strip())) if common else gitdir
+    files += [os.path.join(shared, "config"), os.path.join(gitdir, "config.worktree")]
     return files
 
 
 def _entries(
-    files: list[Path], env: Mapping[str, str], depth: int = 0
-) -> Iterator[tuple[Path | None, str, str, str]]:
-    """(None, section, key, value) for each entry of `files`, an included file's own
-    `(path, "", "", "")` before its entries; sections and keys in lower case."""
+    files: list[str], env: Mapping[str, str], depth: int = 0
+) -> Iterator[tuple[str | None, str, str]]:
+    """(None, key, value) for each entry of `files` that may name a file of the tree (the
+    key in lower case), an included file's own `(path, "", "")` before its entries."""
     for file in files:
-        text = _read(file)
-        if text is None:
-            continue
-        section = ""
-        for line in _lines(text):
-            header = _SECTION.match(line)
-            if header:
-                section = header[1].lower().split(".")[0]
-                line = header[3].strip(" \t")
-                if not line:
-                    continue
-            entry = _ENTRY.match(line)
-            if not entry:
-                continue
-            key, value = entry[1].lower(), _value(entry[2] or "")
-            if section in ("include", "includeif") and key == "path" and depth < _MAX_DEPTH:
-                included = _path(file.parent, value, env)
-                yield included, "", "", ""
-                yield from _entries([included], env, depth + 1)
+        for section, key, value in _interesting(file):
+            if section in ("include", "includeif"):
+                if depth < _MAX_DEPTH:
+                    included = _path(os.path.dirname(file), value, env)
+                    yield included, "", ""
+                    yield from _entries([included], env, depth + 1)
             else:
-                yield None, section, key, value
+                yield None, key, value
+
+
+def _interesting(file: str) -> tuple[tuple[str, str, str], ...]:
+    """The entries of `file` that may name a file of the tree (an include, the hooks
+    folder, a command), their values as git reads them; none where it is no regular
+    file. Read once while its stat stays the same (`Boundaries.of` asks at every tool
+    call)."""
+    try:
+        status = os.stat(file)
+    except OSError:
+        return ()
+    stamp = (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns)
+    known = _PARSED.get(file)
+    if known is not None and known[0] == stamp:
+        return known[1]
+    text = _read(file)
+    found: list[tuple[str, str, str]] = []
+    section = ""
+    for line in _lines(text or ""):
+        header = _SECTION.match(line)
+        if header:
+            section = header[1].lower().split(".")[0]
+            line = header[3].strip(" \t")
+            if not line:
+                continue
+        entry = _ENTRY.match(line)
+        if entry and _names_a_file(section, key := entry[1].lower()):
+            found.append((section, key, _value(entry[2] or "")))
+    _PARSED[file] = (stamp, tuple(found))
+    return _PARSED[file][1]
+
+
+def _names_a_file(section: str, key: str) -> bool:
+    if section in ("include", "includeif"):
+        return key == "path"
+    if section == "core" and key == "hookspath":
+        return True
+    return section == "alias" or key in _COMMANDS.get(section, ())
 
 
 def _lines(text: str) -> Iterator[str]:
@@ -175,15 +205,15 @@ def _first_word(command: str) -> str:
     return word[0].strip("'\"") if word else ""
 
 
-def _path(base: Path, value: str, env: Mapping[str, str]) -> Path:
+def _path(base: str, value: str, env: Mapping[str, str]) -> str:
     """A path git reads from its configuration: `~/` is the home folder, a relative one
     is taken from `base`."""
     if value == "~" or value.startswith("~/"):
         value = env.get("HOME", "") + value[1:]
-    return Path(os.path.normpath(base / value))
+    return os.path.normpath(os.path.join(base, value))
 
 
-def _read(path: Path) -> str | None:
+def _read(path: str) -> str | None:
     """A regular file's text (at most `_MAX_BYTES`), or None."""
     try:
         file = open_regular(path)
