@@ -1453,3 +1453,6 @@ def test_programs_path_leaves_out_the_working_directory_and_the_project(tmp_path
     )
 
     assert programs_path(value, str(project)) == os.pathsep.join(["/usr/bin", "/nowhere", "/bin"])
+    assert programs_path(value) == os.pathsep.join(
+        ["/usr/bin", str(project), str(tmp_path / "alias"), "/nowhere", "/bin"]
+    )

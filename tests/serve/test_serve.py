@@ -47,6 +47,17 @@ def test_the_native_route_answers_a_hookgate_http_hook(service: Service) -> None
     assert (untouched.status_code, untouched.text) == (200, "")
 
 
+def test_the_folder_a_client_names_leaves_the_services_path_alone(service: Service) -> None:
+    """A client's event names its own project, on its own machine: its `cwd` of
+    `/usr/bin` must not take `/usr/bin` out of the service's hooks' `PATH` (the rewrite
+    hook's `jq` comes from there)."""
+    call = {**native_call(service.project, "echo hello > n.txt"), "cwd": "/usr/bin"}
+
+    rewritten = service.post("/v1/hook", call)
+
+    assert rewritten.json() == {"arguments": {"command": f"echo {REWRITTEN} > n.txt"}}
+
+
 def test_each_decision_is_audited_with_the_client_name(service: Service) -> None:
     event = json.loads(claude_event(service.project, "PreToolUse", session="s-9", **bash("ls")))
     assert service.post("/v1/hook/claude", event, token=TOKENS["bob"]).status_code == 200

@@ -22,6 +22,7 @@ from pathlib import Path
 from hookgate.agents.protocol import AgentEvent, AgentProtocol, Reply
 from hookgate.hooks import ConfigError, HookEngine, HookgateError, HooksConfig, OnError, Outcome
 from hookgate.hooks.formats import FORMATS
+from hookgate.hooks.process import programs_path
 from hookgate.hooks.records import NamedTuple
 from hookgate.telemetry import observer_for
 
@@ -83,15 +84,20 @@ def run_agent_hook(
     agent_file: Path | None = None,
     environ: Mapping[str, str] | None = None,
     keeper: Keeper | None = None,
+    local: bool = True,
 ) -> Reply:
     """The reply to the agent event `text` (its stdin). `agent_file` defaults to
     `hookgate.yaml` in the agent's project directory. Never raises for a bad event or
     file: the agent always gets an answer it reads. Without a `keeper`, the file is
-    checked and parsed afresh and the hooks' processes end with the event."""
+    checked and parsed afresh and the hooks' processes end with the event. `local`:
+    the event's project is on this machine, its agent's model writes there, and no
+    hook finds a program there by name (`hookgate serve` answers for others')."""
     environ = os.environ if environ is None else environ
     event = read_event(protocol, text, environ)
     if isinstance(event, Reply):
         return event
+    if local and "PATH" in environ:
+        environ = {**environ, "PATH": programs_path(environ["PATH"], event.project_dir)}
     path = agent_file or Path(event.project_dir) / DEFAULT_AGENT_FILE
     if agent_file is None and not path.exists():
         return Reply()  # no hookgate.yaml in this project: no policy to apply

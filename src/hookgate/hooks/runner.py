@@ -122,8 +122,8 @@ class HookEngine:
         #: The events whose hooks have no matcher: every one runs on every call.
         self._match_all = {e for e, s in self._hooks.items() if all(h.matcher is None for h in s)}
         base_env = dict(os.environ if environ is None else environ)
-        if "PATH" in base_env:
-            base_env["PATH"] = programs_path(base_env["PATH"], self.project_dir)
+        if "PATH" in base_env:  # (the project itself: the caller's to take out)
+            base_env["PATH"] = programs_path(base_env["PATH"])
         self._environ = base_env
         self._env = {id(spec): self._hook_env(spec, base_env) for spec in self}
         #: Each process hook's runs since its last within `QUICK` (`process.pace`): it

@@ -17,6 +17,7 @@ from hookgate.config.agentfile import AgentConfig
 from hookgate.errors import SessionError
 from hookgate.hooks import ConfigError, HookEngine, HookgateError, Outcome
 from hookgate.hooks.author.lint import lint_config
+from hookgate.hooks.process import programs_path
 from hookgate.hooks.runs.environments import found_by_name
 from hookgate.messages import Message, ToolSpec
 from hookgate.models import ModelClient, make_model
@@ -201,7 +202,7 @@ async def open_agent(
     engine = HookEngine(
         config.hooks, session_id=session_id, project_dir=str(project_dir),
         asked_depth=asked_depth, pinned=trusted.pins(),
-        environ={**os.environ, TRANSCRIPT_ENV: str(transcript)},
+        environ={**os.environ, TRANSCRIPT_ENV: str(transcript), **_programs(project_dir)},
         transcript_path=str(transcript), permission_mode=permission_mode(config, consent),
         asked_agent=asked_as, observer=observer_for(config.telemetry, os.environ),
         env_file=None if env_file is None else str(env_file),
@@ -379,6 +380,12 @@ def check_sandbox(config: AgentConfig, notify: Callable[[str], None]) -> None:
             "`sandbox: {mode: off}` in the agent file (hookgate hooks check says what this "
             "machine can enforce)",
         )
+
+
+def _programs(project_dir: Path) -> dict[str, str]:
+    """The `PATH` of the session's hooks: not the project, the model's to write."""
+    path = os.environ.get("PATH")
+    return {} if path is None else {"PATH": programs_path(path, str(project_dir))}
 
 
 def _confinement(ctx: ToolContext) -> tuple[Callable[[list[str]], list[str]], Boundaries]:

@@ -103,7 +103,7 @@ class HookService:
             protocol = self._protocols[agent] = _protocol_of(agent)
         return run_agent_hook(
             _ClientProtocol(protocol, client), text, agent_file=self.agent_file,
-            environ=self._environ, keeper=self.warm,
+            environ=self._environ, keeper=self.warm, local=False,
         )  # fmt: skip
 
 

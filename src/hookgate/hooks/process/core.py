@@ -103,16 +103,16 @@ def resolve_program(program: str, env: Mapping[str, str]) -> str:
     return found
 
 
-def programs_path(path: str, project_dir: str) -> str:
+def programs_path(path: str, project_dir: str | None = None) -> str:
     """`path` (a `PATH` value) as hooks get it: without its relative entries (`.`, an
-    empty one: the working directory) nor the project directory itself, by any name.
-    Hooks run in the project, which the agent's model may write: a program found there
-    by name (`cat`, `git`) would be the model's, run outside any sandbox. A hook's own
-    `env:` may say otherwise."""
-    try:
-        project = os.stat(project_dir)
-    except OSError:
-        project = None
+    empty one: the working directory, where hooks run), nor, given `project_dir`, that
+    folder by any name. An agent's project is its model's to write: a program found
+    there by name (`cat`, `git`) would be the model's, run outside any sandbox. A hook's
+    own `env:` may say otherwise."""
+    project = None
+    if project_dir is not None:
+        with contextlib.suppress(OSError):
+            project = os.stat(project_dir)
     kept = [
         entry
         for entry in path.split(os.pathsep)
