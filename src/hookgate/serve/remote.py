@@ -25,6 +25,19 @@ ANSWER_TIMEOUT = 660.0
 MAX_ANSWER = 4 * 1024 * 1024
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is no decision: followed, it would take the bearer token to another
+    place and read that place's `{}` as the service's "allowed"."""
+
+    def redirect_request(self, *args: object, **kwargs: object) -> None:
+        return None  # urllib then raises `HTTPError` for the 3xx itself
+
+
+#: urllib's opener (the environment's proxies kept: a fleet may reach its service
+#: through one), following no redirect.
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
 def remote_hook(protocol: AgentProtocol, text: str, url: str, environ: Mapping[str, str]) -> Reply:
     """The service's reply to the agent event `text`, or a refusal where it gave none."""
     event = read_event(protocol, text, environ)  # as locally: unreadable, or not answered
@@ -37,7 +50,9 @@ def remote_hook(protocol: AgentProtocol, text: str, url: str, environ: Mapping[s
                  "authorization": f"Bearer {environ.get(TOKEN_VARIABLE, '')}"},
     )  # fmt: skip
     try:
-        with urllib.request.urlopen(request, timeout=ANSWER_TIMEOUT) as response:
+        with _OPENER.open(request, timeout=ANSWER_TIMEOUT) as response:
+            if response.status != 200:  # a 204 or another 2xx is no answer of the service's
+                raise urllib.error.HTTPError(target, response.status, "", response.headers, None)
             body = response.read(MAX_ANSWER + 1)
         if len(body) > MAX_ANSWER:
             raise ValueError(f"the answer passed {MAX_ANSWER:,} bytes")
