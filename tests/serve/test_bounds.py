@@ -1,0 +1,95 @@
+"""`hookgate serve` bounds what a client may send before any token is checked.
+
+uvicorn kept every header line until a head was complete, and waited for ever on a
+connection that sent nothing: one client without a token grew the service by
+hundreds of megabytes, or held its descriptors with idle sockets
+(`hookgate.listening`). Each case talks to the real service on loopback, then checks
+that an honest request is still answered.
+"""
+
+from __future__ import annotations
+
+import socket
+from urllib.parse import urlsplit
+
+import httpx2
+
+from hookgate.listening import HEAD_TIMEOUT, MAX_HEAD, MAX_HEADERS
+from serve.conftest import TOKENS, Service
+
+#: What the client tries to send: far more than the bound, and than the kernel buffers.
+FLOOD = 64 * 1024 * 1024
+#: Seconds a test waits for the service to close a connection: the bound and then some.
+CLOSE_WAIT = HEAD_TIMEOUT * 6
+
+
+def connect(service: Service) -> socket.socket:
+    address = urlsplit(service.url)
+    return socket.create_connection((address.hostname, address.port), timeout=CLOSE_WAIT)
+
+
+def still_answers(service: Service) -> None:
+    answered = httpx2.get(service.url + "/healthz", timeout=CLOSE_WAIT)
+    assert answered.status_code == 200
+
+
+def flood(connection: socket.socket, head: bytes, line: bytes) -> tuple[int, bytes]:
+    """Send `head`, then `line` until `FLOOD` bytes or until the service cuts it off;
+    the bytes sent, and what the service answered."""
+    sent = 0
+    try:
+        connection.sendall(head)
+        while sent < FLOOD:
+            connection.sendall(line)
+            sent += len(line)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    try:
+        return sent, connection.recv(4096)
+    except ConnectionResetError:
+        return sent, b""
+
+
+def test_a_head_past_the_bound_is_refused_unread(service: Service) -> None:
+    line = b"X-Filler: " + b"a" * 1014 + b"\r\n"
+    with connect(service) as connection:
+        sent, answer = flood(connection, b"GET /healthz HTTP/1.1\r\nHost: x\r\n", line)
+
+    assert sent < FLOOD // 4, "the service read on past the bound"
+    assert answer == b"" or answer.startswith(b"HTTP/1.1 400")
+    assert MAX_HEAD < FLOOD // 4
+    still_answers(service)
+
+
+def test_a_head_of_too_many_lines_is_refused(service: Service) -> None:
+    lines = b"".join(b"X-%d: 1\r\n" % n for n in range(MAX_HEADERS + 1))
+    with connect(service) as connection:
+        connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + lines + b"\r\n")
+        answer = connection.recv(4096)
+
+    assert answer.startswith(b"HTTP/1.1 400")
+    still_answers(service)
+
+
+def test_a_head_within_the_bounds_is_answered(service: Service) -> None:
+    lines = b"".join(b"X-%d: 1\r\n" % n for n in range(MAX_HEADERS - 10))
+    with connect(service) as connection:
+        connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + lines + b"\r\n")
+        answer = connection.recv(4096)
+
+    assert answer.startswith(b"HTTP/1.1 200")
+
+
+def test_a_connection_that_sends_nothing_is_closed(service: Service) -> None:
+    with connect(service) as connection:
+        assert connection.recv(4096) == b""  # closed by the service, not by our wait
+    still_answers(service)
+
+
+def test_a_head_sent_in_part_and_then_left_is_closed(service: Service) -> None:
+    with connect(service) as connection:
+        connection.sendall(b"POST /v1/hook HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ")
+        assert connection.recv(4096) == b""
+    honest = httpx2.post(service.url + "/v1/hook", content=b"{}", timeout=CLOSE_WAIT,
+                         headers={"authorization": f"Bearer {TOKENS['alice']}"})  # fmt: skip
+    assert honest.status_code in (200, 400)
