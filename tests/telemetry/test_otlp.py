@@ -158,6 +158,42 @@ def test_content_true_sends_the_payload_and_the_reason(
     assert GUARD_REASON in attributes(event)["hookgate.reason"]
 
 
+#: An AWS access key id, as the examples' redactor and scrubber know one.
+AWS_KEY = "AKIAQWERTYUIOPASDFGH"
+
+
+def test_content_true_exports_no_blocked_question(project: Project, receiver: Receiver) -> None:
+    """A question a hook blocked for holding a key appears nowhere afterwards: not in
+    the history, and not in what the collector gets."""
+    hooks = {"preGeneration": [{"name": "redact", "command": project.example("redact_prompt.py")}]}
+    project.write_agent(project.script({"text": "done"}), hooks=hooks,
+                        telemetry={"otlp": receiver.url, "content": True})  # fmt: skip
+
+    done = project.hookgate("-p", f"deploy with {AWS_KEY} please")
+
+    assert done.returncode == 2  # blocked
+    (event,) = [s for s in receiver.spans() if s.name == "hookgate preGeneration"]
+    exported = attributes(event)["hookgate.payload"]
+    assert "[prompt blocked by a hook: the question holds an AWS access key id]" in exported
+    assert AWS_KEY.encode() not in receiver.raw()
+
+
+def test_content_true_exports_what_the_hooks_left(project: Project, receiver: Receiver) -> None:
+    """A result a hook scrubbed is exported scrubbed, as the model read it."""
+    hooks = {"postToolCall": [{"name": "scrub", "command": project.example("scrub_aws_keys.py")}]}
+    made = f"printf 'aws_access_key_id = %s%s' {AWS_KEY[:4]} {AWS_KEY[4:]}"  # not in the call
+    call = {"name": "shell", "arguments": {"command": made}}
+    project.write_agent(project.script({"tool_calls": [call]}, {"text": "done"}), yolo=True,
+                        hooks=hooks, telemetry={"otlp": receiver.url, "content": True})  # fmt: skip
+
+    done = project.hookgate("-p", "show me")
+
+    assert done.returncode == 0, done.stderr
+    (event,) = [s for s in receiver.spans() if s.name == "hookgate postToolCall"]
+    assert "[REDACTED_KEY]" in attributes(event)["hookgate.payload"]
+    assert AWS_KEY.encode() not in receiver.raw()
+
+
 def test_the_standard_otel_variable_turns_it_on(project: Project, receiver: Receiver) -> None:
     guarded_turn(project, None, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.url)
     assert [s.name for s in receiver.spans()] == ["hook no-rm-rf", "hookgate preToolCall"]

@@ -33,6 +33,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from hookgate.hooks import Outcome
 from hookgate.hooks.observe import HookRun, hook_kind
+from hookgate.hooks.wording import BLOCKED_MARKER
 from hookgate.telemetry import TelemetrySettings
 
 #: The instrumentation scope every span, metric and log record carries.
@@ -137,7 +138,8 @@ class OtlpObserver:
         if outcome.blocked_by:
             attributes["hookgate.blocked_by"] = outcome.blocked_by
         if self._content:
-            attributes["hookgate.payload"] = json.dumps(payload, ensure_ascii=False, default=str)
+            shown = exported_payload(event, outcome)
+            attributes["hookgate.payload"] = json.dumps(shown, ensure_ascii=False, default=str)
             if outcome.reason:
                 attributes["hookgate.reason"] = outcome.reason
         ended = max([started_ns, *(r.started_ns + r.duration_ns for r in runs)])
@@ -158,6 +160,23 @@ class OtlpObserver:
         p.logger.emit(timestamp=ended, context=parent, severity_number=_SEVERITY[decision],
                       severity_text=decision, body=body, event_name="hookgate.decision",
                       attributes=attributes)  # fmt: skip
+
+
+#: The fields of a blocked event that carry what the block kept from going on: a
+#: question blocked before the model (or the asked agent) read it.
+WITHHELD_WHEN_BLOCKED = {"preGeneration": ("prompt",), "preAsk": ("question", "conversation")}
+
+
+def exported_payload(event: str, outcome: Outcome) -> dict[str, Any]:
+    """What `content: true` exports of an event: its payload as the hooks left it (a
+    result a hook scrubbed, scrubbed: what the model read), and of a blocked question
+    only the marker the history keeps, so that a secret it held appears nowhere."""
+    shown = dict(outcome.payload)
+    if outcome.blocked:
+        for field in WITHHELD_WHEN_BLOCKED.get(event, ()):
+            if field in shown:
+                shown[field] = BLOCKED_MARKER.format(reason=outcome.reason or "")
+    return shown
 
 
 def decision_of(outcome: Outcome) -> str:
