@@ -138,7 +138,10 @@ def test_the_connection_goes_to_the_checked_address_with_the_name_as_host(
      ("2001:0:4136:e378:8000:63bf:3fff:fdd2", False),  # Teredo, client 192.0.2.45
      ("2001:0:808:808:0:f5ff:80ff:fffe", False),  # Teredo: 8.8.8.8 serves 127.0.0.1
      ("2606:4700::5efe:a00:1", False), ("2606:4700::200:5efe:a9fe:a9fe", False),  # ISATAP
-     ("2606:4700::200:5efe:808:808", True)],
+     ("2606:4700::200:5efe:808:808", True),
+     # blocks the standard library calls global, which are not (site-local, SRv6,
+     # documentation, outside the global unicast space)
+     ("fec0::1", False), ("5f00::1", False), ("3fff::1", False), ("4000::1", False)],
 )  # fmt: skip
 def test_public_addresses(address: str, public: bool) -> None:
     assert is_public(address) is public

@@ -172,7 +172,20 @@ def _carrying(address: str) -> str:
 
 
 def _public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(ip, ipaddress.IPv6Address) and (
+        ip not in _GLOBAL_UNICAST or any(ip in network for network in _NOT_GLOBAL_V6)
+    ):
+        return False
     return ip.is_global and not ip.is_multicast
+
+
+#: The IPv6 global unicast space (RFC 4291): no other block is routed on the internet.
+#: The standard library (3.11) calls global the site-local `fec0::/10` and SRv6's
+#: `5f00::/16`, both outside it.
+_GLOBAL_UNICAST = ipaddress.IPv6Network("2000::/3")
+#: Blocks inside it that are no destination either, which the standard library (3.11)
+#: calls global: the documentation prefix of RFC 9637.
+_NOT_GLOBAL_V6 = (ipaddress.IPv6Network("3fff::/20"),)
 
 
 #: IPv6 forms whose traffic goes to the IPv4 address in their low 32 bits: IPv4-mapped
