@@ -61,11 +61,31 @@ def test_the_folder_a_client_names_leaves_the_services_path_alone(service: Servi
 def test_each_decision_is_audited_with_the_client_name(service: Service) -> None:
     event = json.loads(claude_event(service.project, "PreToolUse", session="s-9", **bash("ls")))
     assert service.post("/v1/hook/claude", event, token=TOKENS["bob"]).status_code == 200
-    (path,) = [p for p in service.project.session_files() if p.stem.endswith("-claude-s-9")]
+    (path,) = [p for p in service.project.session_files() if p.stem.endswith("-claude-bob-s-9")]
     decisions = [r["data"] for r in service.project.records(path) if r.get("kind") == "agent_hook"]
     assert [(d["client"], d["event"], d["decision"]) for d in decisions] == [
         ("bob", "PreToolUse", "allowed")
     ]
+
+
+@pytest.mark.parametrize(
+    "alices", ["bob_sess", "bob.sess"], ids=["the same id", "one that folds to it"]
+)
+def test_a_clients_events_never_land_in_anothers_audit_session(
+    service: Service, alices: str
+) -> None:
+    """Bob's end-of-turn event is judged with his session's last question: Alice must not
+    put one there, by his session id or by a spelling of it."""
+    asked = {"event": "preGeneration", "cwd": str(service.project.dir)}
+    assert service.post("/v1/hook", {**asked, "session_id": "bob_sess", "prompt": "bob asks"},
+                        token=TOKENS["bob"]).status_code == 200  # fmt: skip
+    assert service.post("/v1/hook", {**asked, "session_id": alices, "prompt": "alice planted"},
+                        token=TOKENS["alice"]).status_code == 200  # fmt: skip
+
+    texts = [path.read_text() for path in service.project.session_files()]
+
+    assert sum("bob asks" in text for text in texts) == 1
+    assert not any("bob asks" in text and "alice planted" in text for text in texts)
 
 
 def test_no_token_or_a_wrong_one_gets_no_decision(service: Service) -> None:

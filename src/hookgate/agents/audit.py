@@ -41,17 +41,20 @@ MAX_ID = 80
 _NOT_ID = re.compile(r"[^0-9A-Za-z_-]")
 
 
-def audit_session_id(agent: str, session_id: str, now: float | None = None) -> str:
-    """The hookgate session id of an agent session first seen `now` (seconds since the
-    epoch; default: now)."""
-    return f"{id_stamp(now)}-{agent}-{_id_part(session_id)}"
+def audit_session_id(event: AgentEvent, now: float | None = None) -> str:
+    """The hookgate session id of `event`'s agent session, first seen `now` (seconds
+    since the epoch; default: now): two clients' sessions of one id started in the same
+    second are still two (`_index_name`)."""
+    return f"{id_stamp(now)}-{_index_name(event)}"
 
 
 def open_audit(store: SessionStore, event: AgentEvent, agent_file: str) -> Session:
     """The hookgate session of `event`'s agent session: found by its index entry (one
-    small file per agent session, so no event lists the sessions), else started."""
-    index = store.home / INDEX_DIR / f"{event.agent}-{_id_part(event.session_id)}"
-    session_id = _indexed(index, audit_session_id(event.agent, event.session_id))
+    small file per agent session, so no event lists the sessions), else started. Under
+    `hookgate serve` each client's sessions are its own: another's session id, in any
+    spelling, names another session."""
+    index = store.home / INDEX_DIR / _index_name(event)
+    session_id = _indexed(index, audit_session_id(event))
     # Made by whichever process wrote the index entry; opened where it exists already.
     return store.create(agent_file=agent_file, cwd=event.cwd, session_id=session_id, reuse=True)
 
@@ -100,11 +103,11 @@ class KeptAuditTrail(AuditTrail):
 
     def __init__(self, store: SessionStore | None = None) -> None:
         super().__init__(store or SessionStore())
-        self._kept: OrderedDict[tuple[str, str, str], Session] = OrderedDict()
+        self._kept: OrderedDict[tuple[str, str | None, str, str], Session] = OrderedDict()
         self._lock = _thread.allocate_lock()
 
     def session(self, event: AgentEvent, agent_file: str) -> Session:
-        key = (event.agent, event.session_id, agent_file)
+        key = (event.agent, event.client, event.session_id, agent_file)
         with self._lock:
             session = self._kept.get(key)
             if session is not None:
@@ -119,7 +122,8 @@ class KeptAuditTrail(AuditTrail):
 
     def _forget(self, event: AgentEvent, agent_file: str) -> bool:
         with self._lock:
-            return self._kept.pop((event.agent, event.session_id, agent_file), None) is not None
+            key = (event.agent, event.client, event.session_id, agent_file)
+            return self._kept.pop(key, None) is not None
 
 
 def _indexed(index: Path, new_id: str) -> str:
@@ -230,3 +234,17 @@ def _decision(
 
 def _id_part(session_id: str) -> str:
     return _NOT_ID.sub("_", session_id)[:MAX_ID] or "unnamed"
+
+
+def _index_name(event: AgentEvent) -> str:
+    """The agent session's index entry: its agent, its client (under `hookgate serve`)
+    and its id, readable where they are safe names; else with a digest of them, so that
+    two that fold to the same characters (`bob.sess`, `bob_sess`) stay two."""
+    named = [event.agent, *([] if event.client is None else [event.client]), event.session_id]
+    name = "-".join(_id_part(part) for part in named)
+    if any(part != _id_part(part) for part in named):
+        import hashlib  # only for an id that is no safe name
+
+        digest = hashlib.sha256("\0".join(named).encode("utf-8", "surrogatepass")).hexdigest()
+        name += f"-{digest[:16]}"
+    return name
