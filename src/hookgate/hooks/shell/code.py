@@ -14,6 +14,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
+from hookgate.hooks.records import NamedTuple
 from hookgate.hooks.shell.runners import PLACEHOLDER, RUNNERS, Runs, Stdin, base_name
 
 __all__ = ["MAX_WRAPPED_FORMS", "PLACEHOLDER", "Runs", "Stdin", "base_name", "commands_run"]
@@ -39,6 +40,10 @@ WRAPPERS: dict[str, tuple[str, int]] = {
     "pnpx": ("", 0), "bunx": ("", 0), "direnv": ("", 0), "docker": ("", 0),
     "podman": ("", 0), "kubectl": ("", 0), "sshpass": ("pfdP", 0), "entr": ("", 0),
 }  # fmt: skip
+#: The builtins that declare variables, whose `-n` makes a reference to another.
+DECLARING = frozenset({"declare", "typeset", "local"})
+#: Readings of one command's wrapper options followed; past it the command is unknown.
+MAX_OPTION_READINGS = 256
 #: Start points of the wrapper forms of one command; past it the command is unknown
 #: (a thousand nested `nohup`s cost quadratic time to list).
 MAX_WRAPPED_FORMS = 64
@@ -68,11 +73,20 @@ CODE_VARIABLES = frozenset({
     "MANPAGER", "EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE", "SSH_ASKPASS",
     "SUDO_ASKPASS", "BROWSER",
 })  # fmt: skip
-#: Variables whose value names code to load from a file: nothing a rule can read.
+#: Variables whose value names code to load from a file, or points a command name at
+#: another program (`BASH_CMDS[ls]=/bin/rm`): nothing a rule can read.
 FILE_CODE_VARIABLES = frozenset({
     "BASH_ENV", "ENV", "LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "PYTHONSTARTUP",
     "PERL5OPT", "NODE_OPTIONS", "RUBYOPT", "SHELLOPTS", "BASHOPTS", "PROMPT_COMMANDS",
+    "BASH_CMDS", "BASH_ALIASES",
 })  # fmt: skip
+#: Builtins that assign to the variables their words name, each with its options that
+#: take a value: the value is set at run time, past what a rule can judge.
+ASSIGNING: dict[str, str] = {
+    "printf": "v", "read": "adeinNpt", "mapfile": "dnOsuCc", "readarray": "dnOsuCc",
+    "getopts": "", "wait": "p", "declare": "", "typeset": "", "local": "", "export": "",
+    "readonly": "",
+}  # fmt: skip
 
 
 def commands_run(values: Sequence[str | None], texts: Sequence[str], stdin: Stdin | None) -> Runs:
@@ -82,12 +96,13 @@ def commands_run(values: Sequence[str | None], texts: Sequence[str], stdin: Stdi
     expansion, a glob, a brace); `texts`: each word as the forms show it. `stdin`: its
     standard input where a redirect, a here-string or a pipe gives it (None: the tool's).
     """
-    start = _principal(values)
     wrapped = _wrapped_forms(values, texts)
-    if wrapped is None:
+    starts = _starts(values)
+    if wrapped is None or starts is None:
         return Runs(hidden="it nests more wrapper commands than hookgate follows")
     if not values:
         return Runs()
+    start = starts.principal
     if start is None:
         built = next((t for v, t in zip(values, texts, strict=True) if v is None), texts[0])
         return Runs(tuple(wrapped), hidden=f"its command name is built at run time ({built})")
@@ -95,10 +110,9 @@ def commands_run(values: Sequence[str | None], texts: Sequence[str], stdin: Stdi
     principal = [name, *texts[start + 1 :]]
     runs = Runs((" ".join(principal), *wrapped))
     runs = runs.plus(_assignments_of_env(values[:start]))
-    handler = RUNNERS.get(name)
-    if handler is not None:
-        runs = _nested(runs.plus(handler(name, list(values[start + 1 :]), stdin)))
-    elif name not in DATA_ONLY and name not in WRAPPERS:
+    for index in (start, *starts.others, *starts.wrappers):
+        runs = runs.plus(_own_runs(values, index, stdin))
+    if name not in DATA_ONLY and name not in WRAPPERS and name not in RUNNERS:
         perhaps = argument_forms(texts[start + 1 :])
         if perhaps is None:
             return Runs(runs.forms, hidden="it has more words than hookgate follows")
@@ -110,6 +124,18 @@ def commands_run(values: Sequence[str | None], texts: Sequence[str], stdin: Stdi
         return Runs(runs.forms, hidden=f"xargs puts its input into the command at {replace!r}")
     # It adds words read from its input: `xargs rm` runs `rm` with arguments.
     return Runs((*runs.forms, " ".join([*principal, PLACEHOLDER])), runs.scripts, runs.hidden)
+
+
+def _own_runs(values: Sequence[str | None], index: int, stdin: Stdin | None) -> Runs:
+    """What the command starting at `index` runs besides itself: the code it runs
+    (`RUNNERS`) or the variables it sets that run code (`assigned_by_command`)."""
+    name = base_name(values[index] or "")
+    args = list(values[index + 1 :])
+    assigns = assigned_by_command(name, args)
+    if assigns is not None:
+        return Runs(hidden=assigns)
+    handler = RUNNERS.get(name)
+    return Runs() if handler is None else _nested(handler(name, args, stdin))
 
 
 def _nested(runs: Runs) -> Runs:
@@ -125,7 +151,9 @@ def _nested(runs: Runs) -> Runs:
 
 
 def assignment_runs(name: str, value: str | None) -> Runs:
-    """What assigning `value` to the variable `name` makes run later, if anything."""
+    """What assigning `value` to the variable `name` (`a[i]` an element of `a`) makes
+    run later, if anything."""
+    name = name.partition("[")[0].rstrip("+")
     if name in CODE_VARIABLES:
         if value is None:
             return Runs(hidden=f"{name} holds a command line built at run time")
@@ -137,27 +165,114 @@ def assignment_runs(name: str, value: str | None) -> Runs:
     return Runs()
 
 
-def _principal(values: Sequence[str | None]) -> int | None:
-    """Where the command that really runs starts, past wrappers; None when not literal."""
+def _special(name: str) -> bool:
+    """Whether a value assigned to the variable `name` may make code run."""
+    name = name.partition("[")[0].rstrip("+")
+    return name in CODE_VARIABLES or name in FILE_CODE_VARIABLES or name.startswith("BASH_FUNC_")
+
+
+def assigned_by_command(name: str, args: Sequence[str | None]) -> str | None:
+    """Why the builtin `name` with `args` hides what runs, if it does: it assigns at run
+    time to a variable that runs code (`printf -v PS4 …`, `read BASH_CMDS[ls]`), or
+    makes a nameref (`declare -n r=PS4`) through which any later assignment may."""
+    takes_value = ASSIGNING.get(name)
+    if takes_value is None:
+        return None
     index = 0
-    while index < len(values):
-        value = values[index]
-        if value is None:
-            return None
-        name = base_name(value)
-        if name not in WRAPPERS:
-            return index
-        takes_value, positional = WRAPPERS[name]
-        wrapper, index = index, index + 1
-        while index < len(values) and (values[index] or "").startswith("-"):
-            option = values[index] or ""
-            index += 2 if len(option) == 2 and option[1] in takes_value else 1
-        while index < len(values) and "=" in (values[index] or "") and name == "env":
-            index += 1  # env takes every NAME=VALUE word, whatever NAME holds
-        index += positional
-        if index >= len(values):
-            return wrapper  # `env` alone: the wrapper itself is what runs
+    while index < len(args):
+        word, index = args[index], index + 1
+        if word is None:
+            return f"{name} assigns to a variable named at run time"
+        if word.startswith("-") and len(word) > 1 and word != "--":
+            if name in DECLARING and "n" in word:
+                return f"{name} {word} makes a reference through which any variable is set"
+            letter = next((c for c in word[1:] if c in takes_value), None)
+            if letter is not None and word.endswith(letter):
+                word, index = (args[index] if index < len(args) else ""), index + 1
+            elif letter is not None:
+                word = word[word.index(letter) + 1 :]
+            else:
+                continue
+            if word is None:
+                return f"{name} assigns to a variable named at run time"
+            if letter not in "av":  # only `-v NAME` and `-a NAME` name a variable
+                continue
+        elif name == "printf":
+            continue  # printf's other words are its format and arguments
+        if _special(word.partition("=")[0]):
+            return f"{name} sets {word.partition('=')[0]}, which runs code"
     return None
+
+
+class _Starts(NamedTuple):
+    """Where the command past a line's wrappers may start (`_starts`)."""
+
+    principal: int | None
+    """The likeliest start, reading each option the wrappers' tables do not know as
+    taking no value; None where the word at any start is built at run time."""
+    others: tuple[int, ...]
+    """Every other start some reading of the options gives (`timeout --signal KILL 5
+    bash`: `5`, or `bash` where `--signal` takes `KILL`)."""
+    wrappers: tuple[int, ...]
+    """The wrappers on the way, which may run code of their own (`sudo -s 'rm x'`)."""
+
+
+def _starts(values: Sequence[str | None]) -> _Starts | None:
+    """Every word where the command past the wrappers may start: wherever the option
+    grammar is uncertain (a long option, one the tables do not know) both readings are
+    followed, so no start a wrapper could really take is left unjudged. None past
+    `MAX_OPTION_READINGS` readings."""
+    found: list[int | None] = []
+    wrappers: list[int] = []
+    pending, seen = [0], set()
+    while pending:
+        index = pending.pop()
+        if index in seen:
+            continue
+        seen.add(index)
+        if len(seen) > MAX_OPTION_READINGS:
+            return None
+        value = values[index] if index < len(values) else ""
+        name = base_name(value) if value is not None else None
+        if name not in WRAPPERS:
+            found.append(None if value is None else index)
+            continue
+        wrappers.append(index)
+        takes_value, positional = WRAPPERS[name]
+        ends = [end + positional for end in _option_ends(values, index + 1, name, takes_value)]
+        found += [index for end in ends if end >= len(values)]  # `env` alone: it runs
+        pending += reversed([end for end in ends if end < len(values)])
+    known = [index for index in found if index is not None]
+    if len(known) < len(found) or not known:
+        return _Starts(None, (), tuple(wrappers))
+    return _Starts(known[0], tuple(dict.fromkeys(known[1:])), tuple(wrappers))
+
+
+def _option_ends(
+    values: Sequence[str | None], index: int, name: str, takes_value: str
+) -> list[int]:
+    """The words where a wrapper's options may end, from `index`, the likeliest first."""
+    ends: list[int] = []
+    pending, seen = [index], set()
+    while pending:
+        index = pending.pop()
+        word = values[index] if index < len(values) else None
+        if index in seen:
+            continue
+        seen.add(index)
+        if word is None or not word.startswith("-") or word == "-":
+            while name == "env" and index < len(values) and "=" in (values[index] or ""):
+                index += 1  # env takes every NAME=VALUE word, whatever NAME holds
+            ends.append(index)
+        elif word == "--":
+            ends.append(index + 1)
+        else:
+            letter = next((c for c in word[1:] if c in takes_value), None)
+            known = "=" in word or (letter is not None and not word.startswith("--"))
+            takes = letter is not None and word.endswith(letter) and not word.startswith("--")
+            # Pushed last is read first: an unknown option read first as taking no value.
+            pending += [index + 2] if takes else [index + 1] if known else [index + 2, index + 1]
+    return ends
 
 
 def _wrapped_forms(values: Sequence[str | None], texts: Sequence[str]) -> list[str] | None:

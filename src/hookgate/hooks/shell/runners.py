@@ -148,13 +148,12 @@ def _trap(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
 
 
 def _alias(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
-    runs = Runs()
-    for word in args:
-        if word is None:
-            return Runs(hidden="alias defines a command built at run time")
-        if "=" in word:  # the value starts the command line it stands for
-            runs = runs.plus(Runs(scripts=(f"{word.split('=', 1)[1]} {PLACEHOLDER}",)))
-    return runs
+    """An alias may stand for any command name after it (`alias echo=` makes `echo rm
+    x` run `rm x`, `alias cat='command '` even the word after it): a definition makes
+    what the rest of the line runs unknown."""
+    if any(word is None or "=" in word for word in args):
+        return Runs(hidden="alias makes the command names after it stand for other commands")
+    return Runs()
 
 
 def _option_code(
@@ -292,10 +291,17 @@ def _hash(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
 
 
 def _sudo_shell(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
-    """`sudo -s` and `sudo -i` alone start a shell on the standard input."""
-    if any(word in ("-s", "-i", "--shell", "--login") for word in args):
-        return _from_stdin(name, stdin)
-    return Runs()
+    """`sudo -s` and `sudo -i` alone start a shell on the standard input; with a
+    command after them, the shell runs it as `$SHELL -c` code."""
+    end = _after_options(args, "ugpCDhrtTU")
+    options = [word for word in args[:end] if word is not None]
+    if not any(
+        word in ("--shell", "--login") or (word[:2] != "--" and ("s" in word or "i" in word))
+        for word in options
+    ):
+        return Runs()
+    rest = args[end:]
+    return _joined(f"{name} -s", rest) if rest else _from_stdin(name, stdin)
 
 
 #: The commands that run code of their own beyond their name, by name.
