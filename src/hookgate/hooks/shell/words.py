@@ -24,6 +24,7 @@ from hookgate.hooks.shell.code import (  # it and runners import nothing else of
     WRAPPERS,
     Runs,
     Stdin,
+    assigned_by_command,
     assignment_runs,
     commands_run,
 )
@@ -62,7 +63,23 @@ _LITERAL_TYPES = frozenset({"word", "raw_string", "string_content", "ansi_c_stri
                             "heredoc_body"})  # fmt: skip
 #: An array subscript holding code: bash runs it wherever it evaluates the subscript
 #: (`printf -v`, `read`, `test -v`, `unset`, `declare`, `let`, arithmetic on a variable).
-_SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(\$[({\[]|`)")
+#: Any `[` with code anywhere after it: subscripts nest (`a[x[0]+$(…)]`).
+_SUBSCRIPT_CODE = re.compile(r"\[.*(\$[({\[]|`)", re.DOTALL)
+#: Backticks in a `${…}` operand, which the grammar leaves a plain word (`${x:-`rm x`}`).
+_BACKTICKS = re.compile(r"`((?:[^`\\]|\\.)*)`", re.DOTALL)
+#: Node types where bash evaluates text as arithmetic: a variable's value there is read
+#: as an expression, and an array subscript in it runs its code (`x='a[$(…)]'; $((x))`).
+_ARITHMETIC = frozenset({
+    "arithmetic_expansion", "c_style_for_statement", "subscript", "test_command",
+})  # fmt: skip
+#: Words that give a variable a value read at run time (`printf -v`), or that
+#: evaluate arithmetic.
+_READS_VALUES = frozenset({"read", "mapfile", "readarray", "getopts", "-v"})
+_EVALUATES = frozenset({"let"})
+#: The node types `_note_values` looks at.
+_VALUE_NODES = _ARITHMETIC | {
+    "compound_statement", "variable_assignment", "for_statement", "select_statement", "word",
+}  # fmt: skip
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 #: Why an allow rule does not cover a command that expands something at run time.
 BUILT_AT_RUN_TIME = "this command builds part of itself at run time"
@@ -102,7 +119,7 @@ class CommandLine(NamedTuple):
 class _Walk:
     """What a walk over a line found so far, and how deep in nested lines it is."""
 
-    __slots__ = ("commands", "depth", "inside", "simple")
+    __slots__ = ("commands", "depth", "evaluates", "inside", "run_time_value", "simple")
 
     def __init__(self) -> None:
         self.commands: list[ShellCommand] = []
@@ -110,6 +127,10 @@ class _Walk:
         self.depth = 0
         self.inside: str | None = None
         """The command whose code the walk is reading now (`bash -c '…'`), if any."""
+        self.run_time_value: str | None = None
+        """Where the line gives a variable a value only known at run time, if it does."""
+        self.evaluates: str | None = None
+        """Where the line evaluates arithmetic, or names a variable by a value, if it does."""
 
 
 class _Unreadable(Exception):
@@ -125,6 +146,12 @@ def parse_command_line(line: str) -> CommandLine | None:
         _walk_line(line, walk)
     except (_Unreadable, RecursionError):  # `$(echo $(echo …))` a thousand deep
         return None
+    if walk.run_time_value is not None and walk.evaluates is not None:
+        why = (
+            f"{BUILT_AT_RUN_TIME}: {walk.evaluates} evaluates a variable set at run time "
+            f"({walk.run_time_value}), and an array subscript in its value runs code"
+        )
+        walk.commands.append(ShellCommand(walk.evaluates, (walk.evaluates,), why, why))
     return CommandLine(tuple(walk.commands), walk.simple)
 
 
@@ -142,6 +169,36 @@ def _walk_line(line: str, walk: _Walk) -> None:
         if tree.root_node.has_error:
             raise _Unreadable
         _walk(tree.root_node, walk, variant, ())
+
+
+def _check_heredoc(redirect: Node, source: str) -> None:
+    """Bash ends a here-doc at a line that is its delimiter with the quotes removed
+    (`<<E"O"F` ends at `EOF`); the grammar at the delimiter as written. Where the two
+    could differ, the lines between would run unseen: the line is unreadable."""
+    start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
+    end = next((c for c in redirect.children if c.type == "heredoc_end"), None)
+    body = next((c for c in redirect.children if c.type == "heredoc_body"), None)
+    if start is None:
+        return
+    delimiter = _unquoted_delimiter(node_text(start, source))
+    if delimiter is None or (end is not None and node_text(end, source) != delimiter):
+        raise _Unreadable
+    lines = source[body.start_byte : body.end_byte].split("\n") if body is not None else []
+    if any(delimiter in (line, line.lstrip("\t")) for line in lines):
+        raise _Unreadable
+
+
+def _unquoted_delimiter(written: str) -> str | None:
+    """A here-doc delimiter as bash compares it, quotes removed; None where unsure."""
+    if not any(c in written for c in "'\"\\$`"):
+        return written
+    match = re.fullmatch(
+        r"""(?:[^'"\\$`]|\\[^\n]|'[^']*'|"[^"\\$`]*"|\$'[^'\\]*'|\$"[^"\\$`]*")*""", written
+    )
+    if match is None:
+        return None
+    parts = re.findall(r"""\$?'([^']*)'|\$?"([^"]*)"|\\(.)|([^'"\\$])""", written)
+    return "".join("".join(part) for part in parts)
 
 
 def _parser() -> Parser:
@@ -162,6 +219,11 @@ def _walk(node: Node, walk: _Walk, source: str, redirects: tuple[Node, ...]) -> 
         _check_subscripts(node, walk, source)
     if node.type == "command_substitution" and node_text(node, source).startswith("`"):
         _walk_nested_backticks(node, walk, source)
+    if node.type == "heredoc_redirect":
+        _check_heredoc(node, source)
+    if node.type == "expansion":
+        _check_expansion(node, walk, source)
+    _note_values(node, walk, source)
     if node.type == "redirected_statement":
         own = tuple(child for child in node.children if child.type.endswith("_redirect"))
         redirects = (*redirects, *own)
@@ -176,11 +238,56 @@ def _walk(node: Node, walk: _Walk, source: str, redirects: tuple[Node, ...]) -> 
 
 
 def _check_subscripts(node: Node, walk: _Walk, source: str) -> None:
-    """A literal holding `a[$(…)]`: code bash may run wherever it reads it as a name."""
+    """A literal holding `a[$(…)]`, as written or once its escapes are read (`$'a\\x5b…'`):
+    code bash may run wherever it reads it as a name."""
     text = node_text(node, source)
-    why = _subscript_code(text)
+    why = _subscript_code(text) or _subscript_code(word_value(node, source) or "")
     if why is not None:
         walk.commands.append(ShellCommand(text, (text,), why, why))
+
+
+def _check_expansion(node: Node, walk: _Walk, source: str) -> None:
+    """`${x@P}` runs the code in x's value as a prompt does; backticks in an operand
+    (`${x:-`rm x`}`), which the grammar leaves a word, run as a command substitution."""
+    text = node_text(node, source)
+    operators = [child.type for child in node.children]
+    if ("@" in operators and "P" in operators) or re.search(r"@P\}$", text):
+        why = f"{text} expands a prompt, running the code in the variable's value"
+        walk.commands.append(ShellCommand(text, (text,), why, why))
+    if "!" in operators or ":" in operators:
+        walk.evaluates = walk.evaluates or text  # `${!x}` names a variable by x's value
+    for code in _BACKTICKS.findall(text):
+        _walk_nested(re.sub(r"\\([\\`$])", r"\1", code), walk, text)
+    if text.count("`") % 2:
+        raise _Unreadable
+
+
+def _note_values(node: Node, walk: _Walk, source: str) -> None:
+    """Where bash evaluates arithmetic, and where a variable gets a run-time value:
+    the two together may run code (see `parse_command_line`)."""
+    kind = node.type
+    if kind not in _VALUE_NODES:
+        return
+    text = node_text(node, source)
+    if kind in _ARITHMETIC or (kind == "compound_statement" and text[:2] == "(("):
+        walk.evaluates = walk.evaluates or text
+    elif kind == "variable_assignment":
+        if len(node.children) > 2 and literal(node.children[-1], source) is None:
+            walk.run_time_value = walk.run_time_value or text
+    elif kind in ("for_statement", "select_statement") or text in _READS_VALUES:
+        walk.run_time_value = walk.run_time_value or text
+    elif text in _EVALUATES or (_declares_integer(node, text)):
+        walk.evaluates = walk.evaluates or text
+
+
+def _declares_integer(node: Node, text: str) -> bool:
+    """`declare -i x`: each value later assigned to x is evaluated as arithmetic."""
+    parent = node.parent
+    return (
+        parent is not None
+        and parent.type == "declaration_command"
+        and (text[:1] == "-" and "i" in text)
+    )
 
 
 def _subscript_code(value: str) -> str | None:
@@ -292,6 +399,12 @@ def _add_statement(node: Node, walk: _Walk, source: str) -> None:
             child.is_named and literal(child, source) is None
         ):
             opaque = opaque or f"{BUILT_AT_RUN_TIME} ({node_text(child, source)})"
+    if node.type == "declaration_command":  # `declare -n r=PS4`, `declare PS4`
+        named = [child for child in node.children if child.type != "variable_assignment"]
+        words = [literal(child, source) for child in named[1:]]
+        why = assigned_by_command(node_text(named[0], source), words)
+        runs = runs.plus(Runs(hidden=why))
+        opaque = opaque or why
     walk.commands.append(
         ShellCommand(text, (text,), runs.hidden, opaque or runs.hidden, inside=walk.inside)
     )
