@@ -165,7 +165,7 @@ def assignment_runs(name: str, value: str | None) -> Runs:
     return Runs()
 
 
-def _special(name: str) -> bool:
+def runs_code_when_set(name: str) -> bool:
     """Whether a value assigned to the variable `name` may make code run."""
     name = name.partition("[")[0].rstrip("+")
     return name in CODE_VARIABLES or name in FILE_CODE_VARIABLES or name.startswith("BASH_FUNC_")
@@ -199,7 +199,7 @@ def assigned_by_command(name: str, args: Sequence[str | None]) -> str | None:
                 continue
         elif name == "printf":
             continue  # printf's other words are its format and arguments
-        if _special(word.partition("=")[0]):
+        if runs_code_when_set(word.partition("=")[0]):
             return f"{name} sets {word.partition('=')[0]}, which runs code"
     return None
 

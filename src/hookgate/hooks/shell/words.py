@@ -27,6 +27,7 @@ from hookgate.hooks.shell.code import (  # it and runners import nothing else of
     assigned_by_command,
     assignment_runs,
     commands_run,
+    runs_code_when_set,
 )
 from hookgate.hooks.shell.literal import literal, node_text, word_value
 
@@ -69,17 +70,22 @@ _SUBSCRIPT_CODE = re.compile(r"\[.*(\$[({\[]|`)", re.DOTALL)
 _BACKTICKS = re.compile(r"`((?:[^`\\]|\\.)*)`", re.DOTALL)
 #: Node types where bash evaluates text as arithmetic: a variable's value there is read
 #: as an expression, and an array subscript in it runs its code (`x='a[$(…)]'; $((x))`).
-_ARITHMETIC = frozenset({
-    "arithmetic_expansion", "c_style_for_statement", "subscript", "test_command",
+_ARITHMETIC = frozenset({"arithmetic_expansion", "c_style_for_statement", "subscript"})
+#: Node types that give the line a value known only at run time.
+_RUN_TIME_VALUES = frozenset({
+    "command_substitution", "process_substitution", "for_statement", "select_statement",
 })  # fmt: skip
-#: Words that give a variable a value read at run time (`printf -v`), or that
-#: evaluate arithmetic.
+#: Words that give a variable a value read at run time (`printf -v`).
 _READS_VALUES = frozenset({"read", "mapfile", "readarray", "getopts", "-v"})
-_EVALUATES = frozenset({"let"})
+#: Test operators that evaluate their operands as arithmetic or as a variable's name.
+_TEST_EVALUATES = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v", "-R"})
 #: The node types `_note_values` looks at.
-_VALUE_NODES = _ARITHMETIC | {
-    "compound_statement", "variable_assignment", "for_statement", "select_statement", "word",
+_VALUE_NODES = _ARITHMETIC | _RUN_TIME_VALUES | {
+    "compound_statement", "variable_assignment", "word", "test_operator", "unset_command",
+    "array",
 }  # fmt: skip
+#: Builtins that evaluate their words as arithmetic (`let`) or as names (`unset`).
+_EVALUATES = frozenset({"let", "unset"})
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 #: Why an allow rule does not cover a command that expands something at run time.
 BUILT_AT_RUN_TIME = "this command builds part of itself at run time"
@@ -223,6 +229,8 @@ def _walk(node: Node, walk: _Walk, source: str, redirects: tuple[Node, ...]) -> 
         _check_heredoc(node, source)
     if node.type == "expansion":
         _check_expansion(node, walk, source)
+    if node.type == "for_statement":
+        _check_loop(node, walk, source)
     _note_values(node, walk, source)
     if node.type == "redirected_statement":
         own = tuple(child for child in node.children if child.type.endswith("_redirect"))
@@ -256,37 +264,61 @@ def _check_expansion(node: Node, walk: _Walk, source: str) -> None:
         walk.commands.append(ShellCommand(text, (text,), why, why))
     if "!" in operators or ":" in operators:
         walk.evaluates = walk.evaluates or text  # `${!x}` names a variable by x's value
+    if ("=" in operators or ":=" in operators) and len(node.children) > 1:
+        name = node_text(node.children[1], source)
+        if runs_code_when_set(name):  # `${PS4='$(rm x)'}` assigns PS4
+            why = f"{text} sets {name}, which runs code"
+            walk.commands.append(ShellCommand(text, (text,), why, why))
     for code in _BACKTICKS.findall(text):
         _walk_nested(re.sub(r"\\([\\`$])", r"\1", code), walk, text)
     if text.count("`") % 2:
         raise _Unreadable
 
 
+def _check_loop(node: Node, walk: _Walk, source: str) -> None:
+    """`for PS4 in '$(rm x)'`, `select BASH_ENV in …`: the loop sets its variable."""
+    name = next((c for c in node.children if c.type == "variable_name"), None)
+    if name is not None and runs_code_when_set(node_text(name, source)):
+        text = node_text(node, source)
+        why = f"the loop sets {node_text(name, source)}, which runs code"
+        walk.commands.append(ShellCommand(text, (text,), why, why))
+
+
 def _note_values(node: Node, walk: _Walk, source: str) -> None:
-    """Where bash evaluates arithmetic, and where a variable gets a run-time value:
-    the two together may run code (see `parse_command_line`)."""
+    """Where bash evaluates arithmetic or a name, and where a value is known only at
+    run time: the two together may run code (see `parse_command_line`)."""
     kind = node.type
     if kind not in _VALUE_NODES:
         return
     text = node_text(node, source)
-    if kind in _ARITHMETIC or (kind == "compound_statement" and text[:2] == "(("):
+    if _evaluates(node, kind, text, source):
         walk.evaluates = walk.evaluates or text
-    elif kind == "variable_assignment":
-        if len(node.children) > 2 and literal(node.children[-1], source) is None:
-            walk.run_time_value = walk.run_time_value or text
-    elif kind in ("for_statement", "select_statement") or text in _READS_VALUES:
+    elif kind in _RUN_TIME_VALUES or (kind == "word" and text in _READS_VALUES) or (
+        kind == "variable_assignment" and len(node.children) > 2
+        and literal(node.children[-1], source) is None
+    ):  # fmt: skip
         walk.run_time_value = walk.run_time_value or text
-    elif text in _EVALUATES or (_declares_integer(node, text)):
-        walk.evaluates = walk.evaluates or text
 
 
-def _declares_integer(node: Node, text: str) -> bool:
-    """`declare -i x`: each value later assigned to x is evaluated as arithmetic."""
+def _evaluates(node: Node, kind: str, text: str, source: str) -> bool:
+    """Whether bash evaluates arithmetic, or a variable's name, at `node`: `$((…))`,
+    `((…))`, `a[…]`, `a=([i]=…)`, `let`, `unset`, `[[ x -eq y ]]`, `test -v x`,
+    `declare -i`."""
+    if kind in _ARITHMETIC or (kind == "compound_statement" and text[:2] == "(("):
+        return True
+    if kind in ("test_operator", "unset_command") or (kind == "array" and "[" in text):
+        return kind != "test_operator" or text in _TEST_EVALUATES
+    if kind != "word" or node.parent is None:
+        return False
+    if text in _EVALUATES:
+        return True
     parent = node.parent
+    if parent.type == "declaration_command":  # `declare -i x`: x's values are evaluated
+        return text[:1] == "-" and "i" in text
     return (
-        parent is not None
-        and parent.type == "declaration_command"
-        and (text[:1] == "-" and "i" in text)
+        text in _TEST_EVALUATES
+        and parent.type == "command"
+        and any(node_text(child, source) in ("test", "[") for child in parent.children)
     )
 
 
