@@ -229,6 +229,10 @@ ROWS = [
     ),  # a value read at run time, evaluated as arithmetic
     Row("x=$(printf 'a\\x5b$(rm -f x)]'); [[ $x -eq 0 ]]", ANY, False, RM, True, DELETES),
     Row("echo $((1 + 2))", "shell(echo *)", False, RM, False),
+    Row("declare 'a['\"\\$(rm -f x)\"']=1'", "shell(declare *)", False, RM, True, DELETES),
+    Row("x=1; declare $'a\\x5b'$x'$(rm -f x)]=1'", ANY, False, RM, True, DELETES),
+    Row("x=1; declare a\\[$x\\$\\(rm\\ -f\\ x\\)\\]=1", ANY, False, RM, True, DELETES),
+    Row("declare a[\\$\\(rm\\ -f\\ x\\)]=1", "shell(declare *)", False, RM, True, DELETES),
     # Wrapper options whose value the option grammar may take for the command.
     Row(
         "timeout --signal KILL 5 bash -c 'true; rm -f x'",
@@ -279,6 +283,8 @@ ROWS = [
     Row("x=$(git rev-parse HEAD); echo $x", "shell(echo *)", False, RM, False),
     Row("for f in *.py; do echo $f; done", "shell(echo *)", False, RM, False),
     Row("printf '%s\\n' PS4", "shell(printf *)", True, RM, False),
+    Row("export FOO BAR=1; local x", ANY, True, RM, False),
+    Row("for i in 1 2; do echo $((i * 2)); done", "shell(echo *)", False, RM, False),
     # A name or an arithmetic operand whose value is only known at run time.
     Row("a=(1); x=$(printf 'a\\x5b$(rm -f x)]'); unset \"$x\"", ANY, False, RM, True, DELETES),
     Row("a=(1); unset \"$(printf 'a\\x5b$(rm -f x)]')\"", ANY, False, RM, True, DELETES),

@@ -72,9 +72,7 @@ _BACKTICKS = re.compile(r"`((?:[^`\\]|\\.)*)`", re.DOTALL)
 #: as an expression, and an array subscript in it runs its code (`x='a[$(…)]'; $((x))`).
 _ARITHMETIC = frozenset({"arithmetic_expansion", "c_style_for_statement", "subscript"})
 #: Node types that give the line a value known only at run time.
-_RUN_TIME_VALUES = frozenset({
-    "command_substitution", "process_substitution", "for_statement", "select_statement",
-})  # fmt: skip
+_RUN_TIME_VALUES = frozenset({"command_substitution", "process_substitution"})
 #: Words that give a variable a value read at run time (`printf -v`).
 _READS_VALUES = frozenset({"read", "mapfile", "readarray", "getopts", "-v"})
 #: Test operators that evaluate their operands as arithmetic or as a variable's name.
@@ -82,10 +80,12 @@ _TEST_EVALUATES = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v", "-R
 #: The node types `_note_values` looks at.
 _VALUE_NODES = _ARITHMETIC | _RUN_TIME_VALUES | {
     "compound_statement", "variable_assignment", "word", "test_operator", "unset_command",
-    "array",
+    "array", "for_statement",
 }  # fmt: skip
 #: Builtins that evaluate their words as arithmetic (`let`) or as names (`unset`).
 _EVALUATES = frozenset({"let", "unset"})
+#: Node types whose text, escapes read, may spell a subscript with code in it.
+_SPELLED_TYPES = _LITERAL_TYPES | {"concatenation", "string", "subscript"}
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 #: Why an allow rule does not cover a command that expands something at run time.
 BUILT_AT_RUN_TIME = "this command builds part of itself at run time"
@@ -221,7 +221,7 @@ def _walk(node: Node, walk: _Walk, source: str, redirects: tuple[Node, ...]) -> 
     """Add the commands under `node`; `redirects`: those of the statements around it."""
     if node.type in _CONTROL:
         walk.simple = False
-    if node.type in _LITERAL_TYPES:
+    if node.type in _SPELLED_TYPES:
         _check_subscripts(node, walk, source)
     if node.type == "command_substitution" and node_text(node, source).startswith("`"):
         _walk_nested_backticks(node, walk, source)
@@ -246,12 +246,22 @@ def _walk(node: Node, walk: _Walk, source: str, redirects: tuple[Node, ...]) -> 
 
 
 def _check_subscripts(node: Node, walk: _Walk, source: str) -> None:
-    """A literal holding `a[$(…)]`, as written or once its escapes are read (`$'a\\x5b…'`):
-    code bash may run wherever it reads it as a name."""
+    """A word holding `a[$(…)]`, as written or spelled with escapes and quotes
+    (`$'a\\x5b…'`, `'a['"\\$(…)"']'`): code bash may run wherever it reads it as a name."""
     text = node_text(node, source)
-    why = _subscript_code(text) or _subscript_code(word_value(node, source) or "")
+    why = _subscript_code(text) or _subscript_code(_spelled(node, source))
     if why is not None:
         walk.commands.append(ShellCommand(text, (text,), why, why))
+
+
+def _spelled(node: Node, source: str) -> str:
+    """A word with each part that expands nothing read as bash passes it on, and each
+    part that does left as written (`$'a\\x5b'$x'$(…)]'` is `a[$x$(…)]`)."""
+    value = word_value(node, source)
+    if value is not None:
+        return value
+    children = node.children
+    return "".join(_spelled(c, source) for c in children) if children else node_text(node, source)
 
 
 def _check_expansion(node: Node, walk: _Walk, source: str) -> None:
@@ -296,8 +306,22 @@ def _note_values(node: Node, walk: _Walk, source: str) -> None:
     elif kind in _RUN_TIME_VALUES or (kind == "word" and text in _READS_VALUES) or (
         kind == "variable_assignment" and len(node.children) > 2
         and literal(node.children[-1], source) is None
-    ):  # fmt: skip
+    ) or (kind == "for_statement" and _loops_over_run_time_values(node, source)):  # fmt: skip
         walk.run_time_value = walk.run_time_value or text
+
+
+def _loops_over_run_time_values(node: Node, source: str) -> bool:
+    """`for x in $(…)`, `for x in *`, `select` (it reads REPLY): a value set at run
+    time; `for x in 1 2` and `for x` (a `-c` line's arguments, none) are not."""
+    children = node.children
+    listed = next((i for i, child in enumerate(children) if child.type == "in"), None)
+    if children[0].type == "select":
+        return True
+    if listed is None:
+        return False
+    values = itertools.takewhile(lambda child: child.type not in (";", "do_group"),
+                                 children[listed + 1 :])  # fmt: skip
+    return any(literal(child, source) is None for child in values)
 
 
 def _evaluates(node: Node, kind: str, text: str, source: str) -> bool:
@@ -433,7 +457,10 @@ def _add_statement(node: Node, walk: _Walk, source: str) -> None:
             opaque = opaque or f"{BUILT_AT_RUN_TIME} ({node_text(child, source)})"
     if node.type == "declaration_command":  # `declare -n r=PS4`, `declare PS4`
         named = [child for child in node.children if child.type != "variable_assignment"]
-        words = [literal(child, source) for child in named[1:]]
+        words = [
+            node_text(child, source) if child.type == "variable_name" else literal(child, source)
+            for child in named[1:]
+        ]
         why = assigned_by_command(node_text(named[0], source), words)
         runs = runs.plus(Runs(hidden=why))
         opaque = opaque or why
