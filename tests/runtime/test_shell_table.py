@@ -256,6 +256,12 @@ ROWS = [
     Row("exec -la name bash -c 'true; rm -f x'", "shell(exec *)", False, RM, True, DELETES),
     Row("env -iu X bash -c 'true; rm -f x'", "shell(env *)", False, RM, True, DELETES),
     Row("timeout -s KILL 5 echo hi", "shell(timeout *)", True, RM, False),
+    Row("docker exec box bash -c 'true; rm -f x'", "shell(docker exec *)", False, RM, True),
+    Row("uv run bash -c 'true; rm -f x'", "shell(uv run *)", False, RM, True, DELETES),
+    Row("eatmydata bash -c 'true; rm -f x'", "shell(eatmydata *)", False, RM, True, DELETES),
+    Row("prlimit --nproc=512 sh -c 'true; rm -f x'", "shell(prlimit *)", False, RM, True, DELETES),
+    Row("capsh -- -c 'true; rm -f x'", "shell(capsh *)", False, RM, True, DELETES),
+    Row("git grep -n bash", "shell(git grep *)", True, RM, False),
     # Bash cuts a $'…' word at its first NUL.
     Row("$'rm\\0zz' -f x", "shell($*)", True, RM, True, DELETES),
     Row("$'rm\\c@' -f x", "shell($*)", True, RM, True, DELETES),
@@ -315,7 +321,10 @@ def test_each_line_against_an_allow_and_a_deny_rule(row: Row) -> None:
 
 
 #: Programs some rows run that a minimal system may lack.
-OPTIONAL_PROGRAMS = ("script", "flock", "busybox", "dash", "setsid", "ionice", "prlimit", "setarch")
+OPTIONAL_PROGRAMS = (
+    "script", "flock", "busybox", "dash", "setsid", "ionice", "prlimit", "setarch", "eatmydata",
+    "capsh", "uv",
+)  # fmt: skip
 EFFECTS = [row for row in ROWS if row.effect is not None]
 
 

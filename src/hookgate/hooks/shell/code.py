@@ -15,7 +15,7 @@ import shlex
 from collections.abc import Sequence
 
 from hookgate.hooks.records import NamedTuple
-from hookgate.hooks.shell.runners import PLACEHOLDER, RUNNERS, Runs, Stdin, base_name
+from hookgate.hooks.shell.runners import PLACEHOLDER, RUNNERS, SHELLS, Runs, Stdin, base_name
 
 __all__ = ["MAX_WRAPPED_FORMS", "PLACEHOLDER", "Runs", "Stdin", "base_name", "commands_run"]
 
@@ -40,6 +40,11 @@ WRAPPERS: dict[str, tuple[str, int]] = {
     "pnpx": ("", 0), "bunx": ("", 0), "direnv": ("", 0), "docker": ("", 0),
     "podman": ("", 0), "kubectl": ("", 0), "sshpass": ("pfdP", 0), "entr": ("", 0),
 }  # fmt: skip
+#: Of those, the runners whose command comes after a subcommand and its own words
+#: (`docker exec box sh -c '…'`): any plain word after them may start it.
+SUBCOMMAND_RUNNERS = frozenset({
+    "uv", "poetry", "pipenv", "bundle", "direnv", "docker", "podman", "kubectl",
+})  # fmt: skip
 #: The builtins that declare variables, whose `-n` makes a reference to another.
 DECLARING = frozenset({"declare", "typeset", "local"})
 #: Readings of one command's wrapper options followed; past it the command is unknown.
@@ -116,7 +121,8 @@ def commands_run(values: Sequence[str | None], texts: Sequence[str], stdin: Stdi
         perhaps = argument_forms(texts[start + 1 :])
         if perhaps is None:
             return Runs(runs.forms, hidden="it has more words than hookgate follows")
-        runs = Runs((*runs.forms, *perhaps), runs.scripts, runs.hidden, runs.commands)
+        scripts = _shell_code_in_arguments(values[start + 1 :], stdin)
+        runs = Runs((*runs.forms, *perhaps), runs.scripts + scripts, runs.hidden, runs.commands)
     if "xargs" not in (base_name(value or "") for value in values[:start]):
         return runs
     replace = _xargs_replace(values[:start])
@@ -124,6 +130,18 @@ def commands_run(values: Sequence[str | None], texts: Sequence[str], stdin: Stdi
         return Runs(runs.forms, hidden=f"xargs puts its input into the command at {replace!r}")
     # It adds words read from its input: `xargs rm` runs `rm` with arguments.
     return Runs((*runs.forms, " ".join([*principal, PLACEHOLDER])), runs.scripts, runs.hidden)
+
+
+def _shell_code_in_arguments(args: Sequence[str | None], stdin: Stdin | None) -> tuple[str, ...]:
+    """The `-c` code of each shell a program's words may start (`eatmydata bash -c
+    '…'`, `prlimit --nproc=9 sh -c '…'`): judged as the forms are. Its other ways to
+    run code (a file, its standard input) are not taken: `apt install bash` is common."""
+    scripts: tuple[str, ...] = ()
+    for index, word in enumerate(args):
+        name = base_name(word.partition("=")[2] if (word or "")[:2] == "--" else word or "")
+        if name in SHELLS:
+            scripts += RUNNERS[name](name, list(args[index + 1 :]), stdin).scripts
+    return scripts
 
 
 def _own_runs(values: Sequence[str | None], index: int, stdin: Stdin | None) -> Runs:
@@ -240,6 +258,8 @@ def _starts(values: Sequence[str | None]) -> _Starts | None:
         wrappers.append(index)
         takes_value, positional = WRAPPERS[name]
         ends = [end + positional for end in _option_ends(values, index + 1, name, takes_value)]
+        if name in SUBCOMMAND_RUNNERS:
+            ends += [i for i in range(index + 1, len(values)) if (values[i] or "")[:1] != "-"]
         found += [index for end in ends if end >= len(values)]  # `env` alone: it runs
         pending += reversed([end for end in ends if end < len(values)])
     known = [index for index in found if index is not None]

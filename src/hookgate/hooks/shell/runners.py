@@ -304,6 +304,13 @@ def _sudo_shell(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
     return _joined(f"{name} -s", rest) if rest else _from_stdin(name, stdin)
 
 
+def _capsh(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
+    """`capsh … -- ARGS` runs bash with ARGS (`capsh -- -c 'rm x'`)."""
+    if "--" not in args:
+        return Runs()
+    return _shell("bash", args[args.index("--") + 1 :], stdin)
+
+
 #: The commands that run code of their own beyond their name, by name.
 RUNNERS: dict[str, Callable[[str, list[str | None], Stdin | None], Runs]] = {
     **dict.fromkeys(SHELLS, _shell),
@@ -318,4 +325,5 @@ RUNNERS: dict[str, Callable[[str, list[str | None], Stdin | None], Runs]] = {
     "at": _at, "batch": _at, "parallel": _parallel, "find": _find,
     "bind": _hidden("binds keys to commands"), "enable": _hidden("may load a builtin from a file"),
     "fc": _hidden("runs commands from the history"), "sudo": _sudo_shell, "doas": _sudo_shell,
+    "capsh": _capsh,
 }  # fmt: skip
