@@ -138,7 +138,8 @@ def _shell_code_in_arguments(args: Sequence[str | None], stdin: Stdin | None) ->
     run code (a file, its standard input) are not taken: `apt install bash` is common."""
     scripts: tuple[str, ...] = ()
     for index, word in enumerate(args):
-        name = base_name(word.partition("=")[2] if (word or "")[:2] == "--" else word or "")
+        text = word or ""
+        name = base_name(text.partition("=")[2] if text[:2] == "--" else text)
         if name in SHELLS:
             scripts += RUNNERS[name](name, list(args[index + 1 :]), stdin).scripts
     return scripts
