@@ -32,6 +32,8 @@ from hookgate.hooks.shell.code import (  # it and runners import nothing else of
 from hookgate.hooks.shell.literal import literal, node_text, word_value
 
 if TYPE_CHECKING:  # loaded at the first line parsed: a session that judges no shell
+    from collections.abc import Callable
+
     from tree_sitter import Node, Parser  # call (and every `hooks` command) skips it
 
 __all__ = [
@@ -177,7 +179,7 @@ def _walk_line(line: str, walk: _Walk) -> None:
         _walk(tree.root_node, walk, variant, ())
 
 
-def _check_heredoc(redirect: Node, source: str) -> None:
+def _check_heredoc(redirect: Node, walk: _Walk, source: str) -> None:
     """Bash ends a here-doc at a line that is its delimiter with the quotes removed
     (`<<E"O"F` ends at `EOF`); the grammar at the delimiter as written. Where the two
     could differ, the lines between would run unseen: the line is unreadable."""
@@ -219,25 +221,21 @@ def _parser() -> Parser:
 
 def _walk(node: Node, walk: _Walk, source: str, redirects: tuple[Node, ...]) -> None:
     """Add the commands under `node`; `redirects`: those of the statements around it."""
-    if node.type in _CONTROL:
+    kind = node.type  # each access builds the string anew
+    if kind in _CONTROL:
         walk.simple = False
-    if node.type in _SPELLED_TYPES:
+    if kind in _SPELLED_TYPES:
         _check_subscripts(node, walk, source)
-    if node.type == "command_substitution" and node_text(node, source).startswith("`"):
-        _walk_nested_backticks(node, walk, source)
-    if node.type == "heredoc_redirect":
-        _check_heredoc(node, source)
-    if node.type == "expansion":
-        _check_expansion(node, walk, source)
-    if node.type == "for_statement":
-        _check_loop(node, walk, source)
-    _note_values(node, walk, source)
-    if node.type == "redirected_statement":
+    if kind in _VALUE_NODES:
+        _note_values(node, kind, walk, source)
+    if kind in _CHECKED:
+        _CHECKED[kind](node, walk, source)
+    if kind == "redirected_statement":
         own = tuple(child for child in node.children if child.type.endswith("_redirect"))
         redirects = (*redirects, *own)
-    if node.type == "command":
+    if kind == "command":
         _add_command(node, walk, source, redirects)
-    elif node.type in _STATEMENTS and node.parent is not None and node.parent.type not in (
+    elif kind in _STATEMENTS and node.parent is not None and node.parent.type not in (
         "command", "declaration_command", "variable_assignments"
     ):  # fmt: skip
         _add_statement(node, walk, source)
@@ -249,6 +247,8 @@ def _check_subscripts(node: Node, walk: _Walk, source: str) -> None:
     """A word holding `a[$(…)]`, as written or spelled with escapes and quotes
     (`$'a\\x5b…'`, `'a['"\\$(…)"']'`): code bash may run wherever it reads it as a name."""
     text = node_text(node, source)
+    if "[" not in text and "\\" not in text:  # only an escape spells `[` otherwise
+        return
     why = _subscript_code(text) or _subscript_code(_spelled(node, source))
     if why is not None:
         walk.commands.append(ShellCommand(text, (text,), why, why))
@@ -294,12 +294,9 @@ def _check_loop(node: Node, walk: _Walk, source: str) -> None:
         walk.commands.append(ShellCommand(text, (text,), why, why))
 
 
-def _note_values(node: Node, walk: _Walk, source: str) -> None:
+def _note_values(node: Node, kind: str, walk: _Walk, source: str) -> None:
     """Where bash evaluates arithmetic or a name, and where a value is known only at
     run time: the two together may run code (see `parse_command_line`)."""
-    kind = node.type
-    if kind not in _VALUE_NODES:
-        return
     text = node_text(node, source)
     if _evaluates(node, kind, text, source):
         walk.evaluates = walk.evaluates or text
@@ -328,17 +325,26 @@ def _evaluates(node: Node, kind: str, text: str, source: str) -> bool:
     """Whether bash evaluates arithmetic, or a variable's name, at `node`: `$((…))`,
     `((…))`, `a[…]`, `a=([i]=…)`, `let`, `unset`, `[[ x -eq y ]]`, `test -v x`,
     `declare -i`."""
-    if kind in _ARITHMETIC or (kind == "compound_statement" and text[:2] == "(("):
+    if kind in _ARITHMETIC or kind == "unset_command":
         return True
-    if kind in ("test_operator", "unset_command") or (kind == "array" and "[" in text):
-        return kind != "test_operator" or text in _TEST_EVALUATES
-    if kind != "word" or node.parent is None:
-        return False
-    if text in _EVALUATES:
-        return True
+    if kind == "compound_statement":
+        return text[:2] == "(("
+    if kind == "array":
+        return "[" in text
+    if kind == "test_operator":
+        return text in _TEST_EVALUATES
+    if kind != "word" or text in _EVALUATES:
+        return kind == "word"
+    return text[:1] == "-" and _evaluating_option(node, text, source)
+
+
+def _evaluating_option(node: Node, text: str, source: str) -> bool:
+    """`declare -i x` (each value of x is evaluated), `test -v x`, `[ x -eq y ]`."""
     parent = node.parent
-    if parent.type == "declaration_command":  # `declare -i x`: x's values are evaluated
-        return text[:1] == "-" and "i" in text
+    if parent is None:
+        return False
+    if parent.type == "declaration_command":
+        return "i" in text
     return (
         text in _TEST_EVALUATES
         and parent.type == "command"
@@ -354,9 +360,17 @@ def _subscript_code(value: str) -> str | None:
 
 def _walk_nested_backticks(node: Node, walk: _Walk, source: str) -> None:
     """Inside backticks bash unescapes \\` and parses again: `echo \\`rm x\\`` runs rm."""
-    inner = node_text(node, source)[1:-1]
-    if "\\`" in inner:
+    text = node_text(node, source)
+    inner = text[1:-1]
+    if text.startswith("`") and "\\`" in inner:
         _walk_nested(re.sub(r"\\([\\`$])", r"\1", inner), walk, node_text(node, source))
+
+
+#: The checks `_walk` makes on a node of each of these types.
+_CHECKED: dict[str, Callable[[Node, _Walk, str], None]] = {
+    "command_substitution": _walk_nested_backticks, "heredoc_redirect": _check_heredoc,
+    "expansion": _check_expansion, "for_statement": _check_loop,
+}  # fmt: skip
 
 
 def _walk_nested(script: str, walk: _Walk, inside: str) -> None:
