@@ -299,6 +299,27 @@ ROWS = [
     Row("echo $(( $(printf 'a\\x5b$(rm -f x)]') ))", ANY, False, RM, True, DELETES),
     Row("x=$(printf 'a\\x5b$(rm -f x)]'); declare -i y; y=x", ANY, False, RM, True, DELETES),
     Row("x=$(printf 'a\\x5b$(rm -f x)]'); s=abc; echo ${s:x}", ANY, False, RM, True, DELETES),
+    Row("printf 'rm -f x' > 0; chmod +x 0; ((BASH_CMDS[ls]=0)); ls", ANY, False, RM, True, DELETES),
+    Row(
+        "printf 'rm -f x' > 0; chmod +x 0; let 'BASH_CMDS[ls]=0'; ls",
+        ANY,
+        False,
+        RM,
+        True,
+        DELETES,
+    ),
+    Row(
+        "git init -q; GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.st GIT_CONFIG_VALUE_0='!rm -f x' "
+        "git st",
+        ANY,
+        False,
+        RM,
+        True,
+        DELETES,
+    ),
+    Row("SYSTEMD_PAGER='rm -f x' systemctl status", "shell(SYSTEMD_PAGER=*)", False, RM, True),
+    Row("echo $((1 + PS4))", "shell(echo *)", False, RM, True),
+    Row("env -S'bash -c \"true; rm -f x\"'", "shell(env *)", False, RM, True, DELETES),
     # `sudo -s CMD` and `sudo -i CMD` run CMD through `$SHELL -c`.
     Row("sudo -s 'true; rm -f x'", "shell(sudo *)", False, RM, True),
     Row("sudo -i 'cd .; rm -f x'", "shell(sudo *)", False, RM, True),

@@ -11,6 +11,7 @@ run code of their own): a command missing from them runs as itself (docs/securit
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Sequence
 
@@ -83,8 +84,15 @@ CODE_VARIABLES = frozenset({
 FILE_CODE_VARIABLES = frozenset({
     "BASH_ENV", "ENV", "LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "PYTHONSTARTUP",
     "PERL5OPT", "NODE_OPTIONS", "RUBYOPT", "SHELLOPTS", "BASHOPTS", "PROMPT_COMMANDS",
-    "BASH_CMDS", "BASH_ALIASES",
+    "BASH_CMDS", "BASH_ALIASES", "TEXTDOMAINDIR", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR",
+    "GCONV_PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
 })  # fmt: skip
+#: Prefixes of such variables: exported functions, the loader's, git's configuration
+#: (`GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm x'`).
+FILE_CODE_PREFIXES = ("BASH_FUNC_", "LD_", "DYLD_", "GIT_CONFIG")
+#: Endings of names whose value programs run as a command (`SYSTEMD_PAGER`,
+#: `KUBE_EDITOR`, `RSYNC_RSH`, `FZF_DEFAULT_COMMAND`), as the `CODE_VARIABLES` are.
+CODE_SUFFIXES = ("PAGER", "EDITOR", "_COMMAND", "_RSH", "ASKPASS")
 #: Builtins that assign to the variables their words name, each with its options that
 #: take a value: the value is set at run time, past what a rule can judge.
 ASSIGNING: dict[str, str] = {
@@ -114,7 +122,8 @@ def commands_run(values: Sequence[str | None], texts: Sequence[str], stdin: Stdi
     name = base_name(values[start] or "")
     principal = [name, *texts[start + 1 :]]
     runs = Runs((" ".join(principal), *wrapped))
-    runs = runs.plus(_assignments_of_env(values[:start]))
+    # Up to the command; all of them where the wrappers run alone (`env -S'rm x'`).
+    runs = runs.plus(_assignments_of_env(values if name in WRAPPERS else values[:start]))
     for index in (start, *starts.others, *starts.wrappers):
         runs = runs.plus(_own_runs(values, index, stdin))
     if name not in DATA_ONLY and name not in WRAPPERS and name not in RUNNERS:
@@ -173,13 +182,13 @@ def assignment_runs(name: str, value: str | None) -> Runs:
     """What assigning `value` to the variable `name` (`a[i]` an element of `a`) makes
     run later, if anything."""
     name = name.partition("[")[0].rstrip("+")
-    if name in CODE_VARIABLES:
+    if name in CODE_VARIABLES or name.endswith(CODE_SUFFIXES):
         if value is None:
             return Runs(hidden=f"{name} holds a command line built at run time")
         if name.startswith("PS"):  # a prompt: expanded as a double-quoted string is
             return Runs(scripts=(': "' + value.replace('"', '\\"') + '"',))
         return Runs(scripts=(f"{value} {PLACEHOLDER}",))  # run with arguments after it
-    if name in FILE_CODE_VARIABLES or name.startswith("BASH_FUNC_"):
+    if name in FILE_CODE_VARIABLES or name.startswith(FILE_CODE_PREFIXES):
         return Runs(hidden=f"{name} makes programs load code from elsewhere")
     return Runs()
 
@@ -187,7 +196,22 @@ def assignment_runs(name: str, value: str | None) -> Runs:
 def runs_code_when_set(name: str) -> bool:
     """Whether a value assigned to the variable `name` may make code run."""
     name = name.partition("[")[0].rstrip("+")
-    return name in CODE_VARIABLES or name in FILE_CODE_VARIABLES or name.startswith("BASH_FUNC_")
+    return (
+        name in CODE_VARIABLES or name in FILE_CODE_VARIABLES
+        or name.startswith(FILE_CODE_PREFIXES) or name.endswith(CODE_SUFFIXES)
+    )  # fmt: skip
+
+
+#: A name in an arithmetic expression, which may assign to it (`((BASH_CMDS[ls]=0))`).
+_ARITHMETIC_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def sets_code_variable_in_arithmetic(expression: str) -> str | None:
+    """A variable that runs code which an arithmetic `expression` names, if any: the
+    expression may assign to it."""
+    return next(
+        (name for name in _ARITHMETIC_NAME.findall(expression) if runs_code_when_set(name)), None
+    )
 
 
 def assigned_by_command(name: str, args: Sequence[str | None]) -> str | None:
@@ -282,6 +306,8 @@ def _option_ends(
             continue
         seen.add(index)
         if word is None or not word.startswith("-") or word == "-":
+            if word == "-":  # an operand, or an option (`env -` is `env -i`)
+                pending.append(index + 1)
             while name == "env" and index < len(values) and "=" in (values[index] or ""):
                 index += 1  # env takes every NAME=VALUE word, whatever NAME holds
             ends.append(index)

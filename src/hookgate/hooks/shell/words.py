@@ -28,6 +28,7 @@ from hookgate.hooks.shell.code import (  # it and runners import nothing else of
     assignment_runs,
     commands_run,
     runs_code_when_set,
+    sets_code_variable_in_arithmetic,
 )
 from hookgate.hooks.shell.literal import literal, node_text, word_value
 
@@ -300,6 +301,7 @@ def _note_values(node: Node, kind: str, walk: _Walk, source: str) -> None:
     text = node_text(node, source)
     if _evaluates(node, kind, text, source):
         walk.evaluates = walk.evaluates or text
+        _check_arithmetic_names(node, kind, text, walk, source)
     elif kind in _RUN_TIME_VALUES or (kind == "word" and text in _READS_VALUES) or (
         kind == "variable_assignment" and len(node.children) > 2
         and literal(node.children[-1], source) is None
@@ -319,6 +321,19 @@ def _loops_over_run_time_values(node: Node, source: str) -> bool:
     values = itertools.takewhile(lambda child: child.type not in (";", "do_group"),
                                  children[listed + 1 :])  # fmt: skip
     return any(literal(child, source) is None for child in values)
+
+
+def _check_arithmetic_names(node: Node, kind: str, text: str, walk: _Walk, source: str) -> None:
+    """Arithmetic may assign (`((BASH_CMDS[ls]=0))`, `let PS4=1`, `[ a[PS4=1] -eq 0 ]`):
+    one that names a variable that runs code hides what runs."""
+    whole = node.parent if kind in ("word", "test_operator") else node  # `let …`, `x -eq y`
+    if whole is not None and whole.type == "command_name":
+        whole = whole.parent
+    expression = text if whole is None else node_text(whole, source)
+    named = sets_code_variable_in_arithmetic(expression)
+    if named is not None:
+        why = f"{expression} may set {named}, which runs code"
+        walk.commands.append(ShellCommand(expression, (expression,), why, why))
 
 
 def _evaluates(node: Node, kind: str, text: str, source: str) -> bool:
