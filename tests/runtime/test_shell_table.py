@@ -228,6 +228,11 @@ ROWS = [
         "x=$(printf 'a\\x5b$(rm -f x)]'); echo $((x))", ANY, False, RM, True, DELETES
     ),  # a value read at run time, evaluated as arithmetic
     Row("x=$(printf 'a\\x5b$(rm -f x)]'); [[ $x -eq 0 ]]", ANY, False, RM, True, DELETES),
+    Row("x='a<$(rm -f x)]'; echo $((${x/</[}))", ANY, False, RM, True, DELETES),
+    Row("x='a<$(rm -f x)]'; [[ -v ${x/</[} ]]", ANY, False, RM, True, DELETES),
+    Row("y='$(rm -f x)]'; echo $((a[$y))", ANY, False, RM, True, DELETES),
+    Row("d=$'\\x24'; p='(rm -f x)]'; echo $((a[$d$p))", ANY, False, RM, True, DELETES),
+    Row("n=3; awk '{print $1}' f; echo $((n + 1))", "shell(*[a-z]*)", False, RM, False),
     Row("echo $((1 + 2))", "shell(echo *)", False, RM, False),
     Row("declare 'a['\"\\$(rm -f x)\"']=1'", "shell(declare *)", False, RM, True, DELETES),
     Row("x=1; declare $'a\\x5b'$x'$(rm -f x)]=1'", ANY, False, RM, True, DELETES),

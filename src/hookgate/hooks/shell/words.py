@@ -74,6 +74,10 @@ _BACKTICKS = re.compile(r"`((?:[^`\\]|\\.)*)`", re.DOTALL)
 #: Node types where bash evaluates text as arithmetic: a variable's value there is read
 #: as an expression, and an array subscript in it runs its code (`x='a[$(…)]'; $((x))`).
 _ARITHMETIC = frozenset({"arithmetic_expansion", "c_style_for_statement", "subscript"})
+#: Literal node types whose value may hold a `$` an expansion of it then gives.
+_DOLLAR_TYPES = frozenset({"raw_string", "ansi_c_string", "string_content"})
+#: The parts of a `${…}` that only read a variable (`${x}`, `${a[0]}`, `${#x}`).
+_PLAIN_EXPANSION = frozenset({"${", "}", "variable_name", "subscript", "#", "!"})
 #: Node types that give the line a value known only at run time.
 _RUN_TIME_VALUES = frozenset({"command_substitution", "process_substitution"})
 #: Words that give a variable a value read at run time (`printf -v`).
@@ -81,7 +85,7 @@ _READS_VALUES = frozenset({"read", "mapfile", "readarray", "getopts", "-v"})
 #: Test operators that evaluate their operands as arithmetic or as a variable's name.
 _TEST_EVALUATES = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v", "-R"})
 #: The node types `_note_values` looks at.
-_VALUE_NODES = _ARITHMETIC | _RUN_TIME_VALUES | {
+_VALUE_NODES = _ARITHMETIC | _RUN_TIME_VALUES | _DOLLAR_TYPES | {
     "compound_statement", "variable_assignment", "word", "test_operator", "unset_command",
     "array", "for_statement",
 }  # fmt: skip
@@ -128,7 +132,10 @@ class CommandLine(NamedTuple):
 class _Walk:
     """What a walk over a line found so far, and how deep in nested lines it is."""
 
-    __slots__ = ("commands", "depth", "evaluates", "inside", "run_time_value", "simple")
+    __slots__ = (
+        "commands", "depth", "dollar_value", "evaluates", "evaluates_expansion", "inside",
+        "run_time_value", "simple",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         self.commands: list[ShellCommand] = []
@@ -140,6 +147,11 @@ class _Walk:
         """Where the line gives a variable a value only known at run time, if it does."""
         self.evaluates: str | None = None
         """Where the line evaluates arithmetic, or names a variable by a value, if it does."""
+        self.evaluates_expansion: str | None = None
+        """Where it evaluates text with an expansion in it (`$((a[$y))`), if it does."""
+        self.dollar_value: str | None = None
+        """A value of the line an expansion may give that holds a `$` or a backtick
+        (`y='$(rm x)]'`), or that an expansion computes (`${x/</[}`), if any."""
 
 
 class _Unreadable(Exception):
@@ -155,12 +167,14 @@ def parse_command_line(line: str) -> CommandLine | None:
         _walk_line(line, walk)
     except (_Unreadable, RecursionError):  # `$(echo $(echo …))` a thousand deep
         return None
-    if walk.run_time_value is not None and walk.evaluates is not None:
+    source = walk.run_time_value or (walk.evaluates_expansion and walk.dollar_value)
+    if walk.evaluates is not None and source:
+        evaluated = walk.evaluates_expansion if walk.run_time_value is None else walk.evaluates
         why = (
-            f"{BUILT_AT_RUN_TIME}: {walk.evaluates} evaluates a variable set at run time "
-            f"({walk.run_time_value}), and an array subscript in its value runs code"
+            f"{BUILT_AT_RUN_TIME}: {evaluated} evaluates a value only known at run time "
+            f"({source}), and an array subscript in it runs code"
         )
-        walk.commands.append(ShellCommand(walk.evaluates, (walk.evaluates,), why, why))
+        walk.commands.append(ShellCommand(evaluated or "", (evaluated or "",), why, why))
     return CommandLine(tuple(walk.commands), walk.simple)
 
 
@@ -275,6 +289,9 @@ def _check_expansion(node: Node, walk: _Walk, source: str) -> None:
         walk.commands.append(ShellCommand(text, (text,), why, why))
     if "!" in operators or ":" in operators:
         walk.evaluates = walk.evaluates or text  # `${!x}` names a variable by x's value
+        walk.evaluates_expansion = walk.evaluates_expansion or text
+    if not _PLAIN_EXPANSION.issuperset(operators):  # `${x/</[}`: a value it computes
+        walk.dollar_value = walk.dollar_value or text
     if ("=" in operators or ":=" in operators) and len(node.children) > 1:
         name = node_text(node.children[1], source)
         if runs_code_when_set(name):  # `${PS4='$(rm x)'}` assigns PS4
@@ -297,11 +314,20 @@ def _check_loop(node: Node, walk: _Walk, source: str) -> None:
 
 def _note_values(node: Node, kind: str, walk: _Walk, source: str) -> None:
     """Where bash evaluates arithmetic or a name, and where a value is known only at
-    run time: the two together may run code (see `parse_command_line`)."""
+    run time or holds a `$`: the two together may run code (see `parse_command_line`)."""
     text = node_text(node, source)
+    if kind in _DOLLAR_TYPES or (kind == "word" and "\\" in text):  # `\$`, `$'\x24'`
+        if "$" in (word_value(node, source) or "$") or "`" in text:
+            walk.dollar_value = walk.dollar_value or text
+        if kind != "word":
+            return
     if _evaluates(node, kind, text, source):
-        walk.evaluates = walk.evaluates or text
-        _check_arithmetic_names(node, kind, text, walk, source)
+        expression = _evaluated_text(node, kind, text, source)
+        walk.evaluates = walk.evaluates or expression
+        inner = expression.removeprefix("$((").removeprefix("$[")
+        if "$" in inner or "`" in inner:
+            walk.evaluates_expansion = walk.evaluates_expansion or expression
+        _check_arithmetic_names(expression, walk)
     elif kind in _RUN_TIME_VALUES or (kind == "word" and text in _READS_VALUES) or (
         kind == "variable_assignment" and len(node.children) > 2
         and literal(node.children[-1], source) is None
@@ -323,13 +349,18 @@ def _loops_over_run_time_values(node: Node, source: str) -> bool:
     return any(literal(child, source) is None for child in values)
 
 
-def _check_arithmetic_names(node: Node, kind: str, text: str, walk: _Walk, source: str) -> None:
-    """Arithmetic may assign (`((BASH_CMDS[ls]=0))`, `let PS4=1`, `[ a[PS4=1] -eq 0 ]`):
-    one that names a variable that runs code hides what runs."""
-    whole = node.parent if kind in ("word", "test_operator") else node  # `let …`, `x -eq y`
+def _evaluated_text(node: Node, kind: str, text: str, source: str) -> str:
+    """The text around an evaluating `node`: the command of `let`, `test -v`, the
+    test of `-eq`; the node's own elsewhere."""
+    whole = node.parent if kind in ("word", "test_operator") else node
     if whole is not None and whole.type == "command_name":
         whole = whole.parent
-    expression = text if whole is None else node_text(whole, source)
+    return text if whole is None else node_text(whole, source)
+
+
+def _check_arithmetic_names(expression: str, walk: _Walk) -> None:
+    """Arithmetic may assign (`((BASH_CMDS[ls]=0))`, `let PS4=1`, `[ a[PS4=1] -eq 0 ]`):
+    one that names a variable that runs code hides what runs."""
     named = sets_code_variable_in_arithmetic(expression)
     if named is not None:
         why = f"{expression} may set {named}, which runs code"
