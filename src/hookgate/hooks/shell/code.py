@@ -16,7 +16,15 @@ import shlex
 from collections.abc import Sequence
 
 from hookgate.hooks.records import NamedTuple
-from hookgate.hooks.shell.runners import PLACEHOLDER, RUNNERS, SHELLS, Runs, Stdin, base_name
+from hookgate.hooks.shell.runners import (
+    PLACEHOLDER,
+    RUNNERS,
+    SHELLS,
+    Runs,
+    Stdin,
+    base_name,
+    from_stdin,
+)
 
 __all__ = ["MAX_WRAPPED_FORMS", "PLACEHOLDER", "Runs", "Stdin", "base_name", "commands_run"]
 
@@ -29,8 +37,8 @@ WRAPPERS: dict[str, tuple[str, int]] = {
     "setsid": ("", 0), "xargs": ("aEILnPsd", 0), "chrt": ("", 1), "taskset": ("", 1),
     "coproc": ("", 0), "unbuffer": ("", 0), "chroot": ("", 1),
     "busybox": ("", 0), "toybox": ("", 0), "pkexec": ("", 0), "strace": ("eoOpPsSuXU", 0),
-    "ltrace": ("eoOpnsSuXU", 0), "unshare": ("", 0), "nsenter": ("tSGu", 0),
-    "setpriv": ("", 0), "fakeroot": ("is", 0), "faketime": ("", 1), "firejail": ("", 0),
+    "ltrace": ("eoOpnsSuXU", 0), "unshare": ("SGRw", 0), "nsenter": ("tSG", 0),
+    "setpriv": ("", 0), "fakeroot": ("lsib", 0), "faketime": ("", 1), "firejail": ("", 0),
     "proxychains": ("fq", 0), "proxychains4": ("fq", 0), "torsocks": ("uapP", 0),
     "catchsegv": ("", 0), "valgrind": ("", 0), "systemd-run": ("pEuG", 0),
     "dbus-run-session": ("", 0), "xvfb-run": ("nsfe", 0), "chronic": ("", 0),
@@ -46,6 +54,12 @@ WRAPPERS: dict[str, tuple[str, int]] = {
 SUBCOMMAND_RUNNERS = frozenset({
     "uv", "poetry", "pipenv", "bundle", "direnv", "docker", "podman", "kubectl",
 })  # fmt: skip
+#: Wrappers that, given no command, start a shell on the standard input (`unshare -r
+#: <<< 'rm x'`).
+SHELL_WHEN_ALONE = frozenset({"unshare", "nsenter", "fakeroot", "firejail", "chroot", "pkexec"})
+#: Wrappers whose table names every short option that takes a value: any other short
+#: option of theirs is read as a flag alone (`unshare -r ls` runs `ls`).
+COMPLETE_OPTIONS = SHELL_WHEN_ALONE
 #: The builtins that declare variables, whose `-n` makes a reference to another.
 DECLARING = frozenset({"declare", "typeset", "local"})
 #: Readings of one command's wrapper options followed; past it the command is unknown.
@@ -126,6 +140,9 @@ def commands_run(values: Sequence[str | None], texts: Sequence[str], stdin: Stdi
     runs = runs.plus(_assignments_of_env(values if name in WRAPPERS else values[:start]))
     for index in (start, *starts.others, *starts.wrappers):
         runs = runs.plus(_own_runs(values, index, stdin))
+    for index in (start, *starts.others):  # a wrapper here runs with no command after it
+        if base_name(values[index] or "") in SHELL_WHEN_ALONE:
+            runs = runs.plus(from_stdin(base_name(values[index] or ""), stdin))
     if name not in DATA_ONLY and name not in WRAPPERS and name not in RUNNERS:
         perhaps = argument_forms(texts[start + 1 :])
         if perhaps is None:
@@ -315,8 +332,9 @@ def _option_ends(
             ends.append(index + 1)
         else:
             letter = next((c for c in word[1:] if c in takes_value), None)
-            known = "=" in word or (letter is not None and not word.startswith("--"))
-            takes = letter is not None and word.endswith(letter) and not word.startswith("--")
+            short = not word.startswith("--")
+            known = "=" in word or (short and (letter is not None or name in COMPLETE_OPTIONS))
+            takes = letter is not None and word.endswith(letter) and short
             # Pushed last is read first: an unknown option read first as taking no value.
             pending += [index + 2] if takes else [index + 1] if known else [index + 2, index + 1]
     return ends
