@@ -32,7 +32,7 @@ __all__ = ["MAX_WRAPPED_FORMS", "PLACEHOLDER", "Runs", "Stdin", "base_name", "co
 #: and how many plain arguments come before that command (`timeout 5 rm`).
 WRAPPERS: dict[str, tuple[str, int]] = {
     "command": ("", 0), "builtin": ("", 0), "exec": ("a", 0), "nohup": ("", 0),
-    "time": ("fo", 0), "nice": ("n", 0), "env": ("uCS", 0), "sudo": ("ugpCDhrtTU", 0),
+    "time": ("fo", 0), "nice": ("n", 0), "env": ("uCS", 0), "sudo": ("ugpCDhrtTUcR", 0),
     "doas": ("uC", 0), "timeout": ("sk", 1), "stdbuf": ("ioe", 0), "ionice": ("cnp", 0),
     "setsid": ("", 0), "xargs": ("aEILnPsd", 0), "chrt": ("", 1), "taskset": ("", 1),
     "coproc": ("", 0), "unbuffer": ("", 0), "chroot": ("", 1),
@@ -58,8 +58,9 @@ SUBCOMMAND_RUNNERS = frozenset({
 #: <<< 'rm x'`).
 SHELL_WHEN_ALONE = frozenset({"unshare", "nsenter", "fakeroot", "firejail", "chroot", "pkexec"})
 #: Wrappers whose table names every short option that takes a value: any other short
-#: option of theirs is read as a flag alone (`unshare -r ls` runs `ls`).
-COMPLETE_OPTIONS = SHELL_WHEN_ALONE
+#: option of theirs is read as a flag alone (`unshare -r ls` runs `ls`, `sudo -E grep`
+#: runs `grep`).
+COMPLETE_OPTIONS = SHELL_WHEN_ALONE | {"sudo", "doas"}
 #: The builtins that declare variables, whose `-n` makes a reference to another.
 DECLARING = frozenset({"declare", "typeset", "local"})
 #: Readings of one command's wrapper options followed; past it the command is unknown.
