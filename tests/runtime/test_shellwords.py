@@ -231,3 +231,27 @@ def test_an_ansi_c_string_reads_as_bash_expands_it(pieces: list[str]) -> None:
 
     # Exactly bash's bytes, cut at a NUL; or unknown, where bash's answer hangs on more.
     assert value is None or value.encode("latin-1") == done.stdout, (body, value)
+
+
+#: Wrappers with option spellings their programs accept, some of which the tables
+#: cannot settle (a long option's value as a separate word, combined short options).
+wrapper_spellings = st.sampled_from([
+    "timeout 5", "timeout -s KILL 5", "timeout --signal KILL 5", "timeout --signal=KILL 5",
+    "timeout -k 1 5", "timeout --kill-after 1 5", "timeout -sKILL 5", "nice", "nice -n 5",
+    "nice --adjustment 5", "nice -5", "ionice -c 3", "ionice --class 3", "ionice -t -c 3",
+    "stdbuf -oL", "stdbuf -o L", "stdbuf --output L", "env", "env -i", "env -iu X",
+    "env --unset X", "env -", "env A=1", "env -C .", "xargs -a /dev/null",
+    "xargs --max-args 1 -a /dev/null", "xargs -n1 -a /dev/null", "exec -a n", "exec -la n",
+    "command -p", "nohup --", "setsid -w", "taskset -c 0", "time -p", "sudo -E",
+    "sudo --user root", "sudo -u root -H", "unshare -r", "unshare --user",
+])  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(wrapper_spellings, min_size=1, max_size=3))
+def test_a_shell_behind_any_reading_of_wrapper_options_is_judged(chain: list[str]) -> None:
+    line = " ".join([*chain, "bash -c 'true; rm -f x'"])
+
+    decision = Policy(deny=("shell(rm *)",)).judge("shell", {"command": line}, needs_consent=True)
+
+    assert decision.verdict is Verdict.DENY, line
