@@ -130,3 +130,46 @@ def test_a_path_deny_rule_judges_the_files_a_shell_redirect_opens(
     assert answer.startswith(f"[denied by the permission rule {deny!r}: it ")
     assert "s3cret" not in answer
     assert not (project.dir / "notes" / "a").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'cat <<E"O"F\nhi\nEOF\nrm -f x\nE"O"F',  # the here-doc ends at EOF for bash
+        "BASH_CMDS[ls]=/bin/rm; ls -f x",
+        "shopt -s expand_aliases\nalias echo=\necho rm -f x",
+        "x='$(rm -f x)'; echo ${x@P}",
+        "echo ${x:-`rm -f x`}",
+        "let 'a[x[0]+$(rm -f x)]'",
+        "x=$(printf 'a\\x5b$(rm -f x)]'); echo $((x))",
+        "timeout --signal KILL 5 bash -c 'true; rm -f x'",
+        "$'rm\\0zz' -f x",
+        "printf -v PS4 %s '$(rm -f x)'; set -x; :",
+    ],
+)
+def test_a_deny_rule_fires_where_bash_reads_the_line_otherwise_than_it_looks(
+    project: Project, command: str
+) -> None:
+    (project.dir / "x").touch()
+    answers, _ = run_print(project, command, yolo=True, permissions={"deny": ["shell(rm *)"]})
+
+    (answer,) = answers
+    assert answer.startswith("[denied by the permission rule 'shell(rm *)'"), answer
+    assert (project.dir / "x").exists()
+
+
+@pytest.mark.parametrize(
+    ("allow", "command"),
+    [
+        ("shell(cat*)", 'cat <<E"O"F\nhi\nEOF\ntouch pwned\nE"O"F'),
+        ("shell(printf *)", "printf -v 'a[x[0]+$(touch pwned)]' 1"),
+        ("shell(declare *)", "declare $'a\\x5b$(touch pwned)]=1'"),
+    ],
+)
+def test_an_allow_rule_does_not_cover_what_bash_reads_otherwise(
+    project: Project, allow: str, command: str
+) -> None:
+    answers, _ = run_print(project, command, permissions={"allow": [allow]})
+
+    assert answers == [NOT_ASKED_RESULT]
+    assert not (project.dir / "pwned").exists()

@@ -34,6 +34,8 @@ class Row(NamedTuple):
 
 
 RM, TOUCH = "shell(rm *)", "shell(touch *)"
+#: An allow rule naming every command as written, yet not `shell(*)`, which allows all.
+ANY = "shell(*[a-z]*)"
 DELETES, CREATES = "deletes x", "creates pwned"
 
 ROWS = [
@@ -168,6 +170,168 @@ ROWS = [
     Row("uv run rm -f x", "shell(uv run *)", True, RM, True),
     Row("docker exec box rm -f x", "shell(docker exec *)", True, RM, True),
     Row("uv run pytest -q", "shell(uv run *)", True, RM, False),
+    # A here-doc ends at its delimiter with the quotes removed: the lines before it run.
+    Row('cat <<E"O"F\nhi\nEOF\nrm -f x\nE"O"F', "shell(cat*)", False, RM, True, DELETES),
+    Row("cat <<E'OF'\nhi\nEOF\nrm -f x\nE'OF'", "shell(cat*)", False, RM, True, DELETES),
+    Row("cat <<$'EOF'\nhi\nEOF\nrm -f x\n$'EOF'", "shell(cat*)", False, RM, True, DELETES),
+    Row("cat <<E\\OF\nhi\nEOF\nrm -f x\nE\\OF", "shell(cat*)", False, RM, True, DELETES),
+    Row('cat <<E"O"F\nhi\nEOF\ntouch pwned\nE"O"F', "shell(cat*)", False, TOUCH, True, CREATES),
+    Row("cat <<$'EOF'\nhi\nEOF\ntouch pwned\n$'EOF'", "shell(cat*)", False, TOUCH, True, CREATES),
+    Row("cat <<'EOF'\nhi\nEOF", "shell(cat*)", True, RM, False),
+    # Bash's tables of command names and aliases, set by any means, hide what runs.
+    Row("BASH_CMDS[ls]=/bin/rm; ls -f x", ANY, False, RM, True, DELETES),
+    Row("BASH_CMDS=([cat]=/bin/rm); cat -f x", ANY, False, RM, True, DELETES),
+    Row("declare -A BASH_CMDS=([ls]=/bin/rm); ls -f x", ANY, False, RM, True, DELETES),
+    Row("printf -v 'BASH_CMDS[ls]' /bin/rm; ls -f x", ANY, False, RM, True, DELETES),
+    Row("read 'BASH_CMDS[ls]' <<< /bin/rm; ls -f x", ANY, False, RM, True, DELETES),
+    Row(
+        "shopt -s expand_aliases\nBASH_ALIASES[ls]='rm -f'\nls x",
+        ANY,
+        False,
+        RM,
+        True,
+        DELETES,
+    ),
+    # An alias makes every later command name unknown.
+    Row("shopt -s expand_aliases\nalias echo=\necho rm -f x", ANY, False, RM, True, DELETES),
+    Row(
+        "shopt -s expand_aliases\nalias cat='command '\ncat rm -f x",
+        ANY,
+        False,
+        RM,
+        True,
+        DELETES,
+    ),
+    Row("alias", "shell(alias*)", True, RM, False),
+    # Expansions that run code in a value: `@P`, backticks in an operand, `${!x}`.
+    Row("x='$(rm -f x)'; echo ${x@P}", ANY, False, RM, True, DELETES),
+    Row("x='`rm -f x`'; : \"${x@P}\"", ANY, False, RM, True, DELETES),
+    Row("echo ${x:-`rm -f x`}", "shell(echo *)", False, RM, True, DELETES),
+    Row('echo "${x-`rm -f x`}"', "shell(echo *)", False, RM, True, DELETES),
+    Row("x=1; echo ${x#`rm -f x`}", ANY, False, RM, True, DELETES),
+    Row("x=1; echo ${x/`rm -f x`/}", ANY, False, RM, True, DELETES),
+    Row("x='a[$(rm -f x)]'; echo ${!x}", ANY, False, RM, True, DELETES),
+    Row('echo "${HOME@Q}"', "shell(echo *)", False, RM, False),
+    # Subscript code behind a nested `]`, or spelled with escapes.
+    Row("let 'a[x[0]+$(rm -f x)]'", "shell(let *)", False, RM, True, DELETES),
+    Row("x='a[x[0]+$(rm -f x)]'; echo $((x))", ANY, False, RM, True, DELETES),
+    Row("x=$'a\\x5b$(rm -f x)]'; echo $((x))", ANY, False, RM, True, DELETES),
+    Row("declare $'a\\x5b$(rm -f x)]=1'", "shell(declare *)", False, RM, True, DELETES),
+    Row("declare a\\[\\$\\(rm\\ -f\\ x\\)\\]=1", "shell(declare *)", False, RM, True, DELETES),
+    Row("a=(1); unset $'a\\x5b$(rm -f x)]'", ANY, False, RM, True, DELETES),
+    Row("printf -v 'a[x[0]+$(touch pwned)]' 1", "shell(printf *)", False, TOUCH, True, CREATES),
+    Row("test -v 'a[x[0]+$(touch pwned)]'", "shell(test *)", False, TOUCH, True, CREATES),
+    Row("read 'a[x[0]+$(touch pwned)]' <<< 1", "shell(read *)", False, TOUCH, True, CREATES),
+    Row("declare 'a[x[0]+$(touch pwned)]=1'", "shell(declare *)", False, TOUCH, True, CREATES),
+    Row("declare $'a\\x5b$(touch pwned)]=1'", "shell(declare *)", False, TOUCH, True, CREATES),
+    Row(
+        "x=$(printf 'a\\x5b$(rm -f x)]'); echo $((x))", ANY, False, RM, True, DELETES
+    ),  # a value read at run time, evaluated as arithmetic
+    Row("x=$(printf 'a\\x5b$(rm -f x)]'); [[ $x -eq 0 ]]", ANY, False, RM, True, DELETES),
+    Row("x='a<$(rm -f x)]'; echo $((${x/</[}))", ANY, False, RM, True, DELETES),
+    Row("x='a<$(rm -f x)]'; [[ -v ${x/</[} ]]", ANY, False, RM, True, DELETES),
+    Row("y='$(rm -f x)]'; echo $((a[$y))", ANY, False, RM, True, DELETES),
+    Row("d=$'\\x24'; p='(rm -f x)]'; echo $((a[$d$p))", ANY, False, RM, True, DELETES),
+    Row("n=3; awk '{print $1}' f; echo $((n + 1))", "shell(*[a-z]*)", False, RM, False),
+    Row("echo $((1 + 2))", "shell(echo *)", False, RM, False),
+    Row("declare 'a['\"\\$(rm -f x)\"']=1'", "shell(declare *)", False, RM, True, DELETES),
+    Row("x=1; declare $'a\\x5b'$x'$(rm -f x)]=1'", ANY, False, RM, True, DELETES),
+    Row("x=1; declare a\\[$x\\$\\(rm\\ -f\\ x\\)\\]=1", ANY, False, RM, True, DELETES),
+    Row("declare a[\\$\\(rm\\ -f\\ x\\)]=1", "shell(declare *)", False, RM, True, DELETES),
+    # Wrapper options whose value the option grammar may take for the command.
+    Row(
+        "timeout --signal KILL 5 bash -c 'true; rm -f x'",
+        "shell(timeout *)",
+        False,
+        RM,
+        True,
+        DELETES,
+    ),
+    Row("nice --adjustment 5 bash -c 'true; rm -f x'", "shell(nice *)", False, RM, True, DELETES),
+    Row("ionice --class 3 bash -c 'true; rm -f x'", "shell(ionice *)", False, RM, True, DELETES),
+    Row("stdbuf --output L bash -c 'true; rm -f x'", "shell(stdbuf *)", False, RM, True, DELETES),
+    Row(
+        "xargs --max-args 1 bash -c 'true; rm -f x' <<< a",
+        "shell(xargs *)",
+        False,
+        RM,
+        True,
+        DELETES,
+    ),
+    Row("exec -la name bash -c 'true; rm -f x'", "shell(exec *)", False, RM, True, DELETES),
+    Row("env -iu X bash -c 'true; rm -f x'", "shell(env *)", False, RM, True, DELETES),
+    Row("timeout -s KILL 5 echo hi", "shell(timeout *)", True, RM, False),
+    Row("unshare -r <<< 'rm -f x'", "shell(unshare *)", False, RM, True),
+    Row("timeout 5 fakeroot <<< 'rm -f x'", "shell(timeout *)", False, RM, True, DELETES),
+    Row("newgrp <<< 'rm -f x'", "shell(newgrp *)", False, RM, True, DELETES),
+    Row("unshare -r ls", "shell(unshare *)", True, RM, False),
+    Row("docker exec box bash -c 'true; rm -f x'", "shell(docker exec *)", False, RM, True),
+    Row("uv run bash -c 'true; rm -f x'", "shell(uv run *)", False, RM, True, DELETES),
+    Row("eatmydata bash -c 'true; rm -f x'", "shell(eatmydata *)", False, RM, True, DELETES),
+    Row("prlimit --nproc=512 sh -c 'true; rm -f x'", "shell(prlimit *)", False, RM, True, DELETES),
+    Row("capsh -- -c 'true; rm -f x'", "shell(capsh *)", False, RM, True, DELETES),
+    Row("git grep -n bash", "shell(git grep *)", True, RM, False),
+    # Bash cuts a $'…' word at its first NUL.
+    Row("$'rm\\0zz' -f x", "shell($*)", True, RM, True, DELETES),
+    Row("$'rm\\c@' -f x", "shell($*)", True, RM, True, DELETES),
+    Row("command $'rm\\x00' -f x", "shell(command *)", True, RM, True, DELETES),
+    Row("$'rm\\u0000z' -f x", "shell($*)", True, RM, True, DELETES),
+    Row("$'\\162\\155' -f x", "shell($*)", True, RM, True, DELETES),
+    # A code variable set by a command rather than an assignment.
+    Row("printf -v PS4 %s '$(rm -f x)'; set -x; :", "shell(printf *)", False, RM, True, DELETES),
+    Row("read -r PS4 <<< '$(rm -f x)'; set -x; :", "shell(read *)", False, RM, True, DELETES),
+    Row("declare -n r=PS4; r='$(rm -f x)'; set -x; :", ANY, False, RM, True, DELETES),
+    Row(
+        "mapfile -t PROMPT_COMMAND <<< 'rm -f x'; bash -ic :",
+        "shell(mapfile *)",
+        False,
+        RM,
+        True,
+    ),
+    Row("printf -v x %s hi; echo $x", "shell(printf *)", False, RM, False),
+    Row("unset PS4; : ${PS4='$(rm -f x)'}; set -x; :", ANY, False, RM, True, DELETES),
+    Row(": ${BASH_CMDS[ls]=/bin/rm}; ls -f x", ANY, False, RM, True, DELETES),
+    Row("for PS4 in '$(rm -f x)'; do set -x; :; done", ANY, False, RM, True, DELETES),
+    Row("builtin export PS4='$(rm -f x)'; set -x; :", ANY, False, RM, True, DELETES),
+    Row("command declare PS4='$(rm -f x)'; set -x; :", ANY, False, RM, True, DELETES),
+    Row("declare -n r; r=PS4; r='$(rm -f x)'; set -x; :", ANY, False, RM, True, DELETES),
+    Row("x=$(git rev-parse HEAD); echo $x", "shell(echo *)", False, RM, False),
+    Row("for f in *.py; do echo $f; done", "shell(echo *)", False, RM, False),
+    Row("printf '%s\\n' PS4", "shell(printf *)", True, RM, False),
+    Row("export FOO BAR=1; local x", ANY, True, RM, False),
+    Row("for i in 1 2; do echo $((i * 2)); done", "shell(echo *)", False, RM, False),
+    # A name or an arithmetic operand whose value is only known at run time.
+    Row("a=(1); x=$(printf 'a\\x5b$(rm -f x)]'); unset \"$x\"", ANY, False, RM, True, DELETES),
+    Row("a=(1); unset \"$(printf 'a\\x5b$(rm -f x)]')\"", ANY, False, RM, True, DELETES),
+    Row("x=$(printf 'a\\x5b$(rm -f x)]'); a=([x]=1)", ANY, False, RM, True, DELETES),
+    Row("test -v \"$(printf 'a\\x5b$(rm -f x)]')\"", ANY, False, RM, True, DELETES),
+    Row("echo $(( $(printf 'a\\x5b$(rm -f x)]') ))", ANY, False, RM, True, DELETES),
+    Row("x=$(printf 'a\\x5b$(rm -f x)]'); declare -i y; y=x", ANY, False, RM, True, DELETES),
+    Row("x=$(printf 'a\\x5b$(rm -f x)]'); s=abc; echo ${s:x}", ANY, False, RM, True, DELETES),
+    Row("printf 'rm -f x' > 0; chmod +x 0; ((BASH_CMDS[ls]=0)); ls", ANY, False, RM, True, DELETES),
+    Row(
+        "printf 'rm -f x' > 0; chmod +x 0; let 'BASH_CMDS[ls]=0'; ls",
+        ANY,
+        False,
+        RM,
+        True,
+        DELETES,
+    ),
+    Row(
+        "git init -q; GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.st GIT_CONFIG_VALUE_0='!rm -f x' "
+        "git st",
+        ANY,
+        False,
+        RM,
+        True,
+        DELETES,
+    ),
+    Row("SYSTEMD_PAGER='rm -f x' systemctl status", "shell(SYSTEMD_PAGER=*)", False, RM, True),
+    Row("echo $((1 + PS4))", "shell(echo *)", False, RM, True),
+    Row("env -S'bash -c \"true; rm -f x\"'", "shell(env *)", False, RM, True, DELETES),
+    # `sudo -s CMD` and `sudo -i CMD` run CMD through `$SHELL -c`.
+    Row("sudo -s 'true; rm -f x'", "shell(sudo *)", False, RM, True),
+    Row("sudo -i 'cd .; rm -f x'", "shell(sudo *)", False, RM, True),
 ]
 
 
@@ -187,7 +351,10 @@ def test_each_line_against_an_allow_and_a_deny_rule(row: Row) -> None:
 
 
 #: Programs some rows run that a minimal system may lack.
-OPTIONAL_PROGRAMS = ("script", "flock", "busybox", "dash", "setsid", "ionice", "prlimit", "setarch")
+OPTIONAL_PROGRAMS = (
+    "script", "flock", "busybox", "dash", "setsid", "ionice", "prlimit", "setarch", "eatmydata",
+    "capsh", "uv",
+)  # fmt: skip
 EFFECTS = [row for row in ROWS if row.effect is not None]
 
 

@@ -7,11 +7,13 @@ way a hostile model hides a command from a rule written for the first one.
 from __future__ import annotations
 
 import shlex
+import subprocess
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hookgate.hooks.shell.literal import ansi_c_value
 from hookgate.hooks.shell.words import MAX_LINE, MAX_WRAPPED_FORMS, parse_command_line
 from hookgate.security.policy import Policy, Verdict
 
@@ -202,3 +204,54 @@ def test_a_line_of_plain_commands_is_allowed_by_their_rules_and_denied_only_for_
             assert denied.verdict is Verdict.DENY
         if denied.verdict is Verdict.DENY:  # never a line without `rm` (`rm && ls` matches)
             assert any(command.split()[0] == "rm" for _, command in parts)
+
+
+#: Pieces of a `$'…'` body: every escape form bash reads there, and plain characters.
+ansi_c_pieces = st.one_of(
+    st.sampled_from([
+        "\\0", "\\00", "\\000", "\\7", "\\777", "\\x", "\\x0", "\\x00", "\\x7", "\\x41",
+        "\\xff", "\\u", "\\u0", "\\u41", "\\u0041", "\\u00e9", "\\U", "\\U0", "\\U00000041",
+        "\\c", "\\c@", "\\cA", "\\cz", "\\c?", "\\c\\\\", "\\e", "\\E", "\\a", "\\b", "\\f",
+        "\\n", "\\r", "\\t", "\\v", "\\\\", "\\'", '\\"', "\\?", "\\q", "\\ ",
+    ]),
+    st.text("rmabz019 -", min_size=1, max_size=3),
+)  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(ansi_c_pieces, min_size=1, max_size=5))
+def test_an_ansi_c_string_reads_as_bash_expands_it(pieces: list[str]) -> None:
+    body = "".join(pieces)
+    done = subprocess.run(
+        ["bash", "-c", f"printf %s $'{body}'"], capture_output=True, check=True,
+        env={"LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+
+    value = ansi_c_value(body)
+
+    # Exactly bash's bytes, cut at a NUL; or unknown, where bash's answer hangs on more.
+    assert value is None or value.encode("latin-1") == done.stdout, (body, value)
+
+
+#: Wrappers with option spellings their programs accept, some of which the tables
+#: cannot settle (a long option's value as a separate word, combined short options).
+wrapper_spellings = st.sampled_from([
+    "timeout 5", "timeout -s KILL 5", "timeout --signal KILL 5", "timeout --signal=KILL 5",
+    "timeout -k 1 5", "timeout --kill-after 1 5", "timeout -sKILL 5", "nice", "nice -n 5",
+    "nice --adjustment 5", "nice -5", "ionice -c 3", "ionice --class 3", "ionice -t -c 3",
+    "stdbuf -oL", "stdbuf -o L", "stdbuf --output L", "env", "env -i", "env -iu X",
+    "env --unset X", "env -", "env A=1", "env -C .", "xargs -a /dev/null",
+    "xargs --max-args 1 -a /dev/null", "xargs -n1 -a /dev/null", "exec -a n", "exec -la n",
+    "command -p", "nohup --", "setsid -w", "taskset -c 0", "time -p", "sudo -E",
+    "sudo --user root", "sudo -u root -H", "unshare -r", "unshare --user",
+])  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(wrapper_spellings, min_size=1, max_size=3))
+def test_a_shell_behind_any_reading_of_wrapper_options_is_judged(chain: list[str]) -> None:
+    line = " ".join([*chain, "bash -c 'true; rm -f x'"])
+
+    decision = Policy(deny=("shell(rm *)",)).judge("shell", {"command": line}, needs_consent=True)
+
+    assert decision.verdict is Verdict.DENY, line

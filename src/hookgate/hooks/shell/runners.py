@@ -92,7 +92,7 @@ def _shell(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
     if rest and not reads_stdin:
         file = "a file named at run time" if rest[0] is None else f"the file {rest[0]!r}"
         return Runs(hidden=f"{name} runs the commands of {file}, which no rule can read")
-    return _from_stdin(name, stdin)
+    return from_stdin(name, stdin)
 
 
 def _su(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
@@ -105,10 +105,12 @@ def _su(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
             return _code(f"{name} -c", word.split("=", 1)[1])
         if word.startswith("-c") and len(word) > 2:
             return _code(f"{name} -c", word[2:])
-    return _from_stdin(name, stdin)
+    return from_stdin(name, stdin)
 
 
-def _from_stdin(name: str, stdin: Stdin | None) -> Runs:
+def from_stdin(name: str, stdin: Stdin | None) -> Runs:
+    """What a shell `name` reading its standard input runs: the literal text fed to it,
+    else unknown."""
     if stdin is None:
         return Runs(hidden=f"{name} reads the commands it runs from its standard input")
     if stdin.text is None:
@@ -136,7 +138,7 @@ def _source(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
     if file is None:
         return Runs(hidden=f"{name} runs the commands of a file named at run time")
     if file in STDIN_FILES:
-        return _from_stdin(name, stdin)
+        return from_stdin(name, stdin)
     return Runs(hidden=f"{name} runs the commands of the file {file!r}, which no rule can read")
 
 
@@ -148,13 +150,12 @@ def _trap(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
 
 
 def _alias(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
-    runs = Runs()
-    for word in args:
-        if word is None:
-            return Runs(hidden="alias defines a command built at run time")
-        if "=" in word:  # the value starts the command line it stands for
-            runs = runs.plus(Runs(scripts=(f"{word.split('=', 1)[1]} {PLACEHOLDER}",)))
-    return runs
+    """An alias may stand for any command name after it (`alias echo=` makes `echo rm
+    x` run `rm x`, `alias cat='command '` even the word after it): a definition makes
+    what the rest of the line runs unknown."""
+    if any(word is None or "=" in word for word in args):
+        return Runs(hidden="alias makes the command names after it stand for other commands")
+    return Runs()
 
 
 def _option_code(
@@ -193,7 +194,7 @@ def _option_value(word: str, option: str, following: str | None) -> tuple[bool, 
 def _script(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
     """`script -c CODE file`; without `-c` it runs a shell reading its standard input."""
     runs = _option_code("-c", "--command")(name, args, stdin)
-    return runs if runs.scripts or runs.hidden else _from_stdin(name, stdin)
+    return runs if runs.scripts or runs.hidden else from_stdin(name, stdin)
 
 
 def _joined(what: str, words: Sequence[str | None]) -> Runs:
@@ -225,13 +226,13 @@ def _watch(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
 def _ssh(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
     rest = args[_after_options(args, "BbcDEeFIiJLlmOopQRSWw") :]
     if len(rest) <= 1:  # a remote shell reading this side's standard input
-        return _from_stdin(name, stdin)
+        return from_stdin(name, stdin)
     return _joined(name, rest[1:])
 
 
 def _sg(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
     rest = [word for word in args[1:] if word != "-c"]
-    return _joined(name, rest) if rest else _from_stdin(name, stdin)
+    return _joined(name, rest) if rest else from_stdin(name, stdin)
 
 
 def _at(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
@@ -239,7 +240,7 @@ def _at(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
         return Runs(hidden=f"{name} runs the commands of a file later")
     if "-l" in args or "-r" in args or "-d" in args:
         return Runs()
-    return _from_stdin(name, stdin)
+    return from_stdin(name, stdin)
 
 
 def _parallel(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
@@ -292,10 +293,29 @@ def _hash(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
 
 
 def _sudo_shell(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
-    """`sudo -s` and `sudo -i` alone start a shell on the standard input."""
-    if any(word in ("-s", "-i", "--shell", "--login") for word in args):
-        return _from_stdin(name, stdin)
-    return Runs()
+    """`sudo -s` and `sudo -i` alone start a shell on the standard input; with a
+    command after them, the shell runs it as `$SHELL -c` code."""
+    end = _after_options(args, "ugpCDhrtTU")
+    options = [word for word in args[:end] if word is not None]
+    if not any(
+        word in ("--shell", "--login") or (word[:2] != "--" and ("s" in word or "i" in word))
+        for word in options
+    ):
+        return Runs()
+    rest = args[end:]
+    return _joined(f"{name} -s", rest) if rest else from_stdin(name, stdin)
+
+
+def _capsh(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
+    """`capsh … -- ARGS` runs bash with ARGS (`capsh -- -c 'rm x'`)."""
+    if "--" not in args:
+        return Runs()
+    return _shell("bash", args[args.index("--") + 1 :], stdin)
+
+
+def _newgrp(name: str, args: list[str | None], stdin: Stdin | None) -> Runs:
+    """`newgrp [GROUP]` starts a shell on the standard input."""
+    return from_stdin(name, stdin)
 
 
 #: The commands that run code of their own beyond their name, by name.
@@ -312,4 +332,5 @@ RUNNERS: dict[str, Callable[[str, list[str | None], Stdin | None], Runs]] = {
     "at": _at, "batch": _at, "parallel": _parallel, "find": _find,
     "bind": _hidden("binds keys to commands"), "enable": _hidden("may load a builtin from a file"),
     "fc": _hidden("runs commands from the history"), "sudo": _sudo_shell, "doas": _sudo_shell,
+    "capsh": _capsh, "newgrp": _newgrp,
 }  # fmt: skip

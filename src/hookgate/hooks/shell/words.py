@@ -24,12 +24,17 @@ from hookgate.hooks.shell.code import (  # it and runners import nothing else of
     WRAPPERS,
     Runs,
     Stdin,
+    assigned_by_command,
     assignment_runs,
     commands_run,
+    runs_code_when_set,
+    sets_code_variable_in_arithmetic,
 )
 from hookgate.hooks.shell.literal import literal, node_text, word_value
 
 if TYPE_CHECKING:  # loaded at the first line parsed: a session that judges no shell
+    from collections.abc import Callable
+
     from tree_sitter import Node, Parser  # call (and every `hooks` command) skips it
 
 __all__ = [
@@ -62,7 +67,32 @@ _LITERAL_TYPES = frozenset({"word", "raw_string", "string_content", "ansi_c_stri
                             "heredoc_body"})  # fmt: skip
 #: An array subscript holding code: bash runs it wherever it evaluates the subscript
 #: (`printf -v`, `read`, `test -v`, `unset`, `declare`, `let`, arithmetic on a variable).
-_SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(\$[({\[]|`)")
+#: Any `[` with code anywhere after it: subscripts nest (`a[x[0]+$(…)]`).
+_SUBSCRIPT_CODE = re.compile(r"\[.*(\$[({\[]|`)", re.DOTALL)
+#: Backticks in a `${…}` operand, which the grammar leaves a plain word (`${x:-`rm x`}`).
+_BACKTICKS = re.compile(r"`((?:[^`\\]|\\.)*)`", re.DOTALL)
+#: Node types where bash evaluates text as arithmetic: a variable's value there is read
+#: as an expression, and an array subscript in it runs its code (`x='a[$(…)]'; $((x))`).
+_ARITHMETIC = frozenset({"arithmetic_expansion", "c_style_for_statement", "subscript"})
+#: Literal node types whose value may hold a `$` an expansion of it then gives.
+_DOLLAR_TYPES = frozenset({"raw_string", "ansi_c_string", "string_content"})
+#: The parts of a `${…}` that only read a variable (`${x}`, `${a[0]}`, `${#x}`).
+_PLAIN_EXPANSION = frozenset({"${", "}", "variable_name", "subscript", "#", "!"})
+#: Node types that give the line a value known only at run time.
+_RUN_TIME_VALUES = frozenset({"command_substitution", "process_substitution"})
+#: Words that give a variable a value read at run time (`printf -v`).
+_READS_VALUES = frozenset({"read", "mapfile", "readarray", "getopts", "-v"})
+#: Test operators that evaluate their operands as arithmetic or as a variable's name.
+_TEST_EVALUATES = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v", "-R"})
+#: The node types `_note_values` looks at.
+_VALUE_NODES = _ARITHMETIC | _RUN_TIME_VALUES | _DOLLAR_TYPES | {
+    "compound_statement", "variable_assignment", "word", "test_operator", "unset_command",
+    "array", "for_statement",
+}  # fmt: skip
+#: Builtins that evaluate their words as arithmetic (`let`) or as names (`unset`).
+_EVALUATES = frozenset({"let", "unset"})
+#: Node types whose text, escapes read, may spell a subscript with code in it.
+_SPELLED_TYPES = _LITERAL_TYPES | {"concatenation", "string", "subscript"}
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 #: Why an allow rule does not cover a command that expands something at run time.
 BUILT_AT_RUN_TIME = "this command builds part of itself at run time"
@@ -102,7 +132,10 @@ class CommandLine(NamedTuple):
 class _Walk:
     """What a walk over a line found so far, and how deep in nested lines it is."""
 
-    __slots__ = ("commands", "depth", "inside", "simple")
+    __slots__ = (
+        "commands", "depth", "dollar_value", "evaluates", "evaluates_expansion", "inside",
+        "run_time_value", "simple",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         self.commands: list[ShellCommand] = []
@@ -110,6 +143,15 @@ class _Walk:
         self.depth = 0
         self.inside: str | None = None
         """The command whose code the walk is reading now (`bash -c '…'`), if any."""
+        self.run_time_value: str | None = None
+        """Where the line gives a variable a value only known at run time, if it does."""
+        self.evaluates: str | None = None
+        """Where the line evaluates arithmetic, or names a variable by a value, if it does."""
+        self.evaluates_expansion: str | None = None
+        """Where it evaluates text with an expansion in it (`$((a[$y))`), if it does."""
+        self.dollar_value: str | None = None
+        """A value of the line an expansion may give that holds a `$` or a backtick
+        (`y='$(rm x)]'`), or that an expansion computes (`${x/</[}`), if any."""
 
 
 class _Unreadable(Exception):
@@ -125,6 +167,14 @@ def parse_command_line(line: str) -> CommandLine | None:
         _walk_line(line, walk)
     except (_Unreadable, RecursionError):  # `$(echo $(echo …))` a thousand deep
         return None
+    source = walk.run_time_value or (walk.evaluates_expansion and walk.dollar_value)
+    if walk.evaluates is not None and source:
+        evaluated = walk.evaluates_expansion if walk.run_time_value is None else walk.evaluates
+        why = (
+            f"{BUILT_AT_RUN_TIME}: {evaluated} evaluates a value only known at run time "
+            f"({source}), and an array subscript in it runs code"
+        )
+        walk.commands.append(ShellCommand(evaluated or "", (evaluated or "",), why, why))
     return CommandLine(tuple(walk.commands), walk.simple)
 
 
@@ -144,6 +194,36 @@ def _walk_line(line: str, walk: _Walk) -> None:
         _walk(tree.root_node, walk, variant, ())
 
 
+def _check_heredoc(redirect: Node, walk: _Walk, source: str) -> None:
+    """Bash ends a here-doc at a line that is its delimiter with the quotes removed
+    (`<<E"O"F` ends at `EOF`); the grammar at the delimiter as written. Where the two
+    could differ, the lines between would run unseen: the line is unreadable."""
+    start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
+    end = next((c for c in redirect.children if c.type == "heredoc_end"), None)
+    body = next((c for c in redirect.children if c.type == "heredoc_body"), None)
+    if start is None:
+        return
+    delimiter = _unquoted_delimiter(node_text(start, source))
+    if delimiter is None or (end is not None and node_text(end, source) != delimiter):
+        raise _Unreadable
+    lines = source[body.start_byte : body.end_byte].split("\n") if body is not None else []
+    if any(delimiter in (line, line.lstrip("\t")) for line in lines):
+        raise _Unreadable
+
+
+def _unquoted_delimiter(written: str) -> str | None:
+    """A here-doc delimiter as bash compares it, quotes removed; None where unsure."""
+    if not any(c in written for c in "'\"\\$`"):
+        return written
+    match = re.fullmatch(
+        r"""(?:[^'"\\$`]|\\[^\n]|'[^']*'|"[^"\\$`]*"|\$'[^'\\]*'|\$"[^"\\$`]*")*""", written
+    )
+    if match is None:
+        return None
+    parts = re.findall(r"""\$?'([^']*)'|\$?"([^"]*)"|\\(.)|([^'"\\$])""", written)
+    return "".join("".join(part) for part in parts)
+
+
 def _parser() -> Parser:
     if not hasattr(_PARSERS, "parser"):
         import tree_sitter_bash
@@ -156,18 +236,21 @@ def _parser() -> Parser:
 
 def _walk(node: Node, walk: _Walk, source: str, redirects: tuple[Node, ...]) -> None:
     """Add the commands under `node`; `redirects`: those of the statements around it."""
-    if node.type in _CONTROL:
+    kind = node.type  # each access builds the string anew
+    if kind in _CONTROL:
         walk.simple = False
-    if node.type in _LITERAL_TYPES:
+    if kind in _SPELLED_TYPES:
         _check_subscripts(node, walk, source)
-    if node.type == "command_substitution" and node_text(node, source).startswith("`"):
-        _walk_nested_backticks(node, walk, source)
-    if node.type == "redirected_statement":
+    if kind in _VALUE_NODES:
+        _note_values(node, kind, walk, source)
+    if kind in _CHECKED:
+        _CHECKED[kind](node, walk, source)
+    if kind == "redirected_statement":
         own = tuple(child for child in node.children if child.type.endswith("_redirect"))
         redirects = (*redirects, *own)
-    if node.type == "command":
+    if kind == "command":
         _add_command(node, walk, source, redirects)
-    elif node.type in _STATEMENTS and node.parent is not None and node.parent.type not in (
+    elif kind in _STATEMENTS and node.parent is not None and node.parent.type not in (
         "command", "declaration_command", "variable_assignments"
     ):  # fmt: skip
         _add_statement(node, walk, source)
@@ -176,11 +259,143 @@ def _walk(node: Node, walk: _Walk, source: str, redirects: tuple[Node, ...]) -> 
 
 
 def _check_subscripts(node: Node, walk: _Walk, source: str) -> None:
-    """A literal holding `a[$(…)]`: code bash may run wherever it reads it as a name."""
+    """A word holding `a[$(…)]`, as written or spelled with escapes and quotes
+    (`$'a\\x5b…'`, `'a['"\\$(…)"']'`): code bash may run wherever it reads it as a name."""
     text = node_text(node, source)
-    why = _subscript_code(text)
+    if "[" not in text and "\\" not in text:  # only an escape spells `[` otherwise
+        return
+    why = _subscript_code(text) or _subscript_code(_spelled(node, source))
     if why is not None:
         walk.commands.append(ShellCommand(text, (text,), why, why))
+
+
+def _spelled(node: Node, source: str) -> str:
+    """A word with each part that expands nothing read as bash passes it on, and each
+    part that does left as written (`$'a\\x5b'$x'$(…)]'` is `a[$x$(…)]`)."""
+    value = word_value(node, source)
+    if value is not None:
+        return value
+    children = node.children
+    return "".join(_spelled(c, source) for c in children) if children else node_text(node, source)
+
+
+def _check_expansion(node: Node, walk: _Walk, source: str) -> None:
+    """`${x@P}` runs the code in x's value as a prompt does; backticks in an operand
+    (`${x:-`rm x`}`), which the grammar leaves a word, run as a command substitution."""
+    text = node_text(node, source)
+    operators = [child.type for child in node.children]
+    if ("@" in operators and "P" in operators) or re.search(r"@P\}$", text):
+        why = f"{text} expands a prompt, running the code in the variable's value"
+        walk.commands.append(ShellCommand(text, (text,), why, why))
+    if "!" in operators or ":" in operators:
+        walk.evaluates = walk.evaluates or text  # `${!x}` names a variable by x's value
+        walk.evaluates_expansion = walk.evaluates_expansion or text
+    if not _PLAIN_EXPANSION.issuperset(operators):  # `${x/</[}`: a value it computes
+        walk.dollar_value = walk.dollar_value or text
+    if ("=" in operators or ":=" in operators) and len(node.children) > 1:
+        name = node_text(node.children[1], source)
+        if runs_code_when_set(name):  # `${PS4='$(rm x)'}` assigns PS4
+            why = f"{text} sets {name}, which runs code"
+            walk.commands.append(ShellCommand(text, (text,), why, why))
+    for code in _BACKTICKS.findall(text):
+        _walk_nested(re.sub(r"\\([\\`$])", r"\1", code), walk, text)
+    if text.count("`") % 2:
+        raise _Unreadable
+
+
+def _check_loop(node: Node, walk: _Walk, source: str) -> None:
+    """`for PS4 in '$(rm x)'`, `select BASH_ENV in …`: the loop sets its variable."""
+    name = next((c for c in node.children if c.type == "variable_name"), None)
+    if name is not None and runs_code_when_set(node_text(name, source)):
+        text = node_text(node, source)
+        why = f"the loop sets {node_text(name, source)}, which runs code"
+        walk.commands.append(ShellCommand(text, (text,), why, why))
+
+
+def _note_values(node: Node, kind: str, walk: _Walk, source: str) -> None:
+    """Where bash evaluates arithmetic or a name, and where a value is known only at
+    run time or holds a `$`: the two together may run code (see `parse_command_line`)."""
+    text = node_text(node, source)
+    if kind in _DOLLAR_TYPES or (kind == "word" and "\\" in text):  # `\$`, `$'\x24'`
+        if "$" in (word_value(node, source) or "$") or "`" in text:
+            walk.dollar_value = walk.dollar_value or text
+        if kind != "word":
+            return
+    if _evaluates(node, kind, text, source):
+        expression = _evaluated_text(node, kind, text, source)
+        walk.evaluates = walk.evaluates or expression
+        inner = expression.removeprefix("$((").removeprefix("$[")
+        if "$" in inner or "`" in inner:
+            walk.evaluates_expansion = walk.evaluates_expansion or expression
+        _check_arithmetic_names(expression, walk)
+    elif kind in _RUN_TIME_VALUES or (kind == "word" and text in _READS_VALUES) or (
+        kind == "variable_assignment" and len(node.children) > 2
+        and literal(node.children[-1], source) is None
+    ) or (kind == "for_statement" and _loops_over_run_time_values(node, source)):  # fmt: skip
+        walk.run_time_value = walk.run_time_value or text
+
+
+def _loops_over_run_time_values(node: Node, source: str) -> bool:
+    """`for x in $(…)`, `for x in *`, `select` (it reads REPLY): a value set at run
+    time; `for x in 1 2` and `for x` (a `-c` line's arguments, none) are not."""
+    children = node.children
+    listed = next((i for i, child in enumerate(children) if child.type == "in"), None)
+    if children[0].type == "select":
+        return True
+    if listed is None:
+        return False
+    values = itertools.takewhile(lambda child: child.type not in (";", "do_group"),
+                                 children[listed + 1 :])  # fmt: skip
+    return any(literal(child, source) is None for child in values)
+
+
+def _evaluated_text(node: Node, kind: str, text: str, source: str) -> str:
+    """The text around an evaluating `node`: the command of `let`, `test -v`, the
+    test of `-eq`; the node's own elsewhere."""
+    whole = node.parent if kind in ("word", "test_operator") else node
+    if whole is not None and whole.type == "command_name":
+        whole = whole.parent
+    return text if whole is None else node_text(whole, source)
+
+
+def _check_arithmetic_names(expression: str, walk: _Walk) -> None:
+    """Arithmetic may assign (`((BASH_CMDS[ls]=0))`, `let PS4=1`, `[ a[PS4=1] -eq 0 ]`):
+    one that names a variable that runs code hides what runs."""
+    named = sets_code_variable_in_arithmetic(expression)
+    if named is not None:
+        why = f"{expression} may set {named}, which runs code"
+        walk.commands.append(ShellCommand(expression, (expression,), why, why))
+
+
+def _evaluates(node: Node, kind: str, text: str, source: str) -> bool:
+    """Whether bash evaluates arithmetic, or a variable's name, at `node`: `$((…))`,
+    `((…))`, `a[…]`, `a=([i]=…)`, `let`, `unset`, `[[ x -eq y ]]`, `test -v x`,
+    `declare -i`."""
+    if kind in _ARITHMETIC or kind == "unset_command":
+        return True
+    if kind == "compound_statement":
+        return text[:2] == "(("
+    if kind == "array":
+        return "[" in text
+    if kind == "test_operator":
+        return text in _TEST_EVALUATES
+    if kind != "word" or text in _EVALUATES:
+        return kind == "word"
+    return text[:1] == "-" and _evaluating_option(node, text, source)
+
+
+def _evaluating_option(node: Node, text: str, source: str) -> bool:
+    """`declare -i x` (each value of x is evaluated), `test -v x`, `[ x -eq y ]`."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type == "declaration_command":
+        return "i" in text
+    return (
+        text in _TEST_EVALUATES
+        and parent.type == "command"
+        and any(node_text(child, source) in ("test", "[") for child in parent.children)
+    )
 
 
 def _subscript_code(value: str) -> str | None:
@@ -191,9 +406,17 @@ def _subscript_code(value: str) -> str | None:
 
 def _walk_nested_backticks(node: Node, walk: _Walk, source: str) -> None:
     """Inside backticks bash unescapes \\` and parses again: `echo \\`rm x\\`` runs rm."""
-    inner = node_text(node, source)[1:-1]
-    if "\\`" in inner:
+    text = node_text(node, source)
+    inner = text[1:-1]
+    if text.startswith("`") and "\\`" in inner:
         _walk_nested(re.sub(r"\\([\\`$])", r"\1", inner), walk, node_text(node, source))
+
+
+#: The checks `_walk` makes on a node of each of these types.
+_CHECKED: dict[str, Callable[[Node, _Walk, str], None]] = {
+    "command_substitution": _walk_nested_backticks, "heredoc_redirect": _check_heredoc,
+    "expansion": _check_expansion, "for_statement": _check_loop,
+}  # fmt: skip
 
 
 def _walk_nested(script: str, walk: _Walk, inside: str) -> None:
@@ -292,6 +515,15 @@ def _add_statement(node: Node, walk: _Walk, source: str) -> None:
             child.is_named and literal(child, source) is None
         ):
             opaque = opaque or f"{BUILT_AT_RUN_TIME} ({node_text(child, source)})"
+    if node.type == "declaration_command":  # `declare -n r=PS4`, `declare PS4`
+        named = [child for child in node.children if child.type != "variable_assignment"]
+        words = [
+            node_text(child, source) if child.type == "variable_name" else literal(child, source)
+            for child in named[1:]
+        ]
+        why = assigned_by_command(node_text(named[0], source), words)
+        runs = runs.plus(Runs(hidden=why))
+        opaque = opaque or why
     walk.commands.append(
         ShellCommand(text, (text,), runs.hidden, opaque or runs.hidden, inside=walk.inside)
     )
