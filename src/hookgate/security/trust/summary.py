@@ -20,8 +20,8 @@ from hookgate.hooks.config import DEFAULT_SHELL
 from hookgate.hooks.kinds.model.apikey import where_the_key_goes
 from hookgate.hooks.runs.environments import environments
 from hookgate.hooks.runs.whatruns import (
-    CODE_LOADING_ENV,
     HookRuns,
+    loads_code,
     what_hook_runs,
     what_server_runs,
 )
@@ -123,7 +123,7 @@ def _telemetry(config: AgentConfig) -> Iterator[str]:
 def _runs(runs: HookRuns, env: Mapping[str, str]) -> Iterator[str]:
     """The lines under a hook or server: its environment, then what trust cannot pin."""
     for key, value in env.items():
-        if key in CODE_LOADING_ENV:
+        if loads_code(key):
             yield f"      env {key}={value} — warning: {key} makes programs load code from it"
         else:
             yield f"      env {key}={value}"
