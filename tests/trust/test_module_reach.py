@@ -23,6 +23,8 @@ from typing import Any
 import pytest
 
 from hookgate.hooks.runs.environments import environments
+from hookgate.hooks.runs.pins import FilePins, UnpinnedFile, file_digest
+from hookgate.hooks.runs.shadows import SHADOWS
 from hookgate.hooks.runs.whatruns import HookRuns, _Found
 from runtime.project import Project
 
@@ -77,6 +79,10 @@ CASES: dict[str, Case] = {
     "a python script beside the agent file by its #! line": Case(
         lambda m, w: {"guard": "#!/usr/bin/env python3\nimport policy\n", "policy.py": py(m, w)},
         {"command": "./guard"}, executable=("guard",),
+    ),
+    "python3 - < hooks/guard.py imports from the directory it runs in": Case(
+        lambda m, w: {"hooks/guard.py": "import policy\n", "policy.py": py(m, w)},
+        {"command": "python3 - < hooks/guard.py"},
     ),
     "import tools.policy: a namespace package": Case(
         lambda m, w: {"guard.py": "import tools.policy\n", "tools/policy.py": py(m, w)},
@@ -305,3 +311,35 @@ def test_an_unknown_env_key_naming_a_project_path_is_listed_not_pinned(tmp_path:
     runs = resolve("true", tmp_path, {"MY_TOOL_DIR": "data"})
     assert any("data" in word for word in runs.unread)
     assert tmp_path / "data" not in runs.files
+
+
+def test_the_shadows_pin_is_checked_by_its_folders_stat_and_re_listed_on_a_change(
+    tmp_path: Path,
+) -> None:
+    """The check at each run: settled, an unchanged folder is a `stat`; a module added
+    to a package folder (no change to the root's own `stat`) is still seen."""
+    (tmp_path / "guard.py").write_text(GUARD)
+    (tmp_path / "email").mkdir()
+    files = resolve("python3 guard.py", tmp_path).files
+    pins = FilePins({str(path): file_digest(path) for path in files}, settle_ns=0)
+    guard = tmp_path / SHADOWS
+    assert guard in files
+
+    pins.check(guard)
+    (tmp_path / "main.py").write_text("")
+    pins.check(guard)
+    (tmp_path / "email" / "__init__.py").write_text("")
+    with pytest.raises(UnpinnedFile, match=r"email/__init__\.py"):
+        pins.check(guard)
+
+
+def test_the_summary_says_no_shadowing_module_may_appear(project: Project) -> None:
+    (project.dir / "guard.py").write_text(GUARD)
+    project.write_agent(project.script({"text": "done"}),
+                        hooks={"sessionStart": [{"command": "python3 guard.py"}]})  # fmt: skip
+
+    shown = project.hookgate("trust", "--yes", trusted=False)
+
+    assert shown.returncode == 0, shown.stderr
+    line = f"in {project.dir}{os.sep}, no module that would shadow Python's"
+    assert line in shown.stderr

@@ -341,6 +341,14 @@ class _Found:
                 self.unread.update(dict.fromkeys(unread))
         self._shadows(root)  # after the direct imports: a refusal names them first
 
+    def _fed(self, program: str, script: str, cwd: Path) -> None:
+        """A script fed to Python on its stdin (`python3 - < hooks/guard.py`): Python
+        puts the directory it runs in first on `sys.path`, not the script's folder, so
+        what it imports is served from `cwd`."""
+        path = Path(os.path.normpath(cwd / script))
+        if _is_python(program) and path.is_file():
+            self._imports(path, cwd)
+
     def _shadows(self, root: Path) -> None:
         """A folder first on a Python hook's `sys.path`: the modules there that would
         shadow the standard library's or an installed package's (which the hook's
@@ -465,6 +473,7 @@ class _Found:
                     self.unread[script] = None
                 else:
                     self._relative(script, dirs, present_only=False)
+                    self._fed(program, script, cwd)
             if unknown and not fed:  # `bash < "$X"`, `… | bash`
                 self.unread[f"the script {os.path.basename(program)} reads on its stdin"] = None
         for index, word in enumerate(words[1:], 1):

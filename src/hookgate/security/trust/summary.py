@@ -19,6 +19,7 @@ from hookgate.hooks import HookSpec
 from hookgate.hooks.config import DEFAULT_SHELL
 from hookgate.hooks.kinds.model.apikey import where_the_key_goes
 from hookgate.hooks.runs.environments import environments
+from hookgate.hooks.runs.shadows import SHADOWS
 from hookgate.hooks.runs.whatruns import (
     HookRuns,
     loads_code,
@@ -62,6 +63,9 @@ def _file_lines(closure: Closure) -> Iterator[str]:
     `json.pyc`, ...), where the first of them stood."""
     rows: dict[tuple[str, Path, bool], list[str]] = {}  # role, path or folder, present
     for path, role in closure.files.items():
+        if path.name == SHADOWS:
+            yield f"  {role}: in {path.parent}{os.sep}, no module that would shadow Python's"
+            continue
         present = path.exists()
         rows.setdefault((role, path if present else path.parent, present), []).append(path.name)
     for (role, path, present), names in rows.items():
