@@ -25,7 +25,7 @@ import pytest
 from hookgate.hooks.runs.environments import environments
 from hookgate.hooks.runs.pins import FilePins, UnpinnedFile, file_digest
 from hookgate.hooks.runs.shadows import SHADOWS
-from hookgate.hooks.runs.whatruns import HookRuns, _Found
+from hookgate.hooks.runs.whatruns import HookRuns, _Found, what_server_runs
 from runtime.project import Project
 
 SITE = f"lib/python{sys.version_info.major}.{sys.version_info.minor}/site-packages"
@@ -108,6 +108,15 @@ CASES: dict[str, Case] = {
     "hooks/g.js a link: Node.js requires from the target's folder": Case(
         lambda m, w: {"tools/g.js": "require('./policy');\n", "tools/policy.js": js(m, w)},
         {"command": "node hooks/g.js"}, links={"hooks/g.js": "../tools/g.js"},
+    ),
+    "hooks/g.js: require('../lib/policy') past its folder": Case(
+        lambda m, w: {"hooks/g.js": "require('../lib/policy');\n", "lib/policy.js": js(m, w)},
+        {"command": "node hooks/g.js"},
+    ),
+    "a Node.js script beside the agent file by its #! line": Case(
+        lambda m, w: {"guard": "#!/usr/bin/env node\nrequire('./policy');\n",
+                      "policy.js": js(m, w)},
+        {"command": "./guard"}, executable=("guard",),
     ),
     "env MAKEFILES=extra.mk": Case(
         lambda m, w: {"Makefile": "guard:\n\t@true\n",
@@ -201,6 +210,18 @@ def test_a_venv_made_from_the_system_python_is_kept_from_the_model(project: Proj
     planted, _ = tool_results(project)
     assert "Read-only file system" in planted
     assert not (project.dir / "pwned").exists()
+
+
+@pytest.mark.skipif(not Path("/usr/bin/python3").is_file(), reason="no distribution Python")
+def test_an_mcp_server_run_by_a_system_made_venv_runs_from_it(tmp_path: Path) -> None:
+    subprocess.run(["/usr/bin/python3", "-m", "venv", "--without-pip", str(tmp_path / ".venv")],
+                   check=True)  # fmt: skip
+    (tmp_path / "server.py").write_text("")
+
+    runs = what_server_runs([".venv/bin/python", "server.py"], {}, tmp_path, tmp_path)
+
+    assert tmp_path / ".venv" / "bin" / "python" in runs.files
+    assert tmp_path / ".venv" in environments(runs.files, tmp_path)
 
 
 GUARD = "import json, subprocess, sys\njson.load(sys.stdin)\n"

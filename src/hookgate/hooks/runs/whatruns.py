@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from hookgate.hooks.config import HookSpec
@@ -246,22 +246,25 @@ class _Found:
     def _beside(self, script: Path, cwd: Path) -> None:
         """What a file a hook runs brings with it: inside the project, the folder that
         holds it, whole, unless that is the agent file's own folder (the project's, which
-        the model edits) — there, the local modules a Python script imports and the files
-        a Node.js script requires; wherever it lies, what a shell script runs and sources
-        besides (`_script`). Not for an interpreter (`.venv/bin/python`), nor in a
-        package manager's folder (`environment_of`): what they load is no hook's folder.
-        `cwd`: where the file runs."""
+        the model edits) — there, the local modules a Python script imports; the files a
+        Node.js script in the project requires by a relative path (`../lib/x` too); what
+        the kernel runs for its `#!` line (`#!/bin/sh tools/payload`: `tools/payload`);
+        wherever it lies, what a shell script runs and sources besides (`_script`). Not
+        for an interpreter's binary (`.venv/bin/python`; a wrapper script named `python3`
+        is read), nor in a package manager's folder (`environment_of`): what they load
+        is no hook's folder. `cwd`: where the file runs."""
         folder = script.parent
         kernel_runs = shebang(script)
         if kernel_runs is None and (script.name in INTERPRETERS or _is_python(script.name)):
             return  # an interpreter's binary, not a wrapper script named like one
-        if folder != self.base_dir and _under(folder, (self.base_dir,)):
+        inside = _under(folder, (self.base_dir,))
+        if folder != self.base_dir and inside:
             if environment_of(script, self.base_dir) is not None:
                 return
             self.folder(folder)
-        elif folder == self.base_dir and _is_python_script(script, kernel_runs):
+        elif folder == self.base_dir and _runs_with(script, kernel_runs, _is_python, ".py"):
             self._imports(script, folder)
-        elif folder == self.base_dir and script.suffix in NODE_SUFFIXES:
+        if inside and _runs_with(script, kernel_runs, _is_node, *NODE_SUFFIXES):
             self._required(script)
         if kernel_runs:
             self.command([*kernel_runs, str(script)], [cwd], shell=False)
@@ -269,8 +272,7 @@ class _Found:
             self._script(script, cwd)
 
     def _required(self, script: Path) -> None:
-        """The files a Node.js script beside the agent file requires or imports by a
-        relative path (`require('./rules')`, `import … from './rules.js'`), and theirs in
+        """The files a Node.js script requires or imports by a relative path (`require('./rules')`, `import … from './rules.js'`), and theirs in
         turn, present or not (`_inline`'s reading)."""
         source = _source(script)
         if source is not None:
@@ -797,12 +799,21 @@ def shebang(script: Path) -> list[str] | None:
     return [interpreter, argument] if argument else [interpreter]
 
 
-def _is_python_script(script: Path, kernel_runs: Sequence[str] | None) -> bool:
-    """Whether Python runs `script`: by its suffix, else by its `#!` line."""
-    if script.suffix == ".py":
+def _runs_with(
+    script: Path,
+    kernel_runs: Sequence[str] | None,
+    is_program: Callable[[str], bool],
+    *suffixes: str,
+) -> bool:
+    """Whether `script` is one language's: by its suffix, else by its `#!` line."""
+    if script.suffix in suffixes:
         return True
     words = past_wrappers(list(kernel_runs or ()))
-    return bool(words) and _is_python(words[0])
+    return bool(words) and is_program(words[0])
+
+
+def _is_node(program: str) -> bool:
+    return os.path.basename(program) in ("node", "nodejs")
 
 
 #: Bytes of a `#!` line the kernel reads (`BINPRM_BUF_SIZE` on Linux since 5.1).
