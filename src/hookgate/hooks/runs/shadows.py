@@ -31,8 +31,8 @@ SHADOWS = "(modules shadowing Python's)"
 _NEVER_IMPORTED = frozenset({"test", "idlelib", "turtledemo", "this", "antigravity", "__main__"})
 #: Endings of a file Python imports a module from (the part after the module's name).
 _MODULE_ENDINGS = (".py", ".pyc", ".pyw")
-#: Where a distribution's Python keeps packages its own `python3` imports.
-_SYSTEM_SITES = ("/usr/lib/python3/dist-packages", "/usr/local/lib/python3/dist-packages")
+#: Where a distribution's Python keeps packages its own `python3` imports (globs).
+_SYSTEM_SITES = ("/usr/lib/python3*/*-packages", "/usr/local/lib/python3*/*-packages")
 
 
 def module_name(name: str, *, folder: bool) -> str | None:
@@ -110,8 +110,14 @@ def guarded_names(folder: Path) -> frozenset[str]:
 
 @functools.cache
 def _interpreter_sites() -> tuple[str, ...]:
-    """hookgate's interpreter's package folders and the distribution Python's."""
-    found = [*site.getsitepackages(), site.getusersitepackages(), *_SYSTEM_SITES]
+    """hookgate's interpreter's package folders, its base interpreter's (a `python3` on
+    `PATH` is often that one) and the distribution Python's."""
+    import glob
+
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    base = os.path.join(sys.base_prefix, "lib", version, "site-packages")
+    system = [path for pattern in _SYSTEM_SITES for path in sorted(glob.glob(pattern))]
+    found = [*site.getsitepackages(), site.getusersitepackages(), base, *system]
     return tuple(dict.fromkeys(found))
 
 
