@@ -84,6 +84,10 @@ CASES: dict[str, Case] = {
         lambda m, w: {"hooks/guard.py": "import policy\n", "policy.py": py(m, w)},
         {"command": "python3 - < hooks/guard.py"},
     ),
+    "python3 guard: a script with neither suffix nor #! line": Case(
+        lambda m, w: {"guard": "import policy\n", "policy.py": py(m, w)},
+        {"command": "python3 guard"},
+    ),
     "import tools.policy: a namespace package": Case(
         lambda m, w: {"guard.py": "import tools.policy\n", "tools/policy.py": py(m, w)},
         {"command": "python3 guard.py"},

@@ -262,7 +262,7 @@ class _Found:
             if environment_of(script, self.base_dir) is not None:
                 return
             self.folder(folder)
-        elif folder == self.base_dir and _runs_with(script, kernel_runs, _is_python, ".py"):
+        elif folder == self.base_dir and _python_beside(script, kernel_runs):
             self._imports(script, folder)
         if inside and _runs_with(script, kernel_runs, _is_node, *NODE_SUFFIXES):
             self._required(script)
@@ -810,6 +810,15 @@ def _runs_with(
         return True
     words = past_wrappers(list(kernel_runs or ()))
     return bool(words) and is_program(words[0])
+
+
+def _python_beside(script: Path, kernel_runs: Sequence[str] | None) -> bool:
+    """Whether Python runs `script`, beside the agent file: by its suffix or `#!` line,
+    else (`python3 guard`: no suffix, no `#!`, the interpreter on the command line)
+    when Python's parser reads imports in it — a shell script it cannot parse."""
+    if _runs_with(script, kernel_runs, _is_python, ".py"):
+        return True
+    return kernel_runs is None and not script.suffix and bool(imported_names(_source(script)))
 
 
 def _is_node(program: str) -> bool:
