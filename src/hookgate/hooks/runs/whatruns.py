@@ -788,10 +788,10 @@ def shebang(script: Path) -> list[str] | None:
         first = file.readline(_SHEBANG_MAX)
     if not first.startswith(b"#!"):
         return None
-    interpreter, _, argument = first[2:].decode("utf-8", "replace").strip().partition(" ")
-    interpreter, argument = interpreter.strip(), argument.strip()
-    if not interpreter:
+    words = first[2:].decode("utf-8", "replace").strip().split(None, 1)  # at a space or tab
+    if not words:
         return []
+    interpreter, argument = words[0], words[1].strip() if len(words) > 1 else ""
     if os.path.basename(interpreter) == "env":
         for option in ("--split-string=", "--split-string", "-S"):
             if argument.startswith(option):
