@@ -253,12 +253,17 @@ def test_a_module_shadowing_the_standard_library_beside_a_root_hook_is_refused(
     assert (project.dir / "victim").exists()
 
 
-@pytest.mark.parametrize("module", ["main.py", "test.py", "notes/__init__.py", "re.txt"])
+@pytest.mark.parametrize(
+    "module", ["main.py", "test.py", "notes/__init__.py", "re.txt", "email/notes.txt"]
+)
 def test_an_ordinary_module_beside_a_root_hook_leaves_it_running(
     project: Project, module: str
 ) -> None:
-    (project.dir / "guard.py").write_text(GUARD)
+    """`email/` with no `__init__.py` is no package: the standard `email` it imports
+    comes first, whatever the folder holds."""
+    (project.dir / "guard.py").write_text(GUARD + "import email\n")
     (project.dir / "notes").mkdir()
+    (project.dir / "email").mkdir()
     guarded_by(project, "python3 guard.py", f"echo x > {module}", "echo hello")
 
     done = project.hookgate("-p", "go", trusted=False)

@@ -272,8 +272,9 @@ class _Found:
             self._script(script, cwd)
 
     def _required(self, script: Path) -> None:
-        """The files a Node.js script requires or imports by a relative path (`require('./rules')`, `import … from './rules.js'`), and theirs in
-        turn, present or not (`_inline`'s reading)."""
+        """The files a Node.js script requires or imports by a relative path
+        (`require('./rules')`, `import … from './rules.js'`), and theirs in turn, present
+        or not (`_inline`'s reading)."""
         source = _source(script)
         if source is not None:
             self._inline("node", source.decode("utf-8", "replace"), script.parent)
@@ -321,6 +322,9 @@ class _Found:
         no file (`python3 -c CODE`)."""
         from importlib.machinery import EXTENSION_SUFFIXES  # loaded with the interpreter
 
+        from hookgate.hooks.runs.shadows import guarded_names
+
+        found_elsewhere = guarded_names(root)
         pending = [script]
         while pending:
             current = pending.pop()
@@ -332,7 +336,8 @@ class _Found:
                 if (root, name) in self._modules or name in sys.builtin_module_names:
                     continue  # a built-in module (`sys`) is found before any file
                 self._modules.add((root, name))
-                self._namespace(root / name)
+                if name not in found_elsewhere:
+                    self._namespace(root / name)
                 files, unread = python_hook_files(name, root)
                 for file in files:
                     if file.suffix == ".py" and file.is_file():
@@ -367,9 +372,11 @@ class _Found:
                 self.folder(entry.parent)
 
     def _namespace(self, entry: Path) -> None:
-        """A name a script imports, as a folder of `sys.path[0]`: a package, or one with
-        no `__init__.py`, which Python imports as a namespace package (`import
-        tools.policy` runs `tools/policy.py`) — pinned whole; absent, absent it stays."""
+        """A name a script imports, as a folder of `sys.path[0]`, that no other place on
+        it holds: a package, or one with no `__init__.py`, which Python then imports as
+        a namespace package (`import tools.policy` runs `tools/policy.py`) — pinned
+        whole; absent, absent it stays. (A standard module's name is found elsewhere
+        unless a package shadows it: `_shadows`.)"""
         if entry.is_dir():
             self.folder(entry)
         else:
@@ -379,12 +386,13 @@ class _Found:
         """Code an interpreter runs from its command line (`python3 -c`, `node -e`):
         what Python's imports from `cwd` (first on its `sys.path`), read by its parser;
         for another language, each file a quoted `./` or `../` path names (`require(
-        './lib/g')`: `lib/g`, `lib/g.js`, ...), present or not."""
+        './lib/g')`: `lib/g`, `lib/g.js`, ...), present or not, and a folder it names
+        whole (`require('./tools')` loads what its `package.json` says)."""
         if _is_python(program):
             self._imports(cwd / "-c", cwd, code=code)
             return
         for literal in _RELATIVE_LITERAL.findall(code):
-            if (cwd / literal).is_dir():  # its package.json's `main` or `exports`, index.js
+            if (cwd / literal).is_dir():  # its package.json's `main`, else its index.js
                 self.folder(Path(os.path.normpath(cwd / literal)))
                 continue
             candidates = [literal, *(literal + ending for ending in _REQUIRE_ENDINGS)]
