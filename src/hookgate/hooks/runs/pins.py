@@ -138,12 +138,6 @@ class FilePins:
         return tuple(_stat(path) for path in self._watched[key])
 
 
-def stat_path(path: str) -> str:
-    """What a `stat` of the pinned `path` is taken of: a `SHADOWS` entry's folder, whose
-    listing it stands for; any other path itself."""
-    return os.path.dirname(path) if path.endswith(_SHADOWS_ENDING) else path
-
-
 def _stat(path: str) -> tuple[int, int, int, int, int] | None:
     try:
         st = os.stat(path)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from hookgate.config.agentfile import AgentConfig
 from hookgate.hooks.records import NamedTuple
-from hookgate.hooks.runs.pins import RACY_NS, stat_path
+from hookgate.hooks.runs.pins import RACY_NS
 from hookgate.security.trust.check import TrustedAgent, load_trusted
 from hookgate.security.trust.store import TrustStore
 
@@ -78,7 +78,7 @@ def stat_keys(paths: Iterable[str]) -> tuple[StatKey, ...]:
     keys: list[StatKey] = []
     for path in paths:
         try:
-            st = os.stat(stat_path(path))  # a `SHADOWS` entry: its folder's listing
+            st = os.stat(path)
         except OSError:
             keys.append(None)
             continue
