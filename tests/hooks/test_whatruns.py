@@ -49,7 +49,10 @@ def runs(project: Path, **entry: Any) -> tuple[list[str], list[str]]:
         ('sh -c "cd sub; sh ./g.sh"', ["sub", "sub/g.sh"]),
         ('cd "$CLAUDE_PROJECT_DIR" && sh hooks/guard', ["hooks", "hooks/guard"]),
         ("${CLAUDE_PROJECT_DIR}/x.sh --fast", ["x.sh"]),
-        ("python3 -m pkg.mod", ["pkg", "pkg/__init__.py", "pkg/mod.py"]),
+        (
+            "python3 -m pkg.mod",
+            ["pkg", "pkg/__init__.py", "pkg/mod.py", "(modules shadowing Python's)"],
+        ),
         ("jq -f f.jq", ["f.jq"]),
         (". ./lib/a.py && true", ["lib", "lib/a.py"]),
         ("./x.sh >> data.txt; cat data.txt | tee -a data.txt", ["x.sh"]),

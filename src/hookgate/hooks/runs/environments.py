@@ -29,7 +29,9 @@ def environments(files: Iterable[Path], root: Path) -> set[Path]:
     """The folders inside `root` that a package manager fills and that `files` (a
     closure's) run from: the environment holding one of them (`environment_of`), the
     `node_modules` a Node.js script or a `package.json` finds its packages in (its
-    folder's and each one's above it). Worked on strings: a hook folder's thousand
+    folder's and each one's above it), present or not: one the model makes later is
+    searched too (`require('picocolors')` tolerating its absence would run what it
+    wrote there), so the sandbox sets an absent one aside. Worked on strings: a hook folder's thousand
     files are a thousand `Path`s, whose hashing alone would cost milliseconds."""
     folders: dict[str, bool] = {}  # each folder once, and whether a Node.js file is in it
     for path in files:
@@ -43,8 +45,7 @@ def environments(files: Iterable[Path], root: Path) -> set[Path]:
         if (environment := _environment(inside, seen)) is not None:
             found.add(Path(environment))
         if node:
-            modules = (os.path.join(above, "node_modules") for above in inside)
-            found.update(Path(module) for module in modules if _exists(module, seen))
+            found.update(Path(os.path.join(above, "node_modules")) for above in inside)
     return found
 
 

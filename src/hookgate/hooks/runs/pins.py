@@ -20,10 +20,13 @@ from hookgate.hooks.config import HookSpec
 from hookgate.hooks.files.digest import sha256
 from hookgate.hooks.files.yamlfile import open_regular
 
+#: How a folder's `SHADOWS` entry's path ends (`shadows.SHADOWS`, not imported: the hot
+#: path of every check loads nothing more).
+_SHADOWS_ENDING = os.sep + "(modules shadowing Python's)"
 #: Bytes read at a time while hashing a file.
 _CHUNK = 1024 * 1024
 
-_StatKey = tuple[int, int, int, int, int]
+_StatKey = tuple[tuple[int, int, int, int, int] | None, ...]
 #: Nanoseconds a file's ctime must lie behind a check for its `stat` to vouch for its
 #: bytes: file systems stamp times from a clock that ticks every few milliseconds (and
 #: every second or two on some), and a write within the tick of the check keeps them.
@@ -39,8 +42,13 @@ def file_digest(path: str | os.PathLike[str]) -> str | None:
     (`folder_digest`); None where there is neither.
 
     A named pipe or a device planted where a script should be is no file, and never
-    hangs the reader (`open_regular`).
+    hangs the reader (`open_regular`). A folder's `SHADOWS` entry is the digest of the
+    modules it holds that would shadow Python's (`shadows`).
     """
+    if str(path).endswith(_SHADOWS_ENDING):
+        from hookgate.hooks.runs.shadows import shadows_digest
+
+        return shadows_digest(Path(path).parent)
     try:
         file = open_regular(path)
     except IsADirectoryError:  # where a folder cannot be opened for reading
@@ -98,29 +106,61 @@ class FilePins:
     def __init__(self, digests: Mapping[str, str | None], *, settle_ns: int = RACY_NS) -> None:
         self._digests = dict(digests)
         self._verified: dict[str, _StatKey] = {}
+        self._watched: dict[str, list[str]] = {}  # a `SHADOWS` entry's: the folders statted
         self.settle_ns = settle_ns
 
     def check(self, path: Path) -> None:
         key = str(path)
         if key not in self._digests:
             raise UnpinnedFile(f"{path} is not among the files trusted for this session")
-        try:
-            st = os.stat(key)
-        except OSError:
-            st = None
-        stat_key = (
-            (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if st else None
-        )
-        if stat_key is not None and self._verified.get(key) == stat_key:
+        stat_key = self._stat_key(key)
+        if stat_key and None not in stat_key and self._verified.get(key) == stat_key:
             return
+        if key.endswith(_SHADOWS_ENDING):
+            self._watched.pop(key, None)  # re-listed: a folder may have come or gone
+            stat_key = self._stat_key(key)
         if file_digest(key) != self._digests[key]:
             self._verified.pop(key, None)
-            raise UnpinnedFile(
-                f"{path} changed since the session started; it is not run "
-                "(run `hookgate trust` to trust the new version for the next session)"
-            )
-        if stat_key is not None and stat_key[4] <= time.time_ns() - self.settle_ns:
+            raise UnpinnedFile(_changed(path))
+        settled = time.time_ns() - self.settle_ns
+        if stat_key and all(st is not None and st[4] <= settled for st in stat_key):
             self._verified[key] = stat_key  # settled: the same `stat` means the same bytes
+
+    def _stat_key(self, key: str) -> _StatKey:
+        """What `stat` says of the file at `key`; for a `SHADOWS` entry, of its folder and
+        the folders in it named like a module (`shadows.watched`), listed once per change."""
+        if not key.endswith(_SHADOWS_ENDING):
+            return (_stat(key),)
+        if key not in self._watched:
+            from hookgate.hooks.runs.shadows import watched
+
+            self._watched[key] = watched(Path(key).parent)
+        return tuple(_stat(path) for path in self._watched[key])
+
+
+def _stat(path: str) -> tuple[int, int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _changed(path: Path) -> str:
+    """Why a hook is refused: the file that changed, or the module planted beside it."""
+    if str(path).endswith(_SHADOWS_ENDING):
+        from hookgate.hooks.runs.shadows import shadowing
+
+        planted = ", ".join(str(entry) for entry in shadowing(path.parent)) or "one removed"
+        return (
+            f"{path.parent} holds a module that would shadow one the hook's Python imports "
+            f"({planted}), not there when the project was trusted; it is not run "
+            "(remove it, or run `hookgate trust` to trust it for the next session)"
+        )
+    return (
+        f"{path} changed since the session started; it is not run "
+        "(run `hookgate trust` to trust the new version for the next session)"
+    )
 
 
 class SessionPins:

@@ -15,11 +15,11 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from hookgate.hooks.config import HookSpec
-from hookgate.hooks.files.yamlfile import script_interpreter
+from hookgate.hooks.files.yamlfile import open_regular, script_interpreter
 from hookgate.hooks.records import NamedTuple
 from hookgate.hooks.runs.cmdwords import (
     ASSIGNMENT,
@@ -45,12 +45,30 @@ SCRIPT_SUFFIXES = frozenset(
 #: Environment variables whose value makes a program load code (or find programs)
 #: before or besides the one it was asked to run: shown with a warning, paths pinned.
 CODE_LOADING_ENV = frozenset(
-    {"BASH_ENV", "ENV", "ZDOTDIR", "PROMPT_COMMAND", "LD_PRELOAD", "LD_LIBRARY_PATH",
-     "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "NODE_OPTIONS", "NODE_PATH",
-     "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE", "PERL5OPT", "PERL5LIB",
-     "PERLLIB", "RUBYOPT", "RUBYLIB", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "GIT_EXEC_PATH",
-     "PATH"}
+    {"BASH_ENV", "ENV", "ZDOTDIR", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS",
+     "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "GCONV_PATH", "DYLD_INSERT_LIBRARIES",
+     "DYLD_LIBRARY_PATH", "NODE_OPTIONS", "NODE_PATH", "PYTHONPATH", "PYTHONSTARTUP",
+     "PYTHONHOME", "PYTHONUSERBASE", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT",
+     "RUBYLIB", "GEM_HOME", "GEM_PATH", "BUNDLE_GEMFILE", "LUA_INIT", "LUA_PATH",
+     "LUA_CPATH", "TCLLIBPATH", "PHPRC", "PHP_INI_SCAN_DIR", "CLASSPATH",
+     "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "GIT_EXEC_PATH",
+     "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_SSH", "GIT_SSH_COMMAND",
+     "GIT_ASKPASS", "SSH_ASKPASS", "GIT_EDITOR", "EDITOR", "VISUAL", "PAGER", "GIT_PAGER",
+     "SHELL", "MAKEFILES", "MAKEFLAGS", "HOME", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS",
+     "XDG_DATA_HOME", "INPUTRC", "NPM_CONFIG_USERCONFIG", "NPM_CONFIG_GLOBALCONFIG",
+     "YARN_RC_FILENAME", "PATH"}
 )  # fmt: skip
+#: Those whose value is files or folders, each loaded where it appears later too.
+_PATH_VALUED = frozenset(
+    {"BASH_ENV", "ENV", "ZDOTDIR", "HOME", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS",
+     "XDG_DATA_HOME", "INPUTRC", "MAKEFILES", "GIT_CONFIG", "GIT_CONFIG_GLOBAL",
+     "GIT_CONFIG_SYSTEM", "NPM_CONFIG_USERCONFIG", "NPM_CONFIG_GLOBALCONFIG",
+     "YARN_RC_FILENAME", "PYTHONSTARTUP", "PYTHONUSERBASE", "PHPRC", "BUNDLE_GEMFILE",
+     "LD_PRELOAD", "LD_AUDIT"}
+)  # fmt: skip
+#: Prefixes of more such keys: npm's (and pnpm's) settings (`npm_config_node_options`,
+#: any case), git's `GIT_CONFIG_KEY_0`/`GIT_CONFIG_VALUE_0`, Lua's versioned `LUA_INIT_5_4`.
+_CODE_LOADING_PREFIXES = ("NPM_CONFIG_", "GIT_CONFIG_", "LUA_INIT_", "LUA_PATH_", "LUA_CPATH_")
 #: Programs whose first operand is a script they run (`bash hooks/guard`, no `#!` needed).
 INTERPRETERS = frozenset(
     {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "python", "python3", "pypy",
@@ -203,7 +221,7 @@ class _Found:
         if "\x00" in word or not word:
             return
         path = Path(os.path.normpath(os.path.join(cwd, os.path.expanduser(word))))
-        if _system_file(str(path)):
+        if _system_file(str(path), self.base_dir):
             return
         if present_only and not path.exists():
             return
@@ -214,33 +232,49 @@ class _Found:
             self.files[path] = None
             if new and path.is_file():
                 self._beside(path, cwd)
+            if new and path.is_symlink():
+                self._linked(path, cwd)
+
+    def _linked(self, link: Path, cwd: Path) -> None:
+        """A linked file's target where it lies in the project (`hooks/g.py ->
+        ../tools/g.py`): Python's `sys.path[0]` and Node.js's `require` start from the
+        target's folder, not the link's, so what lies beside the target is read too."""
+        real = Path(os.path.realpath(link))
+        if real != link and _under(real, (self.base_dir,)):
+            self.path(str(real), cwd, present_only=True)
 
     def _beside(self, script: Path, cwd: Path) -> None:
         """What a file a hook runs brings with it: inside the project, the folder that
         holds it, whole, unless that is the agent file's own folder (the project's, which
-        the model edits) — there, the local modules a Python script imports and the files
-        a Node.js script requires; wherever it lies, what a shell script runs and sources
-        besides (`_script`). Not for an interpreter (`.venv/bin/python`), nor in a
-        package manager's folder (`environment_of`): what they load is no hook's folder.
-        `cwd`: where the file runs."""
+        the model edits) — there, the local modules a Python script imports; the files a
+        Node.js script in the project requires by a relative path (`../lib/x` too); what
+        the kernel runs for its `#!` line (`#!/bin/sh tools/payload`: `tools/payload`);
+        wherever it lies, what a shell script runs and sources besides (`_script`). Not
+        for an interpreter's binary (`.venv/bin/python`; a wrapper script named `python3`
+        is read), nor in a package manager's folder (`environment_of`): what they load
+        is no hook's folder. `cwd`: where the file runs."""
         folder = script.parent
-        if script.name in INTERPRETERS or _is_python(script.name):
-            return
-        if folder != self.base_dir and _under(folder, (self.base_dir,)):
+        kernel_runs = shebang(script)
+        if kernel_runs is None and (script.name in INTERPRETERS or _is_python(script.name)):
+            return  # an interpreter's binary, not a wrapper script named like one
+        inside = _under(folder, (self.base_dir,))
+        if folder != self.base_dir and inside:
             if environment_of(script, self.base_dir) is not None:
                 return
             self.folder(folder)
-        elif folder == self.base_dir and script.suffix == ".py":
+        elif folder == self.base_dir and _python_beside(script, kernel_runs):
             self._imports(script, folder)
-        elif folder == self.base_dir and script.suffix in NODE_SUFFIXES:
+        if inside and _runs_with(script, kernel_runs, _is_node, *NODE_SUFFIXES):
             self._required(script)
+        if kernel_runs:
+            self.command([*kernel_runs, str(script)], [cwd], shell=False)
         if _is_shell_script(script):
             self._script(script, cwd)
 
     def _required(self, script: Path) -> None:
-        """The files a Node.js script beside the agent file requires or imports by a
-        relative path (`require('./rules')`, `import … from './rules.js'`), and theirs in
-        turn, present or not (`_inline`'s reading)."""
+        """The files a Node.js script requires or imports by a relative path
+        (`require('./rules')`, `import … from './rules.js'`), and theirs in turn, present
+        or not (`_inline`'s reading)."""
         source = _source(script)
         if source is not None:
             self._inline("node", source.decode("utf-8", "replace"), script.parent)
@@ -288,6 +322,9 @@ class _Found:
         no file (`python3 -c CODE`)."""
         from importlib.machinery import EXTENSION_SUFFIXES  # loaded with the interpreter
 
+        from hookgate.hooks.runs.shadows import guarded_names
+
+        found_elsewhere = guarded_names(root)
         pending = [script]
         while pending:
             current = pending.pop()
@@ -299,6 +336,8 @@ class _Found:
                 if (root, name) in self._modules or name in sys.builtin_module_names:
                     continue  # a built-in module (`sys`) is found before any file
                 self._modules.add((root, name))
+                if name not in found_elsewhere:
+                    self._namespace(root / name)
                 files, unread = python_hook_files(name, root)
                 for file in files:
                     if file.suffix == ".py" and file.is_file():
@@ -307,16 +346,55 @@ class _Found:
                 for suffix in (".pyc", *EXTENSION_SUFFIXES):
                     self.files[root / f"{name}{suffix}"] = None
                 self.unread.update(dict.fromkeys(unread))
+        self._shadows(root)  # after the direct imports: a refusal names them first
+
+    def _fed(self, program: str, script: str, cwd: Path) -> None:
+        """A script fed to Python on its stdin (`python3 - < hooks/guard.py`): Python
+        puts the directory it runs in first on `sys.path`, not the script's folder, so
+        what it imports is served from `cwd`."""
+        path = Path(os.path.normpath(cwd / script))
+        if _is_python(program) and path.is_file():
+            self._imports(path, cwd)
+
+    def _shadows(self, root: Path) -> None:
+        """A folder first on a Python hook's `sys.path`: the modules there that would
+        shadow the standard library's or an installed package's (which the hook's
+        imports import in turn, unread), pinned with their content, and that no more
+        appear (`shadows.SHADOWS`). A hook's own folder is pinned whole already."""
+        from hookgate.hooks.runs.shadows import SHADOWS, shadowing
+
+        if root in self._folders or (guard := root / SHADOWS) in self.files:
+            return
+        self.files[guard] = None
+        for entry in shadowing(root):
+            self.path(str(entry), root, present_only=True)
+            if entry.name.startswith("__init__."):  # a package: what it imports is its own
+                self.folder(entry.parent)
+
+    def _namespace(self, entry: Path) -> None:
+        """A name a script imports, as a folder of `sys.path[0]`, that no other place on
+        it holds: a package, or one with no `__init__.py`, which Python then imports as
+        a namespace package (`import tools.policy` runs `tools/policy.py`) — pinned
+        whole; absent, absent it stays. (A standard module's name is found elsewhere
+        unless a package shadows it: `_shadows`.)"""
+        if entry.is_dir():
+            self.folder(entry)
+        else:
+            self.files[entry] = None
 
     def _inline(self, program: str, code: str, cwd: Path) -> None:
         """Code an interpreter runs from its command line (`python3 -c`, `node -e`):
         what Python's imports from `cwd` (first on its `sys.path`), read by its parser;
         for another language, each file a quoted `./` or `../` path names (`require(
-        './lib/g')`: `lib/g`, `lib/g.js`, ...), present or not."""
+        './lib/g')`: `lib/g`, `lib/g.js`, ...), present or not, and a folder it names
+        whole (`require('./tools')` loads what its `package.json` says)."""
         if _is_python(program):
             self._imports(cwd / "-c", cwd, code=code)
             return
         for literal in _RELATIVE_LITERAL.findall(code):
+            if (cwd / literal).is_dir():  # its package.json's `main`, else its index.js
+                self.folder(Path(os.path.normpath(cwd / literal)))
+                continue
             candidates = [literal, *(literal + ending for ending in _REQUIRE_ENDINGS)]
             present = [name for name in candidates if (cwd / name).is_file()]
             for name in present or [literal]:
@@ -405,6 +483,7 @@ class _Found:
                     self.unread[script] = None
                 else:
                     self._relative(script, dirs, present_only=False)
+                    self._fed(program, script, cwd)
             if unknown and not fed:  # `bash < "$X"`, `… | bash`
                 self.unread[f"the script {os.path.basename(program)} reads on its stdin"] = None
         for index, word in enumerate(words[1:], 1):
@@ -468,18 +547,33 @@ class _Found:
         `BASH_ENV` file that appears later runs too), the files under its directories;
         any other key's scripts, as a command line's (a log it names is no program)."""
         for key, value in env.items():
-            loads = key in CODE_LOADING_ENV
+            loads = loads_code(key)
             if loads:
                 self.loaders.append(f"{key}={value}")
             for token in _path_tokens(value):
                 if loads:
-                    absent_too = os.sep in token or token.startswith(".")
+                    absent_too = os.sep in token or token[0] == "." or key in _PATH_VALUED
                     # A directory's files are pinned where the repository ships them: a
                     # `PATH` entry elsewhere is the machine's, upgraded by its owner.
                     if _under(cwd / token, (self.base_dir, cwd)) or not (cwd / token).is_dir():
                         self.path(token, cwd, present_only=not absent_too, trees=True)
+                        self._user_site(key, cwd / token)
                 elif _is_script(cwd / token):
                     self.path(token, cwd, present_only=True)
+                elif _names_project_path(cwd / token, self.base_dir):
+                    self.unread[f"{key}={value}: {token} in the project"] = None
+
+    def _user_site(self, key: str, folder: Path) -> None:
+        """Python's user site-packages under a `HOME` or `PYTHONUSERBASE` in the project:
+        its `.pth` files run at every start, so it is pinned whole, present or not (a
+        folder's walk leaves a package folder out)."""
+        lib = {"HOME": ".local/lib", "PYTHONUSERBASE": "lib"}.get(key)
+        if lib is None:
+            return
+        version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+        versions = {version, *(p.name for p in (folder / lib).glob("python*") if p.is_dir())}
+        for name in sorted(versions):
+            self.path(f"{lib}/{name}/site-packages", folder, present_only=False, trees=True)
 
 
 def python_hook_files(module_name: str, base_dir: Path) -> tuple[list[Path], list[str]]:
@@ -676,14 +770,71 @@ def _is_python(program: str) -> bool:
     return _PYTHON.fullmatch(os.path.basename(program)) is not None
 
 
-def _system_file(path: str) -> bool:
+def _system_file(path: str, project: Path | None = None) -> bool:
     """Under the system's directories, by name or as a symlink's target (the realpath
-    only for a link: a system call per part of the path is the resolver's main cost)."""
+    only for a link: a system call per part of the path is the resolver's main cost).
+    A path in `project` is judged as written: `.venv/bin/python -> /usr/bin/python3` is
+    the virtual environment's interpreter, which runs its `.pth` files and packages."""
     if path.startswith(SYSTEM_DIRS):
         return True
+    if project is not None and _under(Path(path), (project,)):
+        return False
     return os.path.islink(path) and os.path.realpath(path).startswith(SYSTEM_DIRS)
 
 
+def shebang(script: Path) -> list[str] | None:
+    """What the kernel runs for `script`'s `#!` line, the script's own path aside: the
+    interpreter and its one optional argument (`#!/bin/sh tools/payload`), or the words
+    `env -S` splits that argument into; None where the file has no `#!` line."""
+    try:
+        file = open_regular(script)
+    except OSError:
+        return None
+    if file is None:
+        return None
+    with file:
+        first = file.readline(_SHEBANG_MAX)
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").strip().split(None, 1)  # at a space or tab
+    if not words:
+        return []
+    interpreter, argument = words[0], words[1].strip() if len(words) > 1 else ""
+    if os.path.basename(interpreter) == "env":
+        for option in ("--split-string=", "--split-string", "-S"):
+            if argument.startswith(option):
+                return argument[len(option) :].split()
+    return [interpreter, argument] if argument else [interpreter]
+
+
+def _runs_with(
+    script: Path,
+    kernel_runs: Sequence[str] | None,
+    is_program: Callable[[str], bool],
+    *suffixes: str,
+) -> bool:
+    """Whether `script` is one language's: by its suffix, else by its `#!` line."""
+    if script.suffix in suffixes:
+        return True
+    words = past_wrappers(list(kernel_runs or ()))
+    return bool(words) and is_program(words[0])
+
+
+def _python_beside(script: Path, kernel_runs: Sequence[str] | None) -> bool:
+    """Whether Python runs `script`, beside the agent file: by its suffix or `#!` line,
+    else (`python3 guard`: no suffix, no `#!`, the interpreter on the command line)
+    when Python's parser reads imports in it — a shell script it cannot parse."""
+    if _runs_with(script, kernel_runs, _is_python, ".py"):
+        return True
+    return kernel_runs is None and not script.suffix and bool(imported_names(_source(script)))
+
+
+def _is_node(program: str) -> bool:
+    return os.path.basename(program) in ("node", "nodejs")
+
+
+#: Bytes of a `#!` line the kernel reads (`BINPRM_BUF_SIZE` on Linux since 5.1).
+_SHEBANG_MAX = 256
 _SHELLS_C = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"})
 
 
@@ -718,8 +869,28 @@ def _is_script(path: Path) -> bool:
     return path.suffix in SCRIPT_SUFFIXES or os.access(path, os.X_OK)
 
 
+def loads_code(key: str) -> bool:
+    """Whether an `env:` key makes a program load code (or find programs) besides the
+    one it was asked to run (`CODE_LOADING_ENV`, `_CODE_LOADING_PREFIXES`)."""
+    upper = key.upper()
+    return key in CODE_LOADING_ENV or upper.startswith(_CODE_LOADING_PREFIXES)
+
+
+def _names_project_path(path: Path, project: Path) -> bool:
+    """Whether `path`, an `env:` value's part, is a file or folder in the project: one a
+    key not known to load code names is listed as not pinned, where the user sees it."""
+    try:
+        return _under(path, (project,)) and path.exists()
+    except (OSError, ValueError):
+        return False
+
+
 def _path_tokens(value: str) -> Iterable[str]:
-    """The parts of an `env:` value that could name a file (`a:b`, `--require=./x.js`)."""
+    """The parts of an `env:` value that could name a file (`a:b`, `--require=./x.js`),
+    an option's attached value too (`-Itools`, `-r./pre.rb`), Lua's `@file`."""
     for token in re.split(r"[\s:=,;]+", value):
+        if token.startswith("-") and not token.startswith("--"):
+            token = token[2:]  # `-Itools`: the value of a one-letter option
+        token = token.lstrip("@")
         if token and not token.startswith("-"):
             yield token

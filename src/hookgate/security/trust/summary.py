@@ -19,9 +19,10 @@ from hookgate.hooks import HookSpec
 from hookgate.hooks.config import DEFAULT_SHELL
 from hookgate.hooks.kinds.model.apikey import where_the_key_goes
 from hookgate.hooks.runs.environments import environments
+from hookgate.hooks.runs.shadows import SHADOWS
 from hookgate.hooks.runs.whatruns import (
-    CODE_LOADING_ENV,
     HookRuns,
+    loads_code,
     what_hook_runs,
     what_server_runs,
 )
@@ -62,6 +63,9 @@ def _file_lines(closure: Closure) -> Iterator[str]:
     `json.pyc`, ...), where the first of them stood."""
     rows: dict[tuple[str, Path, bool], list[str]] = {}  # role, path or folder, present
     for path, role in closure.files.items():
+        if path.name == SHADOWS:
+            yield f"  {role}: in {path.parent}{os.sep}, no module that would shadow Python's"
+            continue
         present = path.exists()
         rows.setdefault((role, path if present else path.parent, present), []).append(path.name)
     for (role, path, present), names in rows.items():
@@ -123,7 +127,7 @@ def _telemetry(config: AgentConfig) -> Iterator[str]:
 def _runs(runs: HookRuns, env: Mapping[str, str]) -> Iterator[str]:
     """The lines under a hook or server: its environment, then what trust cannot pin."""
     for key, value in env.items():
-        if key in CODE_LOADING_ENV:
+        if loads_code(key):
             yield f"      env {key}={value} — warning: {key} makes programs load code from it"
         else:
             yield f"      env {key}={value}"
