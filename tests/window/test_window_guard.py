@@ -115,6 +115,7 @@ def test_a_request_without_the_token_is_refused_and_runs_nothing(
                 refused = http.request(method, target, content=body, **offer)
                 assert refused.status_code == 403, (method, path, what)
                 assert "URL hookgate printed" in refused.text
+                assert refused.headers["referrer-policy"] == "no-referrer"
     assert read_log(guarded) == []  # no question reached a hook
     assert len(project.session_files()) == 1
     assert [m for m in project.messages() if m["role"] == "user"] == []
