@@ -13,6 +13,7 @@ import signal
 import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -29,7 +30,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 
 from runtime.conftest import anyio_backend, chat_server, project
-from runtime.project import RUN_TIMEOUT, Project
+from runtime.project import HOOKGATE, RUN_TIMEOUT, Project
 
 __all__ = ["anyio_backend", "chat_server", "project"]
 
@@ -66,11 +67,15 @@ class Window:
 
 @pytest.fixture
 def start_window(project: Project) -> Iterator[Callable[..., Window]]:
-    """`start_window()`: run `hookgate window --no-browser` on the project's agent file."""
+    """`start_window()`: run `hookgate window --no-browser` on the project's agent file;
+    `start_window(browser=PROGRAM)` lets it open `$BROWSER`, PROGRAM, instead."""
     started: list[Window] = []
 
-    def start(*args: str, trusted: bool = True) -> Window:
-        process = project.start_hookgate("window", "--no-browser", *args, trusted=trusted)
+    def start(*args: str, trusted: bool = True, browser: Path | None = None) -> Window:
+        if browser is None:
+            process = project.start_hookgate("window", "--no-browser", *args, trusted=trusted)
+        else:
+            process = start_with_browser(project, browser, args)
         assert process.stdout is not None
         line = process.stdout.readline().strip()
         if not line.startswith("http://"):
@@ -83,6 +88,20 @@ def start_window(project: Project) -> Iterator[Callable[..., Window]]:
     yield start
     for window in started:
         stop(window)
+
+
+def start_with_browser(
+    project: Project, browser: Path, args: tuple[str, ...]
+) -> subprocess.Popen[str]:
+    """`hookgate window ARGS` opening `$BROWSER`, `browser`; its temporary files go to
+    the project's `tmp/` (`$TMPDIR`), where a test can see what is left of them."""
+    project.trust()
+    (project.dir / "tmp").mkdir(exist_ok=True)
+    env = project.env(BROWSER=str(browser), TMPDIR=str(project.dir / "tmp"))
+    return subprocess.Popen(
+        [str(HOOKGATE), "window", *args], cwd=project.dir, env=env,
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
 
 
 def stop(window: Window, signals: tuple[int, ...] = (signal.SIGINT,)) -> tuple[int, str]:
@@ -129,7 +148,7 @@ def browser() -> Iterator[WebDriver]:
 
 @pytest.fixture
 def page(browser: WebDriver) -> Iterator[WebDriver]:
-    """The browser, with no cookie or dialog left by the test before."""
+    """The browser, with no dialog left by the test before (nor a cookie, were one set)."""
     yield browser
     browser.delete_all_cookies()
     browser.get("about:blank")

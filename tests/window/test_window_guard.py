@@ -32,10 +32,12 @@ def guarded(project: Project, tmp_path: Path) -> Path:
 
 
 def client(window: Window, *, token: bool = True, origin: str | None = None) -> httpx2.Client:
-    """A client of the window: with the token's cookie, and an `Origin` (default: its own)."""
-    cookies = {f"hookgate_window_{window.port}": window.token} if token else {}
+    """A client of the window: with the token in its header, as the page sends it, and an
+    `Origin` (default: its own)."""
     headers = {"origin": origin or window.base}
-    return httpx2.Client(base_url=window.base, cookies=cookies, headers=headers, timeout=10)
+    if token:
+        headers["authorization"] = f"Bearer {window.token}"
+    return httpx2.Client(base_url=window.base, headers=headers, timeout=10)
 
 
 def open_session(window: Window) -> str:
@@ -51,28 +53,27 @@ def ask(http: httpx2.Client, session_id: str, question: str) -> httpx2.Response:
     return http.post(f"/api/sessions/{session_id}/turns", json={"question": question})
 
 
-def test_the_first_load_trades_the_url_token_for_a_strict_http_only_cookie(
+def test_the_page_loads_without_the_token_and_nothing_sets_a_cookie(
     guarded: Path, start_window: Callable[..., Window]
 ) -> None:
+    """The page and its files hold no secret: the page takes the token from its own
+    address. No answer sets a cookie, which would reach every port of 127.0.0.1."""
     window = start_window()
-    with httpx2.Client(timeout=10) as http:
-        first = http.get(window.url)
-        cookie = first.headers["set-cookie"]
-        page = http.get(f"{window.base}/")
+    session_id = open_session(window)
+    with httpx2.Client(base_url=window.base, timeout=10) as http:
+        answers = [http.get(path) for path in (window.url, "/", "/static/app.js", "/code.css")]
+    with client(window) as http:
+        answers += [http.get("/api/sessions"), http.get(f"/api/sessions/{session_id}/hooks")]
 
-    assert first.status_code == 303
-    assert first.headers["location"] == "/"  # the token leaves the address bar
-    assert cookie.startswith(f"hookgate_window_{window.port}={window.token};")
-    assert "HttpOnly" in cookie
-    assert "SameSite=Strict" in cookie
-    assert page.status_code == 200
-    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert [answer.status_code for answer in answers] == [200] * 6
+    assert [answer for answer in answers if "set-cookie" in answer.headers] == []
+    assert "default-src 'self'" in answers[0].headers["content-security-policy"]
+    assert answers[0].headers["referrer-policy"] == "no-referrer"
+    assert window.token not in answers[0].text
 
 
-#: Every kind of route: the page, static files, the API, the event stream.
+#: Every kind of route that acts or tells: the API and the event stream.
 ROUTES = [
-    ("GET", "/"),
-    ("GET", "/static/app.js"),
     ("GET", "/api/sessions"),
     ("POST", "/api/sessions"),
     ("GET", "/api/sessions/{id}/events"),
@@ -80,7 +81,24 @@ ROUTES = [
     ("POST", "/api/sessions/{id}/turns"),
     ("POST", "/api/sessions/{id}/cancel"),
     ("POST", "/api/sessions/{id}/consent"),
+    ("POST", "/api/sessions/{id}/close"),
+    ("GET", "/api/nowhere"),
 ]
+
+
+def offers(window: Window) -> dict[str, dict[str, Any]]:
+    """Requests that do not carry the token the one way the window takes it (its header),
+    by what they carry instead."""
+    cookie = f"hookgate_window_{window.port}={window.token}"
+    return {
+        "nothing": {},
+        "a wrong token": {"headers": {"authorization": f"Bearer {window.token[:-1]}x"}},
+        "another scheme": {"headers": {"authorization": f"Basic {window.token}"}},
+        # What a browser sends to every port of 127.0.0.1: a cookie is no credential.
+        "the old cookie": {"headers": {"cookie": cookie}},
+        # An address can be logged or sent on: the API takes no token in one.
+        "the query": {"params": {"token": window.token}},
+    }
 
 
 def test_a_request_without_the_token_is_refused_and_runs_nothing(
@@ -92,14 +110,17 @@ def test_a_request_without_the_token_is_refused_and_runs_nothing(
 
     with client(window, token=False) as http:
         for method, path in ROUTES:
-            target = path.format(id=session_id)
-            refused = http.request(method, target, content=body)
-            wrong = http.request(method, f"{target}?token={window.token[:-1]}x", content=body)
-            assert (refused.status_code, wrong.status_code) == (403, 403), (method, path)
-            assert "URL hookgate printed" in refused.text
+            for what, offer in offers(window).items():
+                target = path.format(id=session_id)
+                refused = http.request(method, target, content=body, **offer)
+                assert refused.status_code == 403, (method, path, what)
+                assert "URL hookgate printed" in refused.text
+                assert refused.headers["referrer-policy"] == "no-referrer"
     assert read_log(guarded) == []  # no question reached a hook
     assert len(project.session_files()) == 1
     assert [m for m in project.messages() if m["role"] == "user"] == []
+    with client(window) as http:
+        assert [s["id"] for s in http.get("/api/sessions").json()["open"]] == [session_id]
 
 
 def test_a_request_from_a_foreign_origin_is_refused_and_runs_nothing(

@@ -105,9 +105,11 @@ def test_the_browser_is_refused_without_the_token_and_from_another_site(
     project.write_agent(project.script({"text": "never"}))
     window = start_window()
 
-    page.get(f"{window.base}/")
-    assert "forbidden" in page.find_element(By.TAG_NAME, "body").text
-    opened(page, window)  # now the browser holds the cookie
+    page.get(f"{window.base}/")  # the page holds no secret; without the token it can do nothing
+    error = wait_for(page, lambda d: d.find_element(By.ID, "error").text, "an error")
+    assert "URL hookgate printed" in error
+    assert page.find_elements(By.CSS_SELECTOR, "#open-sessions li") == []
+    opened(page, window)  # now the tab holds the token
     page.get(evil_site)
     outcome = page.execute_async_script(
         """const done = arguments[arguments.length - 1];

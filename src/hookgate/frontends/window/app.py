@@ -84,7 +84,8 @@ def build_app(hub: Hub, *, token: str, port: int) -> App:
     handlers = {BodyTooLarge: _too_large, OSError: _descriptor_shortage}
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
     app.state.hub = hub
-    return TokenGuard(_with_headers(app), token=token, port=port)
+    # The headers go on the guard's refusals too.
+    return _with_headers(TokenGuard(app, token=token, port=port))
 
 
 def _with_headers(app: App) -> App:

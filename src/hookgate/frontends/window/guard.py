@@ -5,9 +5,13 @@ An ASGI middleware in front of every route, static files and streams included:
   page of another site that rebinds its DNS name to 127.0.0.1 is refused;
 - `Origin`, when sent, must be the window's own, and a request that changes something
   (anything but GET) must send it: no other site's page can submit to the window;
-- the token: in the cookie the first load sets (HttpOnly, SameSite=Strict), or in the
-  URL the window was opened with. That first load answers with a redirect to `/` that
-  sets the cookie, so the token leaves the address bar and the browser history.
+- every other route than the page and its files (the API, the event streams) needs the
+  token in an `Authorization: Bearer` header, which the page sends from its tab's
+  sessionStorage (its own origin's: scheme, host and port). Never a cookie: a browser
+  sends a host's cookies to every port of it, so any other listener on 127.0.0.1 would
+  get one. Never in an API address either, where it could be logged or sent on. The
+  page and its files hold no secret: the page takes the token from the address it is
+  opened at, `/?token=…`, and takes it out of the address bar.
 Anything else is answered 403 before any route runs.
 """
 
@@ -15,9 +19,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
-from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qs
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -25,8 +27,15 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-#: The query parameter the window's URL carries its token in.
+#: The query parameter the window's URL carries its token in (read by the page alone).
 TOKEN_PARAMETER = "token"
+#: The `Authorization` scheme the page sends the token with.
+SCHEME = "bearer"
+#: Paths that hold no secret and load without the token: the page (it has to load to
+#: read the token from its address, and again on a reload) and what it loads by itself.
+PUBLIC_PATHS = frozenset({"/", "/code.css"})
+#: The prefix of the page's static files, public too.
+PUBLIC_PREFIX = "/static/"
 #: Bytes of randomness in a token (256 bits).
 TOKEN_BYTES = 32
 #: The host names the window answers to; only ever bound on 127.0.0.1.
@@ -37,11 +46,6 @@ def new_token() -> str:
     return secrets.token_urlsafe(TOKEN_BYTES)
 
 
-def cookie_name(port: int) -> str:
-    """Cookies ignore ports: two windows at once must not overwrite each other's."""
-    return f"hookgate_window_{port}"
-
-
 class TokenGuard:
     """The middleware: `app` runs only for a request that passes every check."""
 
@@ -50,7 +54,6 @@ class TokenGuard:
         self._token = token.encode()
         self._hosts = {f"{name}:{port}" for name in LOOPBACK_NAMES}
         self._origins = {f"http://{host}" for host in self._hosts}
-        self._cookie = cookie_name(port)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -65,12 +68,7 @@ class TokenGuard:
         if refusal is not None:
             await _respond(send, 403, refusal)
             return
-        if self._token_in(_cookie(headers.get("cookie", ""), self._cookie)):
-            await self._app(scope, receive, send)
-        elif scope["method"] == "GET" and scope["path"] == "/":
-            await self._set_cookie(send)  # passed `_refusal`: the token is in the URL
-        else:
-            await self._app(scope, receive, send)  # a script or test with ?token=
+        await self._app(scope, receive, send)
 
     def _refusal(self, scope: Scope, headers: dict[str, str]) -> str | None:
         """Why the request is refused, or None."""
@@ -81,36 +79,21 @@ class TokenGuard:
             return "forbidden: requests from other sites are refused\n"
         if origin is None and scope.get("method", "GET") != "GET":
             return "forbidden: a request that changes something must say its Origin\n"
-        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-        offered = [
-            *query.get(TOKEN_PARAMETER, []),
-            _cookie(headers.get("cookie", ""), self._cookie),
-        ]
-        if not any(self._token_in(value) for value in offered):
+        if not _public(scope["path"]) and not self._token_in(headers.get("authorization", "")):
             return "forbidden: open the window with the URL hookgate printed (it holds the token)\n"
         return None
 
-    def _token_in(self, value: str | None) -> bool:
-        return value is not None and secrets.compare_digest(value.encode(), self._token)
-
-    async def _set_cookie(self, send: Send) -> None:
-        cookie = (f"{self._cookie}={self._token.decode()}; Path=/; HttpOnly; "
-                  "SameSite=Strict")  # fmt: skip
-        await send({"type": "http.response.start", "status": 303, "headers": [
-            (b"location", b"/"), (b"set-cookie", cookie.encode()), (b"cache-control", b"no-store"),
-            (b"content-length", b"0"),
-        ]})  # fmt: skip
-        await send({"type": "http.response.body", "body": b""})
+    def _token_in(self, authorization: str) -> bool:
+        """Whether an `Authorization` header's value is `Bearer TOKEN`."""
+        scheme, _, value = authorization.partition(" ")
+        return scheme.lower() == SCHEME and secrets.compare_digest(
+            value.strip().encode("latin-1"), self._token
+        )
 
 
-def _cookie(header: str, name: str) -> str | None:
-    cookies: SimpleCookie = SimpleCookie()
-    try:
-        cookies.load(header)
-    except Exception:  # a malformed Cookie header holds no token of ours
-        return None
-    morsel = cookies.get(name)
-    return morsel.value if morsel is not None else None
+def _public(path: str) -> bool:
+    """Whether `path` is the page or one of its files, which hold no secret."""
+    return path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIX)
 
 
 async def _respond(send: Send, status: int, text: str) -> None:

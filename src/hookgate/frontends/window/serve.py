@@ -1,18 +1,24 @@
 """`hookgate window`: check the agent file, bind loopback, print the URL, serve until stopped.
 
-The URL (with the token) is the one line on stdout; the browser is opened at it unless
-`--no-browser`. Ctrl-C, SIGTERM or SIGHUP stops the server (a second signal changes
-nothing): running turns are cancelled, their postGeneration hooks run, every session is
-closed, and hookgate exits 130, 143 or 129.
+The URL (with the token) is the one line on stdout. Unless `--no-browser`, the browser
+is started with a file only this user reads, whose page sends it on to the URL: every
+local user reads every command line (`ps`), so none carries the token. Ctrl-C, SIGTERM
+or SIGHUP stops the server (a second signal changes nothing): running turns are
+cancelled, their postGeneration hooks run, every session is closed, the file is
+removed, and hookgate exits 130, 143 or 129.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
+import os
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import threading
 import webbrowser
 from collections.abc import Iterator
@@ -33,6 +39,13 @@ HOST = "127.0.0.1"
 BACKLOG = 2048
 #: Seconds open streams get to end when the server stops, before they are cut.
 GRACEFUL_SHUTDOWN = 2
+#: The page the browser is opened at: it sends the browser on to the window's URL
+#: (filled in, escaped), sending no `Referer`.
+OPENER_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer">
+<meta http-equiv="refresh" content="0;url={url}"><title>hookgate</title></head>
+<body><p><a href="{url}">Open the hookgate window</a></p></body></html>
+"""
 
 
 def window_mode(
@@ -57,14 +70,37 @@ def window_mode(
     url = f"http://{HOST}:{bound}/?{TOKEN_PARAMETER}={token}"
     print(url, flush=True)
     notice_line("the window is served at the URL above; Ctrl-C stops it")
-    if open_browser:
-        # webbrowser may wait for the browser it starts: never on the server's thread.
-        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
-    return asyncio.run(_serve(agent_file.resolve(), listener, token, bound, max_sessions))
+    with contextlib.ExitStack() as leftovers:
+        if open_browser:
+            opener = leftovers.enter_context(opener_file(url))
+            # webbrowser may wait for the browser it starts: never on the server's thread.
+            threading.Thread(target=webbrowser.open, args=(opener.as_uri(),), daemon=True).start()
+        served = _serve(agent_file.resolve(), listener, token, bound, max_sessions, leftovers)
+        return asyncio.run(served)
+
+
+@contextlib.contextmanager
+def opener_file(url: str) -> Iterator[Path]:
+    """A page that sends the browser on to `url`, in a folder of its own that only this
+    user can open (`$TMPDIR`'s, mode 0700; the file 0600), removed on leaving."""
+    folder = Path(tempfile.mkdtemp(prefix="hookgate-window-"))
+    try:
+        page = folder / "open.html"
+        descriptor = os.open(page, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(OPENER_PAGE.format(url=html.escape(url)))
+        yield page
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 async def _serve(
-    agent_file: Path, listener: socket.socket, token: str, port: int, max_sessions: int
+    agent_file: Path,
+    listener: socket.socket,
+    token: str,
+    port: int,
+    max_sessions: int,
+    leftovers: contextlib.ExitStack,
 ) -> int:
     import uvicorn  # the window's own dependencies: imported only when it runs
 
@@ -84,8 +120,11 @@ async def _serve(
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:
             """SIGHUP (a closed terminal) stops the window as SIGTERM does, unless it
-            was started ignoring it (`nohup`): then it outlives the terminal."""
-            with super().capture_signals():
+            was started ignoring it (`nohup`): then it outlives the terminal.
+
+            `leftovers` (the browser's opener file) are removed first: uvicorn raises a
+            caught SIGTERM or SIGHUP again on leaving, which ends the process."""
+            with super().capture_signals(), leftovers:
                 if ignored(signal.SIGHUP):
                     yield
                     return

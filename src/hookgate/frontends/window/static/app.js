@@ -3,6 +3,10 @@
 "use strict";
 
 const state = { session: null, source: null, running: false, consentId: null };
+// The sessionStorage key of the window's token.
+const TOKEN_KEY = "hookgate-token";
+// Milliseconds before the event stream reconnects, until the server says (`retry:`).
+const RETRY_MS = 1000;
 // For each answer piece, from its arrival at the server (ms): [to its arrival in the page,
 // to the frame that shows it]. bench/window_latency.py reads them.
 window.hookgateChunkDelays = [];
@@ -18,14 +22,44 @@ function element(tag, className, text) {
   return node;
 }
 
+// The window's token: taken from the address the page was opened at (`?token=`), which
+// then leaves the address bar, and kept in this tab's sessionStorage, which no other
+// origin reads (a cookie would go to every port of 127.0.0.1). A reload finds it there.
+function takeToken() {
+  const address = new URL(location.href);
+  const offered = address.searchParams.get("token");
+  if (offered !== null) {
+    sessionStorage.setItem(TOKEN_KEY, offered);
+    address.searchParams.delete("token");
+    history.replaceState(history.state, "", address.pathname + address.search + address.hash);
+  }
+  return sessionStorage.getItem(TOKEN_KEY) || "";
+}
+
+const token = takeToken();
+
+function authorized(headers) {
+  return { ...headers, authorization: `Bearer ${token}` };
+}
+
+// What a refused request says: the server's JSON error, or its plain text.
+async function failure(response) {
+  const text = await response.text().catch(() => "");
+  try {
+    return JSON.parse(text).error || response.statusText;
+  } catch {
+    return text.trim() || response.statusText;
+  }
+}
+
 async function api(path, body) {
-  const init = body === undefined ? {} : {
-    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+  const init = body === undefined ? { headers: authorized({}) } : {
+    method: "POST", headers: authorized({ "content-type": "application/json" }),
+    body: JSON.stringify(body),
   };
   const response = await fetch(path, init);
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(data.error || response.statusText);
-  return data;
+  if (!response.ok) throw new Error(await failure(response));
+  return response.json();
 }
 
 function showError(message) {
@@ -55,7 +89,7 @@ function brief(text) {
 const draw = {
   turn_start() { setRunning(true); },
   closed() {  // closed by the server (the window keeps --max-sessions) or another page
-    if (state.source) state.source.close();
+    if (state.source) state.source.abort();
     setRunning(false);
     refreshSessions();
   },
@@ -141,21 +175,66 @@ const draw = {
 };
 
 function follow(sessionId) {
-  if (state.source) state.source.close();
+  if (state.source) state.source.abort();
   state.session = sessionId;
   $("#conversation").replaceChildren();
   setRunning(false);
-  const source = new EventSource(`/api/sessions/${encodeURIComponent(sessionId)}/events`);
-  source.onmessage = (message) => {
+  const source = new AbortController();
+  state.source = source;
+  stream(`/api/sessions/${encodeURIComponent(sessionId)}/events`, source.signal, (data) => {
     const received = now();
-    const event = JSON.parse(message.data);
+    const event = JSON.parse(data);
     const handler = draw[event.type];
     if (handler) handler(event, received);
     scrollDown();
-  };
-  state.source = source;
+  });
   refreshHooks();
   refreshSessions();
+}
+
+// Server-sent events, read with fetch(): EventSource cannot send the token's header.
+// As EventSource does, it reconnects when the stream breaks, asking for the events
+// after the last it saw (`Last-Event-ID`), and gives up on a refusal.
+async function stream(path, signal, onData) {
+  let lastId = null;
+  let retry = RETRY_MS;
+  while (!signal.aborted) {
+    try {
+      const headers = authorized({ accept: "text/event-stream" });
+      if (lastId !== null) headers["last-event-id"] = lastId;
+      const response = await fetch(path, { headers, signal, cache: "no-store" });
+      if (!response.ok) {
+        showError(await failure(response));
+        return;
+      }
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      let data = [];
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        const lines = buffer.split("\n");
+        buffer = lines.pop();
+        for (const line of lines.map((raw) => raw.replace(/\r$/, ""))) {
+          if (line === "") {  // an event ends
+            if (data.length) onData(data.join("\n"));
+            data = [];
+            continue;
+          }
+          const colon = line.indexOf(":");
+          const field = colon < 0 ? line : line.slice(0, colon);
+          const text = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+          if (field === "data") data.push(text);
+          else if (field === "id") lastId = text;
+          else if (field === "retry" && /^\d+$/.test(text)) retry = Number(text);
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+    }
+    await new Promise((resume) => setTimeout(resume, retry));
+  }
 }
 
 async function refreshHooks() {
@@ -240,7 +319,11 @@ document.addEventListener("DOMContentLoaded", async () => {
     event.preventDefault();
     answerConsent("reject_once");
   });
-  const listing = await api("/api/sessions");
-  if (listing.open.length) follow(listing.open[listing.open.length - 1].id);
-  else await openSession(null);
+  try {
+    const listing = await api("/api/sessions");
+    if (listing.open.length) follow(listing.open[listing.open.length - 1].id);
+    else await openSession(null);
+  } catch (error) {
+    showError(error.message);  // opened without the token: the way in is the printed URL
+  }
 });
