@@ -7,6 +7,7 @@ reaches the session file.
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from hookgate.listening import HEAD_TIMEOUT, MAX_HEADERS
 from runtime.project import Project, read_log, served_model
 from support.chat_server import ChatServer, ServedReply
 from window.conftest import Window
@@ -244,3 +246,18 @@ def events_until_turn_end(lines: Iterator[str]) -> list[dict[str, Any]]:
             if events[-1]["type"] == "turn_end":
                 return events
     raise AssertionError(f"the stream ended before the turn did: {events}")
+
+
+def test_the_window_bounds_a_head_and_closes_an_idle_connection(
+    guarded: Path, start_window: Callable[..., Window]
+) -> None:
+    """The same bounds as `hookgate serve`'s (`hookgate.listening`), before the token is
+    read: a flood of header lines is refused, a connection that sends nothing closed."""
+    window = start_window()
+    lines = b"".join(b"X-%d: 1\r\n" % n for n in range(MAX_HEADERS + 1))
+    with socket.create_connection(("127.0.0.1", window.port), timeout=HEAD_TIMEOUT * 6) as conn:
+        conn.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n" + lines + b"\r\n")
+        assert conn.recv(4096).startswith(b"HTTP/1.1 400")
+    with socket.create_connection(("127.0.0.1", window.port), timeout=HEAD_TIMEOUT * 6) as conn:
+        assert conn.recv(4096) == b""  # closed by the window, not by our wait
+    assert httpx2.get(window.base + "/", timeout=HEAD_TIMEOUT).status_code == 200
