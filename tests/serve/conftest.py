@@ -76,6 +76,7 @@ def service(project: Project, tmp_path: Path) -> Iterator[Service]:
     """`hookgate serve` of the guarded project's agent file, with a token file."""
     token_file = tmp_path / "tokens"
     token_file.write_text("# name token\n" + "".join(f"{n} {t}\n" for n, t in TOKENS.items()))
+    token_file.chmod(0o600)
     port = free_port()
     process = start_service(project, "--agent", str(project.agent_file), "--port", str(port),
                             "--token-file", str(token_file))  # fmt: skip

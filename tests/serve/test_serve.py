@@ -124,6 +124,19 @@ def test_serve_refuses_to_start_without_a_token(project: Project) -> None:
     assert "HOOKGATE_SERVE_TOKEN" in stderr
 
 
+def test_serve_refuses_a_token_file_others_may_read(project: Project, tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"alice {TOKENS['alice']}\n")
+    tokens.chmod(0o644)
+
+    process = start_service(project, "--port", str(free_port()), "--token-file", str(tokens))
+    _, stderr = process.communicate(timeout=60)
+
+    assert process.returncode == 1
+    assert f"{tokens}: the token file may be read or written by others (mode 0644)" in stderr
+    assert f"chmod 600 {tokens}" in stderr
+
+
 def test_a_decision_past_the_time_limit_is_a_503(project: Project) -> None:
     slow = {"name": "slow", "command": "sleep 3", "timeout": 30, "onError": "fail"}
     project.agent_file.write_text(json.dumps({"hooks": {"preToolCall": [slow]}}))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hmac
 import re
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -63,9 +64,16 @@ def load_tokens(path: Path | None, environ: Mapping[str, str]) -> Tokens:
 
 def _read(path: Path) -> dict[str, str]:
     try:
+        mode = path.stat().st_mode
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the token file: {exc}") from exc
+    if mode & 0o077:
+        raise ConfigError(
+            f"{path}: the token file may be read or written by others (mode "
+            f"{stat.S_IMODE(mode):04o}): whoever reads a token decides as its client",
+            hint=f"chmod 600 {path}",
+        )
     clients: dict[str, str] = {}
     for number, line in enumerate(text.splitlines(), 1):
         words = line.split()
