@@ -166,6 +166,10 @@ CASES: dict[str, Case] = {
         lambda m, w: {"tools/policy": f"echo {w} >> '{m}'\n"},
         {"command": "source <(cat tools/policy)", "shell": "/bin/bash"},
     ),
+    "find tools -name '*.sh' -exec sh {} ';'": Case(
+        lambda m, w: {"tools/x.sh": sh(m, w)},
+        {"command": "find tools -name '*.sh' -exec sh {} ';'"},
+    ),
     # G. a task runner's other files
     "make guard: the Makefile includes rules.mk": Case(
         lambda m, w: {"Makefile": "include rules.mk\n", "rules.mk": recipe(m, w)},
@@ -443,8 +447,8 @@ def test_the_file_a_command_line_runs_is_pinned(
 #: what is listed as not pinned.
 UNREAD = [
     ("python3 -Qnew g.py", {"g.py": P}, "-Qnew"),
-    ("find tools -name '*.sh' -exec sh {} ';'", {"tools/x.sh": S}, "find"),
-    ("find tools -name '*.sh' -exec sh -c '. \"$1\"' _ {} +", {"tools/x.sh": S}, "find"),
+    ("find . -name '*.sh' -exec sh {} ';'", {"x.sh": S}, "find"),
+    ("find \"$D\" -name '*.sh' -exec sh -c '. \"$1\"' _ {} +", {"tools/x.sh": S}, "find"),
     ("find tools -name '*.sh' | xargs -n1 sh", {"tools/x.sh": S}, "xargs"),
     ('bash -c "$(curl -s https://x)"', {}, "curl"),
     ("source <(./tools/gen)", {"tools/gen*": S}, "<(./tools/gen)"),
@@ -488,3 +492,26 @@ def test_an_mcp_servers_clustered_module_option_is_pinned(tmp_path: Path) -> Non
     found = what_server_runs(["python3", "-mtools.server"], {}, base, base)
 
     assert "tools/server.py" in pinned(tmp_path, found)
+
+
+#: More spellings of the same classes, read by the resolver alone.
+MORE_PINS = [
+    ("make -I tools guard", {"Makefile": "include rules.mk\n", "tools/rules.mk": "guard:\n\techo\n"}, "tools/rules.mk"),
+    ("make -I tools guard", {"Makefile": "include rules.mk\n", "tools/rules.mk": "guard:\n\techo\n"}, "rules.mk"),
+    ("find tools -name '*.sh' -exec sh {} ';'", {"tools/x.sh": S}, "tools/x.sh"),
+    ("uv run --directory tools g.py", {"tools/g.py": P}, "tools/g.py"),
+    ({"command": "./hooks/g.sh"}, {"hooks/g.sh*": '#!/bin/sh\neval "$(cat policy)"\n', "policy": "echo\n"}, "policy"),
+    ('eval "sh tools/x.sh"', {"tools/x.sh": S}, "tools/x.sh"),
+    ("node -r ./tools/pre hooks/g.js", {"tools/pre.js": ""}, "tools/pre.js"),
+    ("sudo -D tools ./g", TOOLS_G, "tools/g"),
+    ("timeout 5 env --chdir=tools ./g", TOOLS_G, "tools/g"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("hook", "files", "want"), MORE_PINS, ids=[f"{h} {w}" for h, _, w in MORE_PINS]
+)
+def test_more_spellings_pin_the_file_they_run(
+    tmp_path: Path, hook: str | dict[str, Any], files: dict[str, str], want: str
+) -> None:
+    assert want in pinned(tmp_path, runs(tmp_path, files, hook))

@@ -151,11 +151,12 @@ _PYTHON_NAME = re.compile(r"python(3(\.\d+)?)?|pypy3?")
 
 _MAKE = Grammar(
     "*",
-    frozenset({"-I", "--include-dir", "-o", "--old-file", "--assume-old", "-W", "--what-if",
+    frozenset({"-o", "--old-file", "--assume-old", "-W", "--what-if",
                "--new-file", "--assume-new", "-l", "--load-average", "-O", "--output-sync",
                "--debug", "--jobserver-style", "--jobserver-auth"}),
     attached=frozenset({"-j", "-O"}),
     files=frozenset({"-f", "--file", "--makefile"}),
+    dirs=frozenset({"-I", "--include-dir"}),  # where an `include` is looked for next
     chdir=frozenset({"-C", "--directory"}),
     hidden=frozenset({"-E", "--eval"}),
 )  # fmt: skip

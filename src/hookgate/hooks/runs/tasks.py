@@ -61,10 +61,15 @@ class TaskLines(NamedTuple):
 
 
 def task_lines(
-    program: str, tasks: Sequence[str], cwd: Path, files: Sequence[str] = ()
+    program: str,
+    tasks: Sequence[str],
+    cwd: Path,
+    files: Sequence[str] = (),
+    include_dirs: Sequence[str] = (),
 ) -> TaskLines:
     """The command lines the task runner `program` runs in `cwd` for `tasks` (its
-    operands), from `files` where it was told them (`make -f x.mk`), else its own."""
+    operands), from `files` where it was told them (`make -f x.mk`), else its own;
+    `include_dirs`: where make looks for an included file not in `cwd` (`-I`)."""
     name = os.path.basename(program)
     if name in _RUN_SCRIPT:
         package = cwd / "package.json"
@@ -73,7 +78,7 @@ def task_lines(
         makefiles = [cwd / file for file in files] or [
             next((cwd / f for f in _MAKEFILES if (cwd / f).is_file()), cwd / "Makefile")
         ]
-        text, included, unread = _make_text(makefiles, cwd)
+        text, included, unread = _make_text(makefiles, [cwd, *(cwd / d for d in include_dirs)])
         lines, not_read = _make_recipes(tasks, text)
         return TaskLines(lines, [*unread, *not_read], makefiles[0], included)
     return TaskLines([], [], None, [])
@@ -138,10 +143,13 @@ def _package_script(
     return [scripts[n] for n in names if isinstance(scripts.get(n), str)], []
 
 
-def _make_text(makefiles: Sequence[Path], cwd: Path) -> tuple[str, list[Path], list[str]]:
-    """The text make reads from `makefiles`, each `include`d file's in its place (read
-    from `cwd`, as make does), the included files, present or not, and the includes
-    named at run time (`include $(RULES)`), not read."""
+def _make_text(
+    makefiles: Sequence[Path], search: Sequence[Path]
+) -> tuple[str, list[Path], list[str]]:
+    """The text make reads from `makefiles`, each `include`d file's in its place (the
+    first found in the folders of `search`: make's directory, then its `-I` folders),
+    the files an include could be, present or not (one that appears earlier in the
+    search is read instead), and the includes named at run time (`include $(RULES)`)."""
     included: list[Path] = []
     unread: list[str] = []
     seen: set[Path] = set()
@@ -164,9 +172,10 @@ def _make_text(makefiles: Sequence[Path], cwd: Path) -> tuple[str, list[Path], l
                 if "$" in name or any(c in name for c in "*?["):
                     unread.append(f"make include {name}")
                     continue
-                path = Path(os.path.normpath(cwd / name))
-                included.append(path)
-                lines.append(text_of(path))
+                places = [Path(os.path.normpath(folder / name)) for folder in search]
+                included.extend(places)
+                found = next((place for place in places if place.is_file()), places[0])
+                lines.append(text_of(found))
         return "\n".join(lines)
 
     return "\n".join(text_of(makefile) for makefile in makefiles), included, unread

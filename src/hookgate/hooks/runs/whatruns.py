@@ -101,6 +101,8 @@ _LAUNCHER_VALUE_OPTIONS = frozenset(
      "--project", "--from", "--with", "--python", "-e", "--env", "--env-file", "--group",
      "--extra", "--prefix"}
 )  # fmt: skip
+#: Launchers' options whose value is the directory their program runs in.
+_LAUNCHER_CHDIR = frozenset({"--directory", "-C", "--cwd", "--dir"})
 #: Options after which the next word is a program file (`awk -f x`, `jq -f x`, `make -f x`).
 _FILE_OPTIONS = frozenset({"-f", "--file", "--from-file", "-r", "--require", "--rcfile",
                            "--init-file", "--import"})  # fmt: skip
@@ -144,7 +146,7 @@ _DEVICES = re.compile(r"/dev/(?:null|tty|stdin|stdout|stderr|fd/\d+)\b")
 #: x.py`, `make guard`, `. lib.sh`, `x.sh`, `PATH=bin:$PATH`): `_may_run_another`.
 _RUN_WORDS = re.compile(
     r"(?<![\w.-])(?:{}|python[\d.]*|pypy3?)(?![\w.-])|(?:^|[\s;&|(){{}}`])(?:\.|source)\s"
-    r"|\.(?:{})\b|\b(?:{})=".format(
+    r"|\.(?:{})\b|\b(?:{})=|\beval\s".format(
         "|".join(map(re.escape, sorted({*INTERPRETERS, *_RUNS_FROM_ITS_DIRECTORY, *_LAUNCHERS}))),
         "|".join(suffix[1:] for suffix in sorted(SCRIPT_SUFFIXES | set(NODE_SUFFIXES))),
         "|".join(sorted(CODE_LOADING_ENV)),
@@ -457,6 +459,13 @@ class _Found:
         name = os.path.basename(program)
         if name in _RUNS_FROM_ITS_DIRECTORY:  # `make guard`: the Makefile, what `guard` runs
             self._task(program, words, dirs)
+        chdirs = _launcher_chdirs(wrappers, words) if launched is not None else []
+        if chdirs:  # `uv run --directory sub g.py`: what it runs is read from there
+            if any(_EXPANDS.search(chdir) for chdir in chdirs):
+                self.unread.update(dict.fromkeys(chdirs))
+                return
+            dirs = [Path(os.path.normpath(d.joinpath(*chdirs))) for d in dirs]
+            cwd = dirs[-1]
         if launched is not None:  # `npx eslint`: node_modules/.bin/eslint, present or not
             self._relative(launched, dirs, present_only=False)
         if name == "find":
@@ -605,16 +614,33 @@ class _Found:
 
     def _find(self, words: list[str], dirs: list[Path]) -> None:
         """The commands `find -exec`, `-execdir`, `-ok` run, read as commands with no
-        shell; one that runs the files found (`-exec sh {} ';'`) or names them in its
-        code is unread: which files those are, only the run knows."""
+        shell. One that runs the files found (`-exec sh {} ';'`) or names them in its
+        code runs what is under the folders searched: those are pinned whole where they
+        are the project's own (`tools`, not the project itself: `folder`), else it is
+        unread: which files it runs, only the run knows."""
         for command in _find_commands(words):
             inner = past_wrappers(command)
             if not inner:
                 continue
             if "{}" in inner[0] or (_interpreter(inner[0]) and any("{}" in w for w in inner)):
-                self.unread[f"what find runs: {' '.join(command)}"] = None
+                if not self._searched(_find_roots(words), dirs[-1]):
+                    self.unread[f"what find runs: {' '.join(command)}"] = None
             else:
                 self.command(command, dirs, shell=False)
+
+    def _searched(self, roots: list[str], cwd: Path) -> bool:
+        """Whether every folder of `roots` is one of the project's, below it: then each
+        is pinned whole (`folder`)."""
+        if any(_EXPANDS.search(root) or _GLOBS.search(root) for root in roots):
+            return False
+        folders = [Path(os.path.normpath(cwd / root)) for root in roots]
+        if not all(f != self.base_dir and _under(f, (self.base_dir,)) for f in folders):
+            return False
+        if not all(folder.is_dir() for folder in folders):
+            return False
+        for folder in folders:
+            self.folder(folder)
+        return True
 
     def _task(self, program: str, words: list[str], dirs: list[Path]) -> None:
         """What a task runner runs: the files it reads its tasks from, where it runs
@@ -643,7 +669,7 @@ class _Found:
         if key in self._tasks:
             return
         self._tasks.add(key)
-        read = task_lines(program, tasks, here[-1], options.files)
+        read = task_lines(program, tasks, here[-1], options.files, options.dirs)
         self.unread.update(dict.fromkeys(read.unread))
         for included in read.included:  # a Makefile's `include rules.mk`, present or not
             self.path(str(included), here[-1], present_only=False)
@@ -814,6 +840,26 @@ def _launched(wrappers: Sequence[str], words: Sequence[str]) -> str | None:
     return None if os.sep in rest[0] else f"{folder}/{rest[0]}"
 
 
+def _launcher_chdirs(wrappers: Sequence[str], words: Sequence[str]) -> list[str]:
+    """The directories a launcher among `wrappers` (or first in `words`) runs its
+    program in, each from the one before (`uv run --directory sub`, `poetry -C sub`)."""
+    starts = [i for i, word in enumerate(wrappers) if os.path.basename(word) in _LAUNCHERS]
+    combined = [*wrappers[starts[-1] :], *words] if starts else list(words)
+    if not combined or (launcher := _LAUNCHERS.get(os.path.basename(combined[0]))) is None:
+        return []
+    chdirs: list[str] = []
+    index = 1
+    while index < len(combined):
+        option, equals, value = combined[index].partition("=")
+        if option in _LAUNCHER_CHDIR:
+            following = combined[index + 1] if index + 1 < len(combined) else ""
+            chdirs.append(value if equals else following)
+        elif not option.startswith("-") and option not in launcher[0]:
+            break  # the program
+        index += 2 if option in _LAUNCHER_VALUE_OPTIONS and not equals else 1
+    return chdirs
+
+
 def _past_options(words: Sequence[str]) -> Sequence[str]:
     """`words` from the first that is not an option (or an option's value), past `--`."""
     index = 0
@@ -938,6 +984,18 @@ def _find_commands(words: Sequence[str]) -> list[list[str]]:
     if current:
         commands.append(current)
     return commands
+
+
+def _find_roots(words: Sequence[str]) -> list[str]:
+    """The folders a `find` searches: its operands before the expression (`.` if none)."""
+    roots: list[str] = []
+    for word in words[1:]:
+        if word in ("-H", "-L", "-P") and not roots:
+            continue
+        if word.startswith(("-", "(", "!")):
+            break
+        roots.append(word)
+    return roots or ["."]
 
 
 def _line_values(words: Sequence[str], options: tuple[str, ...]) -> list[str]:
