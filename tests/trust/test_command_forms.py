@@ -515,3 +515,15 @@ def test_more_spellings_pin_the_file_they_run(
     tmp_path: Path, hook: str | dict[str, Any], files: dict[str, str], want: str
 ) -> None:
     assert want in pinned(tmp_path, runs(tmp_path, files, hook))
+
+
+def test_the_code_an_env_file_node_reads_preloads_is_pinned(tmp_path: Path) -> None:
+    files = {".env": "NODE_OPTIONS=--require ./tools/pre.js\n", "tools/pre.js": "", "g.js": ""}
+    found = runs(tmp_path, files, "node --env-file=.env g.js")
+    assert {".env", "tools/pre.js", "g.js"} <= pinned(tmp_path, found)
+
+
+def test_a_script_read_from_another_descriptor_is_unread_not_pinned(tmp_path: Path) -> None:
+    found = runs(tmp_path, {"tools/policy": "echo\n"}, ". /dev/fd/3 3< tools/policy")
+    assert not [p for p in pinned(tmp_path, found) if p.startswith("/dev")], found.files
+    assert any("/dev/fd/3" in unread for unread in found.unread), found.unread

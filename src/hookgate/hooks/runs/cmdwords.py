@@ -181,9 +181,9 @@ def wrapper_settings(wrappers: Sequence[str]) -> tuple[list[str], str | None]:
 def xargs_replace(wrappers: Sequence[str]) -> str | None:
     """The string an `xargs` among `wrappers` puts its input in place of (`-I {}`,
     `-i`: `{}`), "" where it adds its input as arguments; None with no `xargs`."""
-    options = [(option, value) for name, option, value in _wrappers(wrappers)[1] if name == "xargs"]
     if not any(os.path.basename(word) == "xargs" for word in wrappers):
         return None
+    options = [(option, value) for name, option, value in _wrappers(wrappers)[1] if name == "xargs"]
     replace = ""
     for option, value in options:
         if option in ("-I", "--replace"):

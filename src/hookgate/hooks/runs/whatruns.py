@@ -124,6 +124,12 @@ _LINE_RUNNERS = {
 _CD_OPTIONS = re.compile(r"-[LPe@n]+")
 #: A script operand naming the script's own stdin.
 _STDIN_NAMES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+#: Endings of the files Node.js loads as code or data, not as a dotenv file.
+_NODE_CODE = frozenset({*NODE_SUFFIXES, ".js", ".json", ".node", ".wasm"})
+#: A `KEY=value` line of a dotenv file (`export` allowed).
+_ENV_LINE = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_]\w*)[ \t]*=(.*)$", re.M)
+#: A script operand naming a file descriptor: what the shell opened on it.
+_DESCRIPTOR = re.compile(r"/dev/fd/\d+|/proc/self/fd/\d+|/dev/std(?:in|out|err)")
 #: A word that is a file's text: `$(cat f)`, `$(< f)`, `` `cat f` ``, `<(cat f)`.
 _FED_FILE = re.compile(
     r"""(?:\$\(|<\(|`)\s*(?:cat\s+(?:--\s+)?|<\s*)(["']?)([^\s"'()$`;&|<>]+)\1\s*[)`]"""
@@ -412,7 +418,7 @@ class _Found:
                 self.environment({key: value}, dirs[-1])
         inner = past_wrappers(words)
         wrappers = words[: len(words) - len(inner)]
-        chdirs, split = wrapper_settings(wrappers)
+        chdirs, split = wrapper_settings(wrappers) if wrappers else ([], None)
         if split is not None:  # `env -S 'sh g.sh' x`: its value's words, then the rest
             split_into = split_words(split)
             if expands.search(split) or split_into is None:
@@ -524,6 +530,8 @@ class _Found:
         self.unread.update(dict.fromkeys(f"{w} (an option of {name} not read)"
                                          for w in options.unknown))  # fmt: skip
         for file in options.files:
+            if name in ("node", "nodejs") and Path(file).suffix not in _NODE_CODE:
+                self._env_file(file, dirs)  # `--env-file=.env`: its `NODE_OPTIONS` too
             if expands.search(file) or _GLOBS.search(file):
                 self.unread[file] = None
             elif os.sep in file or "." in file:  # `ruby -rjson`: a library, not a path
@@ -549,6 +557,18 @@ class _Found:
             self._code(words[options.operand], dirs, shell=shell, parsed=shell)
         elif options.operand is None:
             self._from_stdin(name, dirs, stdin)
+
+    def _env_file(self, file: str, dirs: list[Path]) -> None:
+        """The code-loading variables a file `node --env-file` reads sets
+        (`NODE_OPTIONS=--require ./x.js`): read as a hook's `env:` is."""
+        for directory in dirs:
+            try:
+                text = (directory / file).read_text(errors="replace")
+            except (OSError, ValueError):
+                continue
+            for key, value in _ENV_LINE.findall(text):
+                if key in CODE_LOADING_ENV:
+                    self.environment({key: value.strip().strip("\"'")}, dirs[-1])
 
     def _from_stdin(self, name: str, dirs: list[Path], stdin: _Stdin) -> None:
         """The script an interpreter reads on stdin: `bash < g.sh`, `python3 - < g.py`,
@@ -578,6 +598,9 @@ class _Found:
         /dev/stdin < f`, `sh -`) or a file's text (`source <(cat f)`)."""
         if word in _STDIN_NAMES:
             self._from_stdin(name, dirs, stdin)
+            return True
+        if _DESCRIPTOR.fullmatch(word):  # `. /dev/fd/3`: what was opened on it, unread
+            self.unread[f"the script {name} reads from {word}"] = None
             return True
         return self._code_file(word, dirs, shell=_is_shell(name))
 
