@@ -457,6 +457,14 @@ UNREAD = [
     ("cat tools/policy | sh", POLICY, "sh"),
     ('env -C "$D" ./g', {}, "$D"),
     ('make -C "$D" guard', {}, "$D"),
+    (
+        "npm -w tools run guard",
+        {"tools/package.json": '{"scripts":{"guard":"sh g.sh"}}'},
+        "-w tools",
+    ),
+    ("pnpm --filter t run guard", {"package.json": "{}"}, "--filter t"),
+    ("yarn workspace t run guard", {"package.json": "{}"}, "yarn workspace"),
+    ("make --eval='guard: ; sh x' guard", {"Makefile": "all:\n"}, "--eval"),
 ]
 
 

@@ -168,8 +168,13 @@ _NPM = Grammar(
                "--reporter", "--workspace-concurrency", "--dir", "-C", "--prefix", "--cwd"}),
     files=frozenset({"--userconfig", "--globalconfig", "--script-shell"}),
     chdir=frozenset({"--prefix", "-C", "--dir", "--cwd"}),
-    hidden=frozenset({"--node-options"}),
+    # A workspace's own `package.json` (by name or folder), or code: not read here.
+    hidden=frozenset({"--node-options", "-w", "--workspace"}),
 )  # fmt: skip
+#: pnpm's: `-w` is `--workspace-root`, `--filter` picks the packages.
+_PNPM = _NPM._replace(
+    values=_NPM.values - {"-w"}, hidden=frozenset({"--node-options", "--filter", "-F"})
+)
 _JUST = Grammar(
     "*",
     frozenset({"--set", "--shell", "--shell-arg", "--dotenv-filename", "--dotenv-path",
@@ -188,7 +193,7 @@ RUNNER_GRAMMARS: dict[str, Grammar] = {
     "make": _MAKE,
     "gmake": _MAKE,
     "npm": _NPM,
-    "pnpm": _NPM,
+    "pnpm": _PNPM,
     "yarn": _NPM,
     "just": _JUST,
     "task": _TASK,

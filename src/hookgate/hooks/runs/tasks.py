@@ -121,6 +121,8 @@ def _package_script(
     rest = list(tasks)
     if not rest:
         return [], []
+    if rest[0] in ("workspace", "workspaces"):  # `yarn workspace w run x`: another package's
+        return [], [f"{manager} {' '.join(rest)}"]
     if rest[0] in _RUN_SCRIPT[manager]:
         script = rest[1] if len(rest) > 1 else None
     elif manager == "npm" and rest[0] in _LIFECYCLE:
