@@ -433,6 +433,16 @@ PINS = [
         "y.js",
     ),
     ("pnpm run guard", {"package.json": '{"scripts":{"guard":"node -v"}}'}, "pnpm-workspace.yaml"),
+    ("make guard", {"Makefile": "SHELL := ./tools/sh\nguard:\n\techo\n"}, "tools/sh"),
+    (
+        "make guard",
+        {
+            "Makefile": "guard:\n\t$(MAKE) -C sub x\n",
+            "sub/Makefile": "x:\n\tsh g.sh\n",
+            "sub/g.sh": S,
+        },
+        "sub/g.sh",
+    ),
 ]
 
 

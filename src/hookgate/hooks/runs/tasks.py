@@ -35,6 +35,10 @@ _RULE = re.compile(r"^([^\t#=:][^#=:]*?)\s*::?(?![=])(.*)$")
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 #: A makefile's `include`, `-include` or `sinclude` line (a tab starts a recipe's).
 _INCLUDE = re.compile(r"^ *(?:-include|sinclude|include)\s+(.+)$")
+#: A makefile's assignment of the program that runs its recipes.
+_MAKE_SHELL = re.compile(r"^ *(?:override +|export +)?SHELL *[:!?+]*= *(\S+)", re.M)
+#: How a recipe runs make again: read as `make`.
+_SUB_MAKE = re.compile(r"\$[({]MAKE[)}]")
 #: Makefiles read at most, the included ones among them.
 _MAX_MAKEFILES = 32
 #: A `key = value` line of `.npmrc`, `.yarnrc` (`key "value"`) or `.yarnrc.yml`.
@@ -57,7 +61,8 @@ class TaskLines(NamedTuple):
     source: Path | None
     """The file the lines come from."""
     included: list[Path]
-    """The files that file includes (`include rules.mk`), present or not, in turn."""
+    """The files that file includes (`include rules.mk`), present or not, in turn, and
+    the shell it runs its recipes with where that is the project's (`SHELL := ./sh`)."""
 
 
 def task_lines(
@@ -80,6 +85,12 @@ def task_lines(
         ]
         text, included, unread = _make_text(makefiles, [cwd, *(cwd / d for d in include_dirs)])
         lines, not_read = _make_recipes(tasks, text)
+        for shell in _MAKE_SHELL.findall(text):  # `SHELL := ./tools/sh` runs every recipe
+            if "$" in shell:
+                unread.append(f"make SHELL {shell}")
+            elif "/" in shell and not shell.startswith(("/bin/", "/usr/")):
+                included.append(Path(os.path.normpath(cwd / shell)))
+        lines = [_SUB_MAKE.sub("make", line) for line in lines]  # `$(MAKE) -C sub x`
         return TaskLines(lines, [*unread, *not_read], makefiles[0], included)
     return TaskLines([], [], None, [])
 
