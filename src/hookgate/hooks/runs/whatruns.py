@@ -7,7 +7,8 @@ names (read command by command with the shell parser the rules use, past `cd DIR
 `env:` values name, a `python:` hook's whole package, a checker's script. What it
 cannot read (a word built at run time) is listed apart, never guessed. Relative paths
 start at the hook's `cwd`, else `base_dir`: the directory of the file that declares it.
-Lines are read into words by `cmdwords`.
+Lines are read into words by `cmdwords`; an interpreter's or a task runner's options
+by `options` (`python3 -Bm pkg`, `make -C sub -f x.mk`).
 """
 
 from __future__ import annotations
