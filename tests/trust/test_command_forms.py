@@ -545,3 +545,14 @@ def test_a_script_read_from_another_descriptor_is_unread_not_pinned(tmp_path: Pa
     found = runs(tmp_path, {"tools/policy": "echo\n"}, ". /dev/fd/3 3< tools/policy")
     assert not [p for p in pinned(tmp_path, found) if p.startswith("/dev")], found.files
     assert any("/dev/fd/3" in unread for unread in found.unread), found.unread
+
+
+@pytest.mark.parametrize(
+    "line", ["perl -wle 'print 1'", "perl -0777 -ne 'print 1' data", "ruby -W0 -e 'print 1'"]
+)
+def test_a_number_attached_in_a_cluster_leaves_the_code_option_read(
+    tmp_path: Path, line: str
+) -> None:
+    """`perl -wle CODE`: `-l` takes digits only, `-e` still gives the code."""
+    found = runs(tmp_path, {}, line)
+    assert not [p for p in pinned(tmp_path, found) if "print" in p], found.files

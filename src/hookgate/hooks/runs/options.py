@@ -147,6 +147,8 @@ _GENERIC = Grammar(
     module=frozenset({"-m"}),
     files=frozenset({"-r", "--require", "--import", "--rcfile", "--init-file"}),
 )  # fmt: skip
+#: Attached values that are a number alone, the cluster going on after it (`perl -lne`).
+_NUMBER_VALUED = frozenset({"-l", "-0", "-T", "-W"})
 _PYTHON_NAME = re.compile(r"python(3(\.\d+)?)?|pypy3?")
 
 _MAKE = Grammar(
@@ -271,9 +273,13 @@ def _option(
             found["unknown"].append(word)
         return 1, ""
     letters = ""
-    for position in range(1, len(word)):
+    position = 1
+    while position < len(word):
         option = "-" + word[position]
         rest = word[position + 1 :]
+        if option in grammar.attached and option in _NUMBER_VALUED:
+            position += 1 + _number_length(rest)  # `perl -wl0e CODE`
+            continue
         if option in grammar.attached:
             _record(grammar, option, rest, found)
             return 1, letters
@@ -289,7 +295,15 @@ def _option(
         elif grammar.flags != "*" and option[1] not in grammar.flags:
             found["unknown"].append(word)
             return 1, letters
+        position += 1
     return 1, letters
+
+
+def _number_length(text: str) -> int:
+    """How long the number `text` starts with is (`777`, `x1F`)."""
+    if text[:1] in ("x", "X"):
+        return 1 + len(text[1:]) - len(text[1:].lstrip("0123456789abcdefABCDEF"))
+    return len(text) - len(text.lstrip("0123456789"))
 
 
 def _valued(grammar: Grammar) -> frozenset[str]:
