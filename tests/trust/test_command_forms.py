@@ -475,6 +475,12 @@ UNREAD = [
     ("pnpm --filter t run guard", {"package.json": "{}"}, "--filter t"),
     ("yarn workspace t run guard", {"package.json": "{}"}, "yarn workspace"),
     ("make --eval='guard: ; sh x' guard", {"Makefile": "all:\n"}, "--eval"),
+    ("make -f - guard < tools/rules", {"tools/rules": "guard:\n\tsh x\n"}, "-"),
+    (
+        "npm run guard",
+        {"package.json": "{}", ".npmrc": 'node-options=--require "./x.js\n'},
+        "node-options",
+    ),
 ]
 
 

@@ -104,25 +104,29 @@ def config_code(path: Path) -> tuple[list[str], list[str]]:
     except OSError:
         return [], []
     files: list[str] = []
+    unread: list[str] = []
     for match in _SETTING.finditer(text):
         key = match.group("key").lower().replace("_", "-")
         value = match.group("value").strip().strip("\"'")
         if key == "node-options":
-            files.extend(_node_option_files(value))
+            loads = _node_option_files(value)
+            files.extend(loads if loads is not None else [])
+            unread.extend([] if loads is not None else [f"{path}: node-options={value}"])
         elif key in _SETTING_FILES and value:
             files.append(value)
     built = [file for file in files if "$" in file]
-    return [file for file in files if file not in built], built
+    return [file for file in files if file not in built], [*built, *unread]
 
 
-def _node_option_files(value: str) -> list[str]:
-    """The files `NODE_OPTIONS`-like `value` loads (`--require ./x.js`, `-r=./x`)."""
+def _node_option_files(value: str) -> list[str] | None:
+    """The files `NODE_OPTIONS`-like `value` loads (`--require ./x.js`, `-r=./x`);
+    None where its quotes cannot be read."""
     from hookgate.hooks.runs.options import INTERPRETER_GRAMMARS, read_options
 
     try:
         words = shlex.split(value)
     except ValueError:
-        return [f"{value} (not read)"]
+        return None
     return list(read_options(["node", *words], INTERPRETER_GRAMMARS["node"]).files)
 
 

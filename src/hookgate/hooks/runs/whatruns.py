@@ -675,7 +675,7 @@ class _Found:
 
         name = os.path.basename(program)
         options = read_options(words, RUNNER_GRAMMARS[name], all_operands=True)
-        built = [w for w in (*options.chdir, *options.files) if _EXPANDS.search(w)]
+        built = [w for w in (*options.chdir, *options.files) if _EXPANDS.search(w) or w == "-"]
         self.unread.update(dict.fromkeys([*built, *options.unknown]))
         if built:
             return
