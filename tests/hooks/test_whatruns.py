@@ -70,7 +70,8 @@ def test_the_files_a_command_line_runs(project: Path, command: str, files: list[
     ("command", "files"),
     [
         ("make guard", ["Makefile", "hooks", "hooks/guard"]),
-        ("npm run --silent guard", ["hooks", "hooks/guard", "package.json"]),
+        # `.npmrc`, absent: one that appears would load code into the task
+        ("npm run --silent guard", [".npmrc", "hooks", "hooks/guard", "package.json"]),
         ("cd sub && make -s guard",
          ["Makefile", "sub", "sub/g.sh", "sub/hooks/guard", "sub/makefile"]),
         ("just guard", []),  # no justfile here: nothing it would read

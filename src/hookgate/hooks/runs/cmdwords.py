@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 
 #: A line of these characters alone is one command of literal words in every shell.
@@ -41,6 +42,19 @@ SCRIPT_FORMAT = "shell-commands-v2"
 STDIN = "\x00<"
 #: Marks why what a command runs is not known before it runs (the parser's `hidden`).
 UNKNOWN = "\x00?"
+#: Wrappers' long options that take the next word as their value (`env --chdir sub`).
+_LONG_VALUES = {
+    "env": ("--chdir", "--split-string", "--unset"),
+    "timeout": ("--signal", "--kill-after"),
+    "xargs": ("--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines",
+              "--max-chars", "--process-slot-var"),
+    "sudo": ("--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type",
+             "--close-from", "--other-user"),
+    "nice": ("--adjustment",),
+    "stdbuf": ("--input", "--output", "--error"),
+}  # fmt: skip
+#: Wrappers' options whose value is the directory the command runs in.
+_CHDIR_OPTIONS = {"env": ("-C", "--chdir"), "sudo": ("-D", "--chdir")}
 #: `NAME=value`, a variable set for one command.
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -147,15 +161,81 @@ def own_folder(word: str, folder: Path) -> str:
 
 def past_wrappers(words: list[str]) -> list[str]:
     """`words` from the command a wrapper runs on (`exec ./g.sh`, `timeout 5 ./g.sh`)."""
+    return _wrappers(words)[0]
+
+
+def wrapper_settings(wrappers: Sequence[str]) -> tuple[list[str], str | None]:
+    """What the options of `wrappers` (the words `past_wrappers` skips) change about
+    the command they run: the directories it runs in, each from the one before (`env
+    -C sub`, `sudo -D sub`), and the words of `env -S 'sh g.sh'`, if any."""
+    chdirs: list[str] = []
+    split: str | None = None
+    for name, option, value in _wrappers(wrappers)[1]:
+        if option in _CHDIR_OPTIONS.get(name, ()):
+            chdirs.append(value)
+        elif name == "env" and option in ("-S", "--split-string"):
+            split = value
+    return chdirs, split
+
+
+def xargs_replace(wrappers: Sequence[str]) -> str | None:
+    """The string an `xargs` among `wrappers` puts its input in place of (`-I {}`,
+    `-i`: `{}`), "" where it adds its input as arguments; None with no `xargs`."""
+    if not any(os.path.basename(word) == "xargs" for word in wrappers):
+        return None
+    options = [(option, value) for name, option, value in _wrappers(wrappers)[1] if name == "xargs"]
+    replace = ""
+    for option, value in options:
+        if option in ("-I", "--replace"):
+            replace = value or "{}"
+        elif option == "-i":
+            replace = "{}"
+    return replace
+
+
+def xargs_files(wrappers: Sequence[str]) -> list[str]:
+    """The files an `xargs` among `wrappers` reads its input from (`-a F`, `--arg-file`)."""
+    return [value for name, option, value in _wrappers(wrappers)[1]
+            if name == "xargs" and option in ("-a", "--arg-file") and value]  # fmt: skip
+
+
+def _wrappers(words: Sequence[str]) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """`words` past their wrappers, and each wrapper option read on the way: the
+    wrapper, the option (`-C`, `--chdir`), its value ("" for one that takes none)."""
     from hookgate.hooks.shell.code import WRAPPERS  # a plain table: no parser loaded
 
-    while words and os.path.basename(words[0]) in WRAPPERS:
-        takes_value, positional = WRAPPERS[os.path.basename(words[0])]
+    read: list[tuple[str, str, str]] = []
+    while words and (name := os.path.basename(words[0])) in WRAPPERS:
+        takes_value, positional = WRAPPERS[name]
         index = 1
         while index < len(words) and words[index].startswith("-"):
-            option = words[index]
-            index += 2 if len(option) == 2 and option[1] in takes_value else 1
+            taken = _wrapper_option(words, index, takes_value, _LONG_VALUES.get(name, ()))
+            read.extend((name, option, value) for option, value in taken[1])
+            index += taken[0]
         while index < len(words) and ASSIGNMENT.match(words[index]):
             index += 1
         words = words[index + positional :]
-    return words
+    return list(words), read
+
+
+def _wrapper_option(
+    words: Sequence[str], index: int, takes_value: str, long_values: tuple[str, ...]
+) -> tuple[int, list[tuple[str, str]]]:
+    """The wrapper option at `index`: how many words it takes, and the options it
+    holds with their values (`-iS 'sh g'`: `-i`, then `-S` with `sh g`)."""
+    word = words[index]
+    following = words[index + 1] if index + 1 < len(words) else ""
+    if word.startswith("--"):
+        option, equals, value = word.partition("=")
+        if option in long_values and not equals:
+            return 2, [(option, following)]
+        return 1, [(option, value)]
+    held: list[tuple[str, str]] = []
+    for position in range(1, len(word)):
+        option = "-" + word[position]
+        if word[position] in takes_value:
+            value = word[position + 1 :]
+            held.append((option, value or following))
+            return (1 if value else 2), held
+        held.append((option, ""))
+    return 1, held

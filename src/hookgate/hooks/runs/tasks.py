@@ -14,8 +14,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
+
+from hookgate.hooks.records import NamedTuple
 
 #: Package managers and the subcommands that run a script of `package.json` by name;
 #: npm's lifecycle shortcuts run the script of their own name.
@@ -28,34 +31,113 @@ _LIFECYCLE = {"test": "test", "t": "test", "tst": "test", "start": "start", "sto
               "restart": "restart"}  # fmt: skip
 #: A rule's line in a Makefile: its targets, then `:` (not `:=`, `::=`, `?=`).
 _RULE = re.compile(r"^([^\t#=:][^#=:]*?)\s*::?(?![=])(.*)$")
+#: The files make reads by default in its directory, the first present.
+_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+#: A makefile's `include`, `-include` or `sinclude` line (a tab starts a recipe's).
+_INCLUDE = re.compile(r"^ *(?:-include|sinclude|include)\s+(.+)$")
+#: A makefile's assignment of the program that runs its recipes.
+_MAKE_SHELL = re.compile(r"^ *(?:override +|export +)?SHELL *[:!?+]*= *(\S+)", re.M)
+#: How a recipe runs make again: read as `make`.
+_SUB_MAKE = re.compile(r"\$[({]MAKE[)}]")
+#: Makefiles read at most, the included ones among them.
+_MAX_MAKEFILES = 32
+#: A `key = value` line of `.npmrc`, `.yarnrc` (`key "value"`) or `.yarnrc.yml`.
+_SETTING = re.compile(r"^[ \t]*(?P<key>[\w.-]+)[ \t]*(?:[=:][ \t]*|[ \t]+)(?P<value>.*)$", re.M)
+#: Settings whose value is a file of code the runner runs or loads.
+_SETTING_FILES = frozenset({"script-shell", "userconfig", "globalconfig", "yarn-path",
+                            "yarnpath", "onload-script", "pnpmfile", "global-pnpmfile"})  # fmt: skip
 #: Targets followed at most, through the prerequisites of each.
 _MAX_TARGETS = 64
 
 
+class TaskLines(NamedTuple):
+    """What a task runner runs for a hook (`task_lines`)."""
+
+    lines: list[str]
+    """The command lines of the task, and of the tasks it runs first and after."""
+    unread: list[str]
+    """A task named at run time, a file that cannot be parsed, an include built at run
+    time."""
+    source: Path | None
+    """The file the lines come from."""
+    included: list[Path]
+    """The files that file includes (`include rules.mk`), present or not, in turn, and
+    the shell it runs its recipes with where that is the project's (`SHELL := ./sh`)."""
+
+
 def task_lines(
-    program: str, words: Sequence[str], cwd: Path
-) -> tuple[list[str], list[str], Path | None]:
-    """The command lines the task runner `program` (run as `words`, in `cwd`) runs, what
-    cannot be read (a task named at run time, a file that cannot be parsed), and the
-    file they come from."""
+    program: str,
+    tasks: Sequence[str],
+    cwd: Path,
+    files: Sequence[str] = (),
+    include_dirs: Sequence[str] = (),
+) -> TaskLines:
+    """The command lines the task runner `program` runs in `cwd` for `tasks` (its
+    operands), from `files` where it was told them (`make -f x.mk`), else its own;
+    `include_dirs`: where make looks for an included file not in `cwd` (`-I`)."""
     name = os.path.basename(program)
     if name in _RUN_SCRIPT:
         package = cwd / "package.json"
-        return (*_package_script(name, words, package), package)
+        return TaskLines(*_package_script(name, tasks, package), package, [])
     if name in ("make", "gmake"):
-        makefile = next((cwd / f for f in ("GNUmakefile", "makefile", "Makefile")
-                         if (cwd / f).is_file()), None)  # fmt: skip
-        if makefile is not None:
-            return (*_make_recipes(words, makefile), makefile)
-    return [], [], None
+        makefiles = [cwd / file for file in files] or [
+            next((cwd / f for f in _MAKEFILES if (cwd / f).is_file()), cwd / "Makefile")
+        ]
+        text, included, unread = _make_text(makefiles, [cwd, *(cwd / d for d in include_dirs)])
+        lines, not_read = _make_recipes(tasks, text)
+        for shell in _MAKE_SHELL.findall(text):  # `SHELL := ./tools/sh` runs every recipe
+            if "$" in shell:
+                unread.append(f"make SHELL {shell}")
+            elif "/" in shell and not shell.startswith(("/bin/", "/usr/")):
+                included.append(Path(os.path.normpath(cwd / shell)))
+        lines = [_SUB_MAKE.sub("make", line) for line in lines]  # `$(MAKE) -C sub x`
+        return TaskLines(lines, [*unread, *not_read], makefiles[0], included)
+    return TaskLines([], [], None, [])
+
+
+def config_code(path: Path) -> tuple[list[str], list[str]]:
+    """The files a task runner's settings file makes it load or run (`.npmrc`:
+    `node-options=--require ./x.js`, `script-shell=./sh`; `.yarnrc.yml`: `yarnPath`),
+    and the values built at run time (`${VAR}`), not read."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return [], []
+    files: list[str] = []
+    unread: list[str] = []
+    for match in _SETTING.finditer(text):
+        key = match.group("key").lower().replace("_", "-")
+        value = match.group("value").strip().strip("\"'")
+        if key == "node-options":
+            loads = _node_option_files(value)
+            files.extend(loads if loads is not None else [])
+            unread.extend([] if loads is not None else [f"{path}: node-options={value}"])
+        elif key in _SETTING_FILES and value:
+            files.append(value)
+    built = [file for file in files if "$" in file]
+    return [file for file in files if file not in built], [*built, *unread]
+
+
+def _node_option_files(value: str) -> list[str] | None:
+    """The files `NODE_OPTIONS`-like `value` loads (`--require ./x.js`, `-r=./x`);
+    None where its quotes cannot be read."""
+    from hookgate.hooks.runs.options import INTERPRETER_GRAMMARS, read_options
+
+    try:
+        words = shlex.split(value)
+    except ValueError:
+        return None
+    return list(read_options(["node", *words], INTERPRETER_GRAMMARS["node"]).files)
 
 
 def _package_script(
-    manager: str, words: Sequence[str], package: Path
+    manager: str, tasks: Sequence[str], package: Path
 ) -> tuple[list[str], list[str]]:
-    rest = [word for word in words[1:] if not word.startswith("-")]
+    rest = list(tasks)
     if not rest:
         return [], []
+    if rest[0] in ("workspace", "workspaces"):  # `yarn workspace w run x`: another package's
+        return [], [f"{manager} {' '.join(rest)}"]
     if rest[0] in _RUN_SCRIPT[manager]:
         script = rest[1] if len(rest) > 1 else None
     elif manager == "npm" and rest[0] in _LIFECYCLE:
@@ -78,17 +160,51 @@ def _package_script(
     return [scripts[n] for n in names if isinstance(scripts.get(n), str)], []
 
 
-def _make_recipes(words: Sequence[str], makefile: Path) -> tuple[list[str], list[str]]:
-    """The recipe lines of the targets `words` name (the first target by default), and
-    of the targets each depends on, from `makefile`, `@`, `-` and `+` left out."""
-    try:
-        text = makefile.read_text(errors="replace")
-    except OSError:
-        return [], []
+def _make_text(
+    makefiles: Sequence[Path], search: Sequence[Path]
+) -> tuple[str, list[Path], list[str]]:
+    """The text make reads from `makefiles`, each `include`d file's in its place (the
+    first found in the folders of `search`: make's directory, then its `-I` folders),
+    the files an include could be, present or not (one that appears earlier in the
+    search is read instead), and the includes named at run time (`include $(RULES)`)."""
+    included: list[Path] = []
+    unread: list[str] = []
+    seen: set[Path] = set()
+
+    def text_of(makefile: Path) -> str:
+        if makefile in seen or len(seen) >= _MAX_MAKEFILES:
+            return ""
+        seen.add(makefile)
+        try:
+            text = makefile.read_text(errors="replace")
+        except OSError:
+            return ""
+        lines = []
+        for line in text.replace("\\\n", " ").splitlines():
+            match = _INCLUDE.match(line)
+            if match is None:
+                lines.append(line)
+                continue
+            for name in match.group(1).split("#")[0].split():
+                if "$" in name or any(c in name for c in "*?["):
+                    unread.append(f"make include {name}")
+                    continue
+                places = [Path(os.path.normpath(folder / name)) for folder in search]
+                included.extend(places)
+                found = next((place for place in places if place.is_file()), places[0])
+                lines.append(text_of(found))
+        return "\n".join(lines)
+
+    return "\n".join(text_of(makefile) for makefile in makefiles), included, unread
+
+
+def _make_recipes(tasks: Sequence[str], text: str) -> tuple[list[str], list[str]]:
+    """The recipe lines of the targets `tasks` name (the first target by default), and
+    of the targets each depends on, from a makefile's `text`, `@`, `-` and `+` left out."""
     rules: dict[str, tuple[list[str], list[str]]] = {}
     first: str | None = None
     current: list[tuple[list[str], list[str]]] = []
-    for line in text.replace("\\\n", " ").splitlines():
+    for line in text.splitlines():
         if line.startswith("\t"):
             for _, recipe in current:
                 recipe.append(line.strip().lstrip("@-+").strip())
@@ -108,7 +224,7 @@ def _make_recipes(words: Sequence[str], makefile: Path) -> tuple[list[str], list
             current.append(rule)
             if first is None and not target.startswith("."):
                 first = target
-    asked = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    asked = [task for task in tasks if "=" not in task]
     targets = asked or ([first] if first else [])
     lines: list[str] = []
     unread: list[str] = []

@@ -7,7 +7,8 @@ names (read command by command with the shell parser the rules use, past `cd DIR
 `env:` values name, a `python:` hook's whole package, a checker's script. What it
 cannot read (a word built at run time) is listed apart, never guessed. Relative paths
 start at the hook's `cwd`, else `base_dir`: the directory of the file that declares it.
-Lines are read into words by `cmdwords`.
+Lines are read into words by `cmdwords`; an interpreter's or a task runner's options
+by `options` (`python3 -Bm pkg`, `make -C sub -f x.mk`).
 """
 
 from __future__ import annotations
@@ -30,9 +31,19 @@ from hookgate.hooks.runs.cmdwords import (
     expand_known,
     own_folder,
     past_wrappers,
+    split_words,
     without_substitutions,
+    wrapper_settings,
+    xargs_files,
+    xargs_replace,
 )
 from hookgate.hooks.runs.environments import NODE_SUFFIXES, PACKAGE_DIRS, environment_of
+from hookgate.hooks.runs.options import (
+    RUNNER_GRAMMARS,
+    Options,
+    interpreter_grammar,
+    read_options,
+)
 
 #: Where the system's own programs live: a package manager, not a repository, writes
 #: there, so they are not pinned (an upgrade would untrust every project).
@@ -109,14 +120,39 @@ _LAUNCHER_VALUE_OPTIONS = frozenset(
      "--project", "--from", "--with", "--python", "-e", "--env", "--env-file", "--group",
      "--extra", "--prefix"}
 )  # fmt: skip
+#: Launchers' options whose value is the directory their program runs in.
+_LAUNCHER_CHDIR = frozenset({"--directory", "-C", "--cwd", "--dir"})
 #: Options after which the next word is a program file (`awk -f x`, `jq -f x`, `make -f x`).
 _FILE_OPTIONS = frozenset({"-f", "--file", "--from-file", "-r", "--require", "--rcfile",
                            "--init-file", "--import"})  # fmt: skip
-#: Interpreter options whose value is code, not a file: no script operand follows.
-_CODE_OPTIONS = frozenset({"-c", "-e", "-E", "-p", "--eval", "--print"})
-#: Interpreter options that take the next word as their value (`bash -o pipefail x`).
-_VALUE_OPTIONS = frozenset({"-o", "-O", "+o", "+O", "-W", "-X", "-I", "-r", "--require",
-                            "--import", "--loader", "--rcfile", "--init-file"})  # fmt: skip
+#: Task runners' settings files beside their task files, present or not: they name
+#: code the runner loads (`.npmrc`'s `node-options`, `script-shell`; `yarnPath`).
+_RUNNER_SETTINGS = {
+    "npm": (".npmrc",),
+    "pnpm": (".npmrc", "pnpm-workspace.yaml", ".pnpmfile.cjs"),
+    "yarn": (".npmrc", ".yarnrc", ".yarnrc.yml"),
+}
+#: Programs that run a line they are given in an option's value with a shell.
+_LINE_RUNNERS = {
+    "flock": ("-c", "--command"),
+    "script": ("-c", "--command"),
+    "su": ("-c", "--command"),
+    "runuser": ("-c", "--command"),
+}
+#: The options of `cd` and `pushd` before the directory.
+_CD_OPTIONS = re.compile(r"-[LPe@n]+")
+#: A script operand naming the script's own stdin.
+_STDIN_NAMES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+#: Endings of the files Node.js loads as code or data, not as a dotenv file.
+_NODE_CODE = frozenset({*NODE_SUFFIXES, ".js", ".json", ".node", ".wasm"})
+#: A `KEY=value` line of a dotenv file (`export` allowed).
+_ENV_LINE = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_]\w*)[ \t]*=(.*)$", re.M)
+#: A script operand naming a file descriptor: what the shell opened on it.
+_DESCRIPTOR = re.compile(r"/dev/fd/\d+|/proc/self/fd/\d+|/dev/std(?:in|out|err)")
+#: A word that is a file's text: `$(cat f)`, `$(< f)`, `` `cat f` ``, `<(cat f)`.
+_FED_FILE = re.compile(
+    r"""(?:\$\(|<\(|`)\s*(?:cat\s+(?:--\s+)?|<\s*)(["']?)([^\s"'()$`;&|<>]+)\1\s*[)`]"""
+)
 #: Files of one package or directory pinned at most; past it the rest is "not pinned".
 MAX_TREE_FILES = 1000
 _EXPANDS = re.compile(r"[$`]")
@@ -126,6 +162,8 @@ _GLOBS = re.compile(r"[*?\[{]")
 _RELATIVE_LITERAL = re.compile(r"""["'](\.\.?/[^"'\s]+)["']""")
 #: What Node.js tries after a `require`d path that names no file.
 _REQUIRE_ENDINGS = (".js", ".mjs", ".cjs", ".json", ".node", "/index.js")
+#: What an interpreter tries after a file an option loads (`node -r ./x`, `ruby -r./x`).
+_LOAD_ENDINGS = {"node": _REQUIRE_ENDINGS, "nodejs": _REQUIRE_ENDINGS, "ruby": (".rb",)}
 _NOTHING = re.compile(r"(?!)")
 #: Files a script writes to or reads from that run nothing: no path of a script's.
 _DEVICES = re.compile(r"/dev/(?:null|tty|stdin|stdout|stderr|fd/\d+)\b")
@@ -133,10 +171,11 @@ _DEVICES = re.compile(r"/dev/(?:null|tty|stdin|stdout|stderr|fd/\d+)\b")
 #: x.py`, `make guard`, `. lib.sh`, `x.sh`, `PATH=bin:$PATH`): `_may_run_another`.
 _RUN_WORDS = re.compile(
     r"(?<![\w.-])(?:{}|python[\d.]*|pypy3?)(?![\w.-])|(?:^|[\s;&|(){{}}`])(?:\.|source)\s"
-    r"|\.(?:{})\b|\b(?:{})=".format(
+    r"|\.(?:{})\b|\b(?:{})=|\b(?i:{})\w*=|\beval\s".format(
         "|".join(map(re.escape, sorted({*INTERPRETERS, *_RUNS_FROM_ITS_DIRECTORY, *_LAUNCHERS}))),
         "|".join(suffix[1:] for suffix in sorted(SCRIPT_SUFFIXES | set(NODE_SUFFIXES))),
         "|".join(sorted(CODE_LOADING_ENV)),
+        "|".join(_CODE_LOADING_PREFIXES),
     )
 )
 _PYTHON = re.compile(r"python(3(\.\d+)?)?|pypy3?")
@@ -402,11 +441,8 @@ class _Found:
 
     def argv(self, words: list[str], cwd: Path) -> None:
         """A program and its arguments, run with no shell; a shell's `-c` line read too
-        (`args: [sh, -c, "cd sub && ./g.sh"]`)."""
+        (`args: [sh, -c, "cd sub && ./g.sh"]`: `command` reads it)."""
         self.command(words, [cwd], shell=False)
-        script = _shell_script(past_wrappers(words))
-        if script is not None:
-            self.line(script, cwd)
 
     def line(self, line: str, cwd: Path) -> None:
         """The commands of a shell command line, each read as a list of words."""
@@ -417,8 +453,9 @@ class _Found:
         self._commands(commands, cwd)
 
     def _commands(self, commands: list[list[str]], cwd: Path, script: Path | None = None) -> None:
-        """Each command's words, run from `cwd` and the directories a `cd` goes to; in
-        a shell `script`'s body, its own folder read where a word names it."""
+        """Each command's words, run from `cwd` and the directories a `cd` (`pushd`,
+        `builtin cd -P`) goes to; in a shell `script`'s body, its own folder read where
+        a word names it."""
         dirs = [cwd]
         for words in commands:
             words = [expand_known(word, dirs[-1], self.base_dir) for word in words]
@@ -427,35 +464,74 @@ class _Found:
             while words and ASSIGNMENT.match(words[0]):  # `BASH_ENV=./x ./g.sh`
                 key, _, value = words.pop(0).partition("=")
                 self.environment({key: value}, dirs[-1])
-            if words and words[0] == "cd":
-                target = words[1] if len(words) > 1 else "~"
-                if _EXPANDS.search(target):  # what runs after it is read from there
-                    self.unread[target] = None
-                else:
-                    dirs.append(Path(os.path.normpath(dirs[-1] / os.path.expanduser(target))))
-                continue
-            self.command(words, dirs, in_script=script is not None)
+            if (target := _cd_target(words)) is None:
+                self.command(words, dirs, in_script=script is not None)
+            elif target == "-":  # `cd -`, `popd`: back where it was
+                dirs.append(dirs[-2] if len(dirs) > 1 else dirs[-1])
+            elif _EXPANDS.search(target) or target.startswith(("+", "-")):
+                self.unread[target] = None  # what runs after it is read from there
+            else:
+                dirs.append(Path(os.path.normpath(dirs[-1] / os.path.expanduser(target))))
 
     def command(
         self, words: list[str], dirs: list[Path], *, shell: bool = True, in_script: bool = False
     ) -> None:
-        """One command's words: the program, an interpreter's script, scripts named.
+        """One command's words: the program, an interpreter's script, scripts named,
+        past its wrappers (`exec`, `timeout 5`, `env -C sub`, `env -S 'sh g.sh'`).
         Without a `shell` to expand them, `$`, `` ` `` and globs are plain characters. On a
         hook's line a word built at run time that could be a path is named as unread;
         `in_script`, only the program or an interpreter's script when they are (a
         script's `"$TMPDIR/x"` is mostly its data)."""
         expands = _EXPANDS if shell else _NOTHING
-        globs = _GLOBS if shell else _NOTHING
-        fed = [word[len(STDIN) :] for word in words if word.startswith(STDIN)]
-        unknown = [word[len(UNKNOWN) :] for word in words if word.startswith(UNKNOWN)]
+        stdin = _Stdin(
+            [word[len(STDIN) :] for word in words if word.startswith(STDIN)],
+            [],
+            [word[len(UNKNOWN) :] for word in words if word.startswith(UNKNOWN)],
+        )
         words = [word for word in words if not word.startswith((STDIN, UNKNOWN))]
+        if shell:  # `bash <<< "$(cat f)"`, `source <(cat f)`: words the parser left whole
+            words, here = _here_strings(_process_substitutions(words))
+            stdin.here.extend(here)
         for word in words:  # `env BASH_ENV=./x sh -c …`: a wrapper's assignments count too
             key, equals, value = word.partition("=")
-            if equals and key in CODE_LOADING_ENV:
+            if equals and loads_code(key):
                 self.environment({key: value}, dirs[-1])
         inner = past_wrappers(words)
-        launched = _launched(words[: len(words) - len(inner)], inner)
-        words = inner
+        wrappers = words[: len(words) - len(inner)]
+        chdirs, split = wrapper_settings(wrappers) if wrappers else ([], None)
+        if split is not None:  # `env -S 'sh g.sh' x`: its value's words, then the rest
+            split_into = split_words(split)
+            if expands.search(split) or split_into is None:
+                self.unread[split] = None
+                return
+            inner = ["env", *split_into, *inner]
+        if chdirs and any(expands.search(chdir) for chdir in chdirs):
+            self.unread.update(dict.fromkeys(c for c in chdirs if expands.search(c)))
+            return
+        if chdirs:  # `env -C tools ./g`: it runs there
+            dirs = [Path(os.path.normpath(d.joinpath(*chdirs))) for d in dirs]
+        if split is not None or chdirs:
+            marks = [STDIN + name for name in stdin.fed] + [UNKNOWN + u for u in stdin.unknown]
+            here = [f"<<<{text}" for text in stdin.here]
+            self.command([*inner, *here, *marks], dirs, shell=shell, in_script=in_script)
+        else:
+            self._wrapped(wrappers, inner, dirs, stdin, shell=shell, in_script=in_script)
+
+    def _wrapped(
+        self,
+        wrappers: list[str],
+        words: list[str],
+        dirs: list[Path],
+        stdin: _Stdin,
+        *,
+        shell: bool,
+        in_script: bool,
+    ) -> None:
+        """`command`'s words past its `wrappers`, read where it runs (`dirs[-1]`, and
+        the directories a `cd` went to before: `_relative`)."""
+        expands = _EXPANDS if shell else _NOTHING
+        globs = _GLOBS if shell else _NOTHING
+        launched = _launched(wrappers, words)
         if not words:
             return
         program, cwd = words[0], dirs[-1]
@@ -466,56 +542,247 @@ class _Found:
                 self.unread[program] = None
         elif os.sep in program:
             self.path(program, cwd, present_only=False)
-        if task_files := _RUNS_FROM_ITS_DIRECTORY.get(os.path.basename(program)):
-            for name in task_files:  # `make guard`: the Makefile, and what `guard` runs
-                self._relative(name, dirs, present_only=True)
+        name = os.path.basename(program)
+        if name in _RUNS_FROM_ITS_DIRECTORY:  # `make guard`: the Makefile, what `guard` runs
             self._task(program, words, dirs)
+        chdirs = _launcher_chdirs(wrappers, words) if launched is not None else []
+        if chdirs:  # `uv run --directory sub g.py`: what it runs is read from there
+            if any(_EXPANDS.search(chdir) for chdir in chdirs):
+                self.unread.update(dict.fromkeys(chdirs))
+                return
+            dirs = [Path(os.path.normpath(d.joinpath(*chdirs))) for d in dirs]
+            cwd = dirs[-1]
         if launched is not None:  # `npx eslint`: node_modules/.bin/eslint, present or not
             self._relative(launched, dirs, present_only=False)
-        operand = _script_operand(words)
-        if operand is None and _is_python(program) and "-m" in words:
-            self._module(words[words.index("-m") + 1 :][:1], cwd)
-        elif operand is None and (code := _inline_code(words)) is not None:
-            self._inline(program, code, cwd)
-        elif operand is None and _interpreter(program) and not _has_code_option(words):
-            for script in fed:  # `bash < g.sh`, `python3 - < g.py`: the script is stdin
-                if expands.search(script) or globs.search(script):
-                    self.unread[script] = None
+        if name == "find":
+            self._find(words, dirs)
+        elif name == "eval":  # the parser reads no `eval`'s line: read here
+            self._code(" ".join(words[1:]), dirs, shell=shell, parsed=False)
+        elif name in _LINE_RUNNERS:  # `flock L -c 'sh g.sh'`: a line a shell runs
+            for line in _line_values(words, _LINE_RUNNERS[name]):
+                self._code(line, dirs, shell=shell, parsed=False)
+        options = _options(words)
+        if options is not None:
+            if options.chdir:  # `ruby -C sub g.rb`: the script is read from there
+                if any(expands.search(chdir) for chdir in options.chdir):
+                    self.unread.update(dict.fromkeys(options.chdir))
                 else:
-                    self._relative(script, dirs, present_only=False)
-                    self._fed(program, script, cwd)
-            if unknown and not fed:  # `bash < "$X"`, `… | bash`
-                self.unread[f"the script {os.path.basename(program)} reads on its stdin"] = None
+                    dirs = [Path(os.path.normpath(d.joinpath(*options.chdir))) for d in dirs]
+                    cwd = dirs[-1]
+            if _gives_found_files(wrappers, words, options):  # `… | xargs sh`
+                self.unread[f"the files xargs gives {name}"] = None
+                for listed in xargs_files(wrappers):
+                    self._relative(listed, dirs, present_only=False)
+            self._interpreted(words, dirs, options, stdin, shell=shell)
+        operand = options.operand if options is not None and not options.shell_code else None
         for index, word in enumerate(words[1:], 1):
-            if expands.search(word):
+            if index == operand and self._fed_operand(word, dirs, stdin, name):
+                continue
+            if word.startswith(("<(", ">(")):  # its command is read on its own
+                if index == operand:
+                    self.unread[word] = None  # a script built at run time
+            elif expands.search(word):
                 path_like = os.sep in without_substitutions(word)
                 if index == operand or (path_like and not in_script):
                     self.unread[word] = None  # a path built at run time
-            elif index == operand or words[index - 1] in _FILE_OPTIONS:
+            elif index == operand:
                 if globs.search(word):
                     self.unread[word] = None  # the files it matches when it runs
                 else:
-                    self._relative(word, dirs, present_only=index != operand)
+                    self._relative(word, dirs, present_only=False)
+            elif options is None and (file := _option_file(words, index)) is not None:
+                if globs.search(file):
+                    self.unread[file] = None
+                else:  # `jq -f x.jq`, `awk -fx.awk`: a program file, if there is one
+                    self._relative(file, dirs, present_only=True)
             elif not word.startswith("-") and _is_script(cwd / word):
                 self._relative(word, dirs, present_only=True)
 
-    def _task(self, program: str, words: list[str], dirs: list[Path]) -> None:
-        """What the task a task runner is asked for runs (`npm run guard`: the command
-        line `package.json` names), read as a script's lines are, each task once."""
-        from hookgate.hooks.runs.tasks import task_lines
+    def _interpreted(
+        self, words: list[str], dirs: list[Path], options: Options, stdin: _Stdin, *, shell: bool
+    ) -> None:
+        """What an interpreter's options make it run (`read_options`): a module, code,
+        files it loads first (`node --require=x`), folders it loads from (`perl -I`),
+        the script it reads on stdin; options it does not know listed as unread."""
+        program, cwd = words[0], dirs[-1]
+        expands = _EXPANDS if shell else _NOTHING
+        name = os.path.basename(program)
+        self.unread.update(dict.fromkeys(f"{w} (an option of {name} not read)"
+                                         for w in options.unknown))  # fmt: skip
+        for file in options.files:
+            if name in ("node", "nodejs") and Path(file).suffix not in _NODE_CODE:
+                self._env_file(file, dirs)  # `--env-file=.env`: its `NODE_OPTIONS` too
+            if expands.search(file) or _GLOBS.search(file):
+                self.unread[file] = None
+            elif os.sep in file or "." in file:  # `ruby -rjson`: a library, not a path
+                endings = _LOAD_ENDINGS.get(name, ())
+                candidates = [file, *(file + ending for ending in endings)]
+                present = [c for c in candidates if any((d / c).is_file() for d in dirs)]
+                for candidate in present or [file]:
+                    self._relative(candidate, dirs, present_only=False)
+        for folder in options.dirs:
+            if expands.search(folder):
+                self.unread[folder] = None
+            else:
+                self.path(folder, cwd, present_only=False, trees=True)
+        if options.module is not None:
+            if expands.search(options.module):
+                self.unread[options.module] = None
+            else:
+                self._module([options.module], cwd)
+        elif options.code is not None:
+            if not self._code_file(options.code, dirs, shell=False):
+                self._inline(program, options.code, cwd)
+        elif options.shell_code and options.operand is not None:
+            self._code(words[options.operand], dirs, shell=shell, parsed=shell)
+        elif options.operand is None:
+            self._from_stdin(name, dirs, stdin)
 
-        key = (dirs[-1], " ".join(words))
+    def _env_file(self, file: str, dirs: list[Path]) -> None:
+        """The code-loading variables a file `node --env-file` reads sets
+        (`NODE_OPTIONS=--require ./x.js`): read as a hook's `env:` is."""
+        for directory in dirs:
+            try:
+                text = (directory / file).read_text(errors="replace")
+            except (OSError, ValueError):
+                continue
+            for key, value in _ENV_LINE.findall(text):
+                if loads_code(key):
+                    self.environment({key: value.strip().strip("\"'")}, dirs[-1])
+
+    def _from_stdin(self, name: str, dirs: list[Path], stdin: _Stdin) -> None:
+        """The script an interpreter reads on stdin: `bash < g.sh`, `python3 - < g.py`,
+        `bash -s -- a < g.sh`, `bash <<< "$(cat g.sh)"`; unread where it is not a file."""
+        shell = _is_shell(name)
+        for script in stdin.fed:
+            if _EXPANDS.search(script) or _GLOBS.search(script):
+                self.unread[script] = None
+            else:
+                self._relative(script, dirs, present_only=False)
+                self._fed(name, script, dirs[-1])
+                if shell:
+                    self._read_script(script, dirs)
+        for text in stdin.here:
+            if self._code_file(text, dirs, shell=shell):
+                continue
+            if _EXPANDS.search(text):
+                self.unread[text] = None
+            elif shell:
+                self.line(text, dirs[-1])
+            else:
+                self._inline(name, text, dirs[-1])
+        if stdin.unknown and not stdin.fed and not stdin.here:  # `bash < "$X"`, `… | bash`
+            self.unread[f"the script {name} reads on its stdin"] = None
+
+    def _fed_operand(self, word: str, dirs: list[Path], stdin: _Stdin, name: str) -> bool:
+        """Whether a script operand is code fed from elsewhere, read here: stdin (`.
+        /dev/stdin < f`, `sh -`) or a file's text (`source <(cat f)`)."""
+        if word in _STDIN_NAMES:
+            self._from_stdin(name, dirs, stdin)
+            return True
+        if _DESCRIPTOR.fullmatch(word):  # `. /dev/fd/3`: what was opened on it, unread
+            self.unread[f"the script {name} reads from {word}"] = None
+            return True
+        return self._code_file(word, dirs, shell=_is_shell(name))
+
+    def _code(self, code: str, dirs: list[Path], *, shell: bool, parsed: bool) -> None:
+        """A line a shell runs (`sh -c CODE`, `eval CODE`): a file's text (`"$(cat f)"`)
+        pinned and read; a line built otherwise at run time, unread; a literal one read
+        as a line, unless the shell parser read it with the hook's (`parsed`)."""
+        if self._code_file(code, dirs, shell=True):
+            return
+        if shell and _EXPANDS.search(code):
+            self.unread[code] = None
+        elif not parsed:
+            self.line(code, dirs[-1])
+
+    def _code_file(self, word: str, dirs: list[Path], *, shell: bool) -> bool:
+        """Whether `word` is a file's text (`$(cat f)`, `$(< f)`, `<(cat f)`): then that
+        file is pinned, present or not, and, for a `shell`, read as a script."""
+        file = _fed_file(word)
+        if file is None:
+            return False
+        if _EXPANDS.search(file) or _GLOBS.search(file):
+            self.unread[word] = None
+            return True
+        self._relative(file, dirs, present_only=False)
+        if shell:
+            self._read_script(file, dirs)
+        return True
+
+    def _read_script(self, file: str, dirs: list[Path]) -> None:
+        """What `file`, run by a shell from `dirs[-1]`, runs in turn (`_script`)."""
+        for directory in dirs:
+            if (directory / file).is_file():
+                self._script(Path(os.path.normpath(directory / file)), dirs[-1])
+
+    def _find(self, words: list[str], dirs: list[Path]) -> None:
+        """The commands `find -exec`, `-execdir`, `-ok` run, read as commands with no
+        shell. One that runs the files found (`-exec sh {} ';'`) or names them in its
+        code runs what is under the folders searched: those are pinned whole where they
+        are the project's own (`tools`, not the project itself: `folder`), else it is
+        unread: which files it runs, only the run knows."""
+        for command in _find_commands(words):
+            inner = past_wrappers(command)
+            if not inner:
+                continue
+            if "{}" in inner[0] or (_interpreter(inner[0]) and any("{}" in w for w in inner)):
+                if not self._searched(_find_roots(words), dirs[-1]):
+                    self.unread[f"what find runs: {' '.join(command)}"] = None
+            else:
+                self.command(command, dirs, shell=False)
+
+    def _searched(self, roots: list[str], cwd: Path) -> bool:
+        """Whether every folder of `roots` is one of the project's, below it: then each
+        is pinned whole (`folder`)."""
+        if any(_EXPANDS.search(root) or _GLOBS.search(root) for root in roots):
+            return False
+        folders = [Path(os.path.normpath(cwd / root)) for root in roots]
+        if not all(f != self.base_dir and _under(f, (self.base_dir,)) for f in folders):
+            return False
+        if not all(folder.is_dir() for folder in folders):
+            return False
+        for folder in folders:
+            self.folder(folder)
+        return True
+
+    def _task(self, program: str, words: list[str], dirs: list[Path]) -> None:
+        """What a task runner runs: the files it reads its tasks from, where it runs
+        (`make -C sub -f x.mk`, `npm --prefix sub`), the settings it reads that load code
+        (`.npmrc`'s `node-options`), and the task it is asked for (`npm run guard`: the
+        command line `package.json` names), read as a script's lines are, each once."""
+        from hookgate.hooks.runs.tasks import config_code, task_lines
+
+        name = os.path.basename(program)
+        options = read_options(words, RUNNER_GRAMMARS[name], all_operands=True)
+        built = [w for w in (*options.chdir, *options.files) if _EXPANDS.search(w) or w == "-"]
+        self.unread.update(dict.fromkeys([*built, *options.unknown]))
+        if built:
+            return
+        here = [Path(os.path.normpath(d.joinpath(*options.chdir))) for d in dirs]
+        for file in options.files or _RUNS_FROM_ITS_DIRECTORY[name]:
+            self._relative(file, here, present_only=not options.files)
+        for config in _RUNNER_SETTINGS.get(name, ()):  # present or not: one added runs
+            self._relative(config, here, present_only=False)
+            loads, unread = config_code(here[-1] / config)
+            self.unread.update(dict.fromkeys(unread))
+            for file in loads:
+                self._relative(file, here, present_only=False)
+        tasks = [words[index] for index in options.positional]
+        key = (here[-1], " ".join([name, *options.files, *tasks]))
         if key in self._tasks:
             return
         self._tasks.add(key)
-        lines, unread, file = task_lines(program, words, dirs[-1])
-        self.unread.update(dict.fromkeys(unread))
-        for line in lines:
+        read = task_lines(program, tasks, here[-1], options.files, options.dirs)
+        self.unread.update(dict.fromkeys(read.unread))
+        for included in read.included:  # a Makefile's `include rules.mk`, present or not
+            self.path(str(included), here[-1], present_only=False)
+        for line in read.lines:
             commands = commands_of(line)
             if commands is None:
                 self.unread[line] = None
             else:  # a script's lines: `$(PYTHON) g.py` names no path
-                self._commands(commands, dirs[-1], file)
+                self._commands(commands, here[-1], read.source)
 
     def _module(self, name: list[str], cwd: Path) -> None:
         """`python3 -m pkg.mod` from `cwd` (on its `sys.path`): the files it would run."""
@@ -668,40 +935,6 @@ def _source(script: Path) -> bytes | None:
         return None
 
 
-def _inline_code(words: Sequence[str]) -> str | None:
-    """The code an interpreter (not a shell: its line is read as one) runs from its
-    command line: the word after `-c`, `-e`, `--eval`, … (`python3 -c CODE`)."""
-    name = os.path.basename(words[0])
-    if name in _SHELLS_C or (name not in INTERPRETERS and not _is_python(name)):
-        return None
-    for index, word in enumerate(words[1:-1], 1):
-        if word in _CODE_OPTIONS:
-            return words[index + 1]
-        if not word.startswith("-"):
-            return None  # a script, and the rest its arguments
-    return None
-
-
-def _script_operand(words: Sequence[str]) -> int | None:
-    """The index of the script an interpreter runs (`bash -x g`, `. ./lib.sh`), if any."""
-    name = os.path.basename(words[0])
-    if name in (".", "source"):
-        return 1 if len(words) > 1 else None
-    if name not in INTERPRETERS and not _is_python(name):
-        return None
-    skip = False
-    for index, word in enumerate(words[1:], 1):
-        if skip:
-            skip = False
-        elif word in _CODE_OPTIONS or (name in _SHELLS_C and _has_c(word)) or word == "-m":
-            return None  # code or a module, not a file
-        elif word in _VALUE_OPTIONS:
-            skip = True
-        elif not word.startswith(("-", "+")) or word == "-":
-            return index if word != "-" else None
-    return None
-
-
 def _launched(wrappers: Sequence[str], words: Sequence[str]) -> str | None:
     """Where the program a launcher runs lies, relative to where it runs (`npx -y
     eslint .`: `node_modules/.bin/eslint`; `uv run g.py`: `.venv/bin/python`); None
@@ -726,6 +959,26 @@ def _launched(wrappers: Sequence[str], words: Sequence[str]) -> str | None:
     return None if os.sep in rest[0] else f"{folder}/{rest[0]}"
 
 
+def _launcher_chdirs(wrappers: Sequence[str], words: Sequence[str]) -> list[str]:
+    """The directories a launcher among `wrappers` (or first in `words`) runs its
+    program in, each from the one before (`uv run --directory sub`, `poetry -C sub`)."""
+    starts = [i for i, word in enumerate(wrappers) if os.path.basename(word) in _LAUNCHERS]
+    combined = [*wrappers[starts[-1] :], *words] if starts else list(words)
+    if not combined or (launcher := _LAUNCHERS.get(os.path.basename(combined[0]))) is None:
+        return []
+    chdirs: list[str] = []
+    index = 1
+    while index < len(combined):
+        option, equals, value = combined[index].partition("=")
+        if option in _LAUNCHER_CHDIR:
+            following = combined[index + 1] if index + 1 < len(combined) else ""
+            chdirs.append(value if equals else following)
+        elif not option.startswith("-") and option not in launcher[0]:
+            break  # the program
+        index += 2 if option in _LAUNCHER_VALUE_OPTIONS and not equals else 1
+    return chdirs
+
+
 def _past_options(words: Sequence[str]) -> Sequence[str]:
     """`words` from the first that is not an option (or an option's value), past `--`."""
     index = 0
@@ -736,16 +989,161 @@ def _past_options(words: Sequence[str]) -> Sequence[str]:
     return words[index:]
 
 
-def _shell_script(words: Sequence[str]) -> str | None:
-    """The line `sh -c LINE` runs, when `words` are such a command."""
-    if not words or os.path.basename(words[0]) not in _SHELLS_C:
+class _Stdin(NamedTuple):
+    """What a command reads on stdin, as far as its line says."""
+
+    fed: list[str]
+    """Files redirected in (`< g.sh`)."""
+    here: list[str]
+    """Here-strings' text (`<<< "$(cat g.sh)"`)."""
+    unknown: list[str]
+    """Why what it reads is not known before it runs (`… | bash`)."""
+
+
+def _options(words: Sequence[str]) -> Options | None:
+    """What an interpreter's options say (`read_options`), `.`'s and `source`'s
+    operand; None for another program."""
+    name = os.path.basename(words[0])
+    if name in (".", "source"):
+        return Options(operand=1 if len(words) > 1 else None)
+    if not _interpreter(name):
         return None
+    return read_options(words, interpreter_grammar(name))
+
+
+def _cd_target(words: Sequence[str]) -> str | None:
+    """Where a `cd`, `pushd` or `popd` goes (`builtin cd -P sub`: `sub`; `-` back where
+    it was; `+1` a place on the stack), None for another command."""
+    if words[:1] in (["builtin"], ["command"]):
+        words = words[1:]
+    if not words or words[0] not in ("cd", "pushd", "popd", "chdir"):
+        return None
+    if words[0] == "popd":
+        return "-"
+    args = list(words[1:])
+    while args and _CD_OPTIONS.fullmatch(args[0]):
+        args.pop(0)
+    if args[:1] == ["--"]:
+        args.pop(0)
+    if not args:
+        return "-" if words[0] == "pushd" else "~"  # a bare `pushd` swaps back
+    return args[0]
+
+
+def _here_strings(words: Sequence[str]) -> tuple[list[str], list[str]]:
+    """`words` less their here-strings (`<<< TEXT`, `<<<TEXT`), and those texts."""
+    kept: list[str] = []
+    here: list[str] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word == "<<<" and index + 1 < len(words):
+            here.append(words[index + 1])
+            index += 1
+        elif word.startswith("<<<"):
+            here.append(word[3:])
+        else:
+            kept.append(word)
+        index += 1
+    return kept, here
+
+
+def _process_substitutions(words: Sequence[str]) -> list[str]:
+    """`words` with each process substitution, which the parser leaves split (`<(cat`,
+    `f)`), one word again (`<(cat f)`)."""
+    joined: list[str] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word.startswith(("<(", ">(")):
+            while word.count("(") > word.count(")") and index + 1 < len(words):
+                index += 1
+                word = f"{word} {words[index]}"
+        joined.append(word)
+        index += 1
+    return joined
+
+
+def _fed_file(word: str) -> str | None:
+    """The file whose text `word` is (`$(cat f)`, `$(< f)`, `` `cat f` ``, `<(cat f)`)."""
+    match = _FED_FILE.fullmatch(word.strip())
+    return match.group(2) if match is not None else None
+
+
+def _is_shell(name: str) -> bool:
+    """Whether `name` runs what it reads as shell code (`sh`, `.`, `eval`)."""
+    return os.path.basename(name) in _SHELLS_C or name in (".", "source", "eval")
+
+
+def _gives_found_files(wrappers: Sequence[str], words: Sequence[str], options: Options) -> bool:
+    """Whether `xargs` among `wrappers` gives the interpreter `words` its script or
+    code from its input (`xargs sh`, `xargs -I{} sh -c {}`): which, only the run knows."""
+    replace = xargs_replace(wrappers)
+    if replace is None:
+        return False
+    if replace and any(replace in word for word in words[1:]):
+        return True
+    given = options.code, options.module
+    return options.operand is None and given == (None, None) and not options.stdin
+
+
+def _find_commands(words: Sequence[str]) -> list[list[str]]:
+    """The commands a `find`'s `-exec`, `-execdir`, `-ok`, `-okdir` run, `{}` kept."""
+    commands: list[list[str]] = []
+    current: list[str] | None = None
+    for word in words[1:]:
+        if current is None:
+            if word in ("-exec", "-execdir", "-ok", "-okdir"):
+                current = []
+        elif word == ";" or (word == "+" and current[-1:] == ["{}"]):
+            commands.append(current)
+            current = None
+        else:
+            current.append(word)
+    if current:
+        commands.append(current)
+    return commands
+
+
+def _find_roots(words: Sequence[str]) -> list[str]:
+    """The folders a `find` searches: its operands before the expression (`.` if none)."""
+    roots: list[str] = []
+    for word in words[1:]:
+        if word in ("-H", "-L", "-P") and not roots:
+            continue
+        if word.startswith(("-", "(", "!")):
+            break
+        roots.append(word)
+    return roots or ["."]
+
+
+def _line_values(words: Sequence[str], options: tuple[str, ...]) -> list[str]:
+    """The values of `options` (`-c LINE`, `-cLINE`, `--command=LINE`, `-qc LINE`)."""
+    values: list[str] = []
     for index, word in enumerate(words[1:], 1):
-        if _has_c(word):
-            return words[index + 1] if index + 1 < len(words) else None
-        if not word.startswith(("-", "+")):
-            return None
-    return None
+        following = words[index + 1] if index + 1 < len(words) else None
+        for option in options:
+            if option.startswith("--"):
+                if word.startswith(option + "="):
+                    values.append(word[len(option) + 1 :])
+                elif word == option and following is not None:
+                    values.append(following)
+            elif word[:1] == "-" and word[1:2] != "-" and option[1] in word:
+                value = word[word.index(option[1]) + 1 :] or following
+                if value is not None:
+                    values.append(value)
+    return values
+
+
+def _option_file(words: Sequence[str], index: int) -> str | None:
+    """The file a program's option names at `index`: `-f x`'s `x`, `-fx`, `--file=x`."""
+    word = words[index]
+    if words[index - 1] in _FILE_OPTIONS:
+        return word
+    if word.startswith("-f") and len(word) > 2 and word[2] != "-":
+        return word[2:]
+    option, equals, value = word.partition("=")
+    return value if equals and option in _FILE_OPTIONS and option.startswith("--") else None
 
 
 def _under(path: Path, roots: Iterable[Path]) -> bool:
@@ -756,14 +1154,6 @@ def _under(path: Path, roots: Iterable[Path]) -> bool:
 def _interpreter(program: str) -> bool:
     """Whether `program` runs a script: a shell, Python, Node.js, …"""
     return os.path.basename(program) in INTERPRETERS or _is_python(program)
-
-
-def _has_code_option(words: Sequence[str]) -> bool:
-    """Whether an interpreter's words give it code (`-c`, `-e`) or a module (`-m`)."""
-    shell = os.path.basename(words[0]) in _SHELLS_C
-    return any(
-        word in _CODE_OPTIONS or word == "-m" or (shell and _has_c(word)) for word in words[1:]
-    )
 
 
 def _is_python(program: str) -> bool:
@@ -836,10 +1226,6 @@ def _is_node(program: str) -> bool:
 #: Bytes of a `#!` line the kernel reads (`BINPRM_BUF_SIZE` on Linux since 5.1).
 _SHEBANG_MAX = 256
 _SHELLS_C = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"})
-
-
-def _has_c(option: str) -> bool:
-    return option.startswith("-") and not option.startswith("--") and "c" in option
 
 
 def _is_shell_script(path: Path) -> bool:
