@@ -8,7 +8,8 @@ client filled hundreds of megabytes with header lines, or held every file descri
 with idle sockets, before any token was checked. `bounded_protocol()` is uvicorn's own
 HTTP protocol with those bounds: a head of at most `MAX_HEAD` bytes and `MAX_HEADERS`
 lines, sent within `HEAD_TIMEOUT` seconds of the connection's first byte (or of its
-start), else the connection is refused (400) or closed. uvicorn and its parsers are
+start), else the connection is refused (400) or closed; and past `max_pending()`
+connections awaiting their head, the oldest of them is closed. uvicorn and its parsers are
 imported here, when a server starts.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import resource
+from collections import OrderedDict
 from typing import Any
 
 import h11
@@ -34,6 +36,9 @@ MAX_HEADERS = 100
 #: first byte of each later request on it (between requests, uvicorn's keep-alive
 #: timeout closes an idle one).
 HEAD_TIMEOUT = 10.0
+#: Connections awaiting their head at most, per process, however many descriptors it
+#: may hold (`max_pending`).
+MAX_PENDING = 1024
 
 
 class HeadTooLarge(Exception):
@@ -47,9 +52,12 @@ def bounded_protocol() -> type[asyncio.Protocol]:
     return BoundedH11Protocol if HttpToolsProtocol is None else BoundedHttpToolsProtocol
 
 
-def h11_options() -> dict[str, Any]:
-    """What `uvicorn.Config` needs besides `http=` for the h11 protocol's own cap."""
-    return {"h11_max_incomplete_event_size": MAX_HEAD}
+def server_options() -> dict[str, Any]:
+    """What `uvicorn.Config` needs besides `http=`: the h11 protocol's own cap on a
+    head, and a `backlog` of `max_pending()`: asyncio accepts up to that many connections
+    at a time before any of them is set up, and a burst larger than the descriptors
+    left would fail them all (EMFILE) before the oldest could be closed."""
+    return {"h11_max_incomplete_event_size": MAX_HEAD, "backlog": max_pending()}
 
 
 def raise_open_files_limit() -> None:
@@ -62,7 +70,10 @@ def raise_open_files_limit() -> None:
 
 
 class _HeadClock:
-    """The timer of a connection's pending head: armed while a head is awaited."""
+    """The timer of a connection's pending head: armed while a head is awaited. The
+    armed ones are kept in order: past `max_pending()`, the oldest is closed, so that a
+    client holding sockets open cannot take the descriptors an honest request needs
+    (which sends its head at once, and so is never the oldest waiting)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, transport: asyncio.Transport) -> None:
         self._loop = loop
@@ -72,7 +83,10 @@ class _HeadClock:
     def waiting(self, pending: bool) -> None:
         """Arm the timer when a head is pending and it is not armed; else disarm it."""
         if pending and self._timer is None:
-            self._timer = self._loop.call_later(HEAD_TIMEOUT, self._expired)
+            self._timer = self._loop.call_later(HEAD_TIMEOUT, self.close)
+            _WAITING[self] = None
+            if len(_WAITING) > max_pending():
+                next(iter(_WAITING)).close()
         elif not pending:
             self.stop()
 
@@ -80,11 +94,24 @@ class _HeadClock:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        _WAITING.pop(self, None)
 
-    def _expired(self) -> None:
-        self._timer = None
+    def close(self) -> None:
+        """Give up on this connection's head: close it."""
+        self.stop()
         if not self._transport.is_closing():
             self._transport.close()
+
+
+#: The armed clocks of this process, oldest first.
+_WAITING: OrderedDict[_HeadClock, None] = OrderedDict()
+
+
+def max_pending() -> int:
+    """Connections awaiting a head at most, per process: a quarter of the descriptors
+    this process may hold (at least 16, at most `MAX_PENDING`): the rest stay for the
+    requests being answered, their hooks' pipes and their files."""
+    return max(16, min(MAX_PENDING, resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 4))
 
 
 if HttpToolsProtocol is not None:
@@ -131,7 +158,7 @@ if HttpToolsProtocol is not None:
 
 
 class BoundedH11Protocol(H11Protocol):
-    """h11 caps a head's size itself (`h11_options`); this one adds the clock."""
+    """h11 caps a head's size itself (`server_options`); this one adds the clock."""
 
     _clock: _HeadClock
 

@@ -10,12 +10,15 @@ that an honest request is still answered.
 from __future__ import annotations
 
 import socket
+import subprocess
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx2
 
 from hookgate.listening import HEAD_TIMEOUT, MAX_HEAD, MAX_HEADERS
-from serve.conftest import TOKENS, Service
+from runtime.project import HOOKGATE, Project
+from serve.conftest import TOKENS, Service, free_port, wait_healthy
 
 #: What the client tries to send: far more than the bound, and than the kernel buffers.
 FLOOD = 64 * 1024 * 1024
@@ -93,3 +96,36 @@ def test_a_head_sent_in_part_and_then_left_is_closed(service: Service) -> None:
     honest = httpx2.post(service.url + "/v1/hook", content=b"{}", timeout=CLOSE_WAIT,
                          headers={"authorization": f"Bearer {TOKENS['alice']}"})  # fmt: skip
     assert honest.status_code in (200, 400)
+
+
+def test_sockets_held_open_cannot_take_the_descriptors_an_honest_request_needs(
+    project: Project, tmp_path: Path
+) -> None:
+    """A service allowed 1,024 descriptors, and 1,100 connections that send nothing:
+    past `max_pending()` the oldest waiting is closed, so the honest request after them
+    is still answered (it sends its head at once)."""
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"alice {TOKENS['alice']}\n")
+    tokens.chmod(0o600)
+    port = free_port()
+    process = subprocess.Popen(
+        ["prlimit", "--nofile=1024:1024", str(HOOKGATE), "serve", "--agent",
+         str(project.agent_file), "--port", str(port), "--token-file", str(tokens)],
+        cwd=project.dir, env=project.env(), stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    held: list[socket.socket] = []
+    try:
+        wait_healthy(url, process)
+        held = [socket.create_connection(("127.0.0.1", port)) for _ in range(1100)]
+
+        answered = httpx2.get(url + "/healthz", timeout=CLOSE_WAIT)
+
+        assert answered.status_code == 200
+        assert held[0].recv(1) == b""  # the oldest waiting, closed by the service
+    finally:
+        for connection in held:
+            connection.close()
+        process.terminate()
+        process.wait(CLOSE_WAIT)

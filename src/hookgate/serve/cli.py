@@ -70,12 +70,12 @@ def run_serve(args: argparse.Namespace) -> int:
         os.environ[app.TOKEN_FILE_VARIABLE] = str(args.token_file.resolve())
     if args.time_limit is not None:
         os.environ[app.TIME_LIMIT_VARIABLE] = str(args.time_limit)
-    from hookgate.listening import bounded_protocol, h11_options, raise_open_files_limit
+    from hookgate.listening import bounded_protocol, raise_open_files_limit, server_options
 
     raise_open_files_limit()
     uvicorn.run("hookgate.serve.app:create_app", factory=True, host=args.host, port=args.port,
                 workers=args.workers, log_level="warning", access_log=False,
-                http=bounded_protocol(), **h11_options(),
+                http=bounded_protocol(), **server_options(),
                 ssl_certfile=args.ssl_certfile and str(args.ssl_certfile),
                 ssl_keyfile=args.ssl_keyfile and str(args.ssl_keyfile))  # fmt: skip
     return 0

@@ -109,13 +109,13 @@ async def _serve(
     from hookgate.frontends.window.shortage import quiet_shortage_handler
 
     hub = Hub(agent_file, SessionStore(), Path.cwd(), max_sessions)
-    from hookgate.listening import bounded_protocol, h11_options, raise_open_files_limit
+    from hookgate.listening import bounded_protocol, raise_open_files_limit, server_options
 
     raise_open_files_limit()
     config = uvicorn.Config(
         build_app(hub, token=token, port=port), log_level="warning", access_log=False,
         lifespan="on", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN, ws="none",
-        http=bounded_protocol(), **h11_options(),
+        http=bounded_protocol(), **server_options(),
     )  # fmt: skip
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(quiet_shortage_handler)
