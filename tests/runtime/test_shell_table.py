@@ -266,7 +266,7 @@ ROWS = [
     Row("newgrp <<< 'rm -f x'", "shell(newgrp *)", False, RM, True, DELETES),
     Row("unshare -r ls", "shell(unshare *)", True, RM, False),
     Row("docker exec box bash -c 'true; rm -f x'", "shell(docker exec *)", False, RM, True),
-    Row("uv run bash -c 'true; rm -f x'", "shell(uv run *)", False, RM, True, DELETES),
+    Row("uv run bash -c 'true; rm -f x'", "shell(uv run *)", False, RM, True),
     Row("eatmydata bash -c 'true; rm -f x'", "shell(eatmydata *)", False, RM, True, DELETES),
     Row("prlimit --nproc=512 sh -c 'true; rm -f x'", "shell(prlimit *)", False, RM, True, DELETES),
     Row("capsh -- -c 'true; rm -f x'", "shell(capsh *)", False, RM, True, DELETES),
