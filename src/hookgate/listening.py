@@ -114,28 +114,41 @@ def max_pending() -> int:
     return max(16, min(MAX_PENDING, resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 4))
 
 
+class _Clocked(asyncio.Protocol):
+    """What both bounded protocols add to uvicorn's: a `_HeadClock` per connection,
+    armed from its start and whenever `_head_pending` says a head is awaited."""
+
+    _clock: _HeadClock
+    loop: asyncio.AbstractEventLoop
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        assert isinstance(transport, asyncio.Transport)
+        self._clock = _HeadClock(self.loop, transport)
+        self._clock.waiting(True)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._clock.stop()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._clock.waiting(self._head_pending())
+
+    def _head_pending(self) -> bool:
+        raise NotImplementedError
+
+
 if HttpToolsProtocol is not None:
 
-    class BoundedHttpToolsProtocol(HttpToolsProtocol):
+    class BoundedHttpToolsProtocol(_Clocked, HttpToolsProtocol):
         """httptools keeps every header line; this one stops at the bounds (an
         exception in a callback is the parser's error: uvicorn answers 400, closes)."""
 
-        _clock: _HeadClock
         _head = 0
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            self._clock = _HeadClock(self.loop, transport)
-            self._clock.waiting(True)
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._clock.stop()
-            super().connection_lost(exc)
-
-        def data_received(self, data: bytes) -> None:
-            super().data_received(data)
-            scope = self.scope
-            self._clock.waiting(scope is None or "method" not in scope)
+        def _head_pending(self) -> bool:
+            return self.scope is None or "method" not in self.scope
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
@@ -157,20 +170,8 @@ if HttpToolsProtocol is not None:
                 raise HeadTooLarge(f"a request head of more than {MAX_HEAD} bytes")
 
 
-class BoundedH11Protocol(H11Protocol):
+class BoundedH11Protocol(_Clocked, H11Protocol):
     """h11 caps a head's size itself (`server_options`); this one adds the clock."""
 
-    _clock: _HeadClock
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._clock = _HeadClock(self.loop, transport)
-        self._clock.waiting(True)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._clock.stop()
-        super().connection_lost(exc)
-
-    def data_received(self, data: bytes) -> None:
-        super().data_received(data)
-        self._clock.waiting(self.conn.their_state is h11.IDLE)
+    def _head_pending(self) -> bool:
+        return self.conn.their_state is h11.IDLE

@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import socket
 import subprocess
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2
+import pytest
 
+from hookgate import listening
 from hookgate.listening import HEAD_TIMEOUT, MAX_HEAD, MAX_HEADERS
 from runtime.project import HOOKGATE, Project
 from serve.conftest import TOKENS, Service, free_port, wait_healthy
@@ -129,3 +134,52 @@ def test_sockets_held_open_cannot_take_the_descriptors_an_honest_request_needs(
             connection.close()
         process.terminate()
         process.wait(CLOSE_WAIT)
+
+
+@pytest.fixture(params=["httptools", "h11"])
+def bounded_server(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[int]:
+    """Each of the two protocols `bounded_protocol` picks from, in a uvicorn of this
+    process, answering 200; its port. The head timeout is shortened for the test."""
+    import uvicorn
+
+    monkeypatch.setattr(listening, "HEAD_TIMEOUT", 0.5)
+    protocol = {"httptools": listening.BoundedHttpToolsProtocol,
+                "h11": listening.BoundedH11Protocol}[request.param]  # fmt: skip
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b"ok"})
+
+    port = free_port()
+    config = uvicorn.Config(app, port=port, http=protocol, log_level="critical",
+                            lifespan="off", **listening.server_options())  # fmt: skip
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        thread.join(0.01)
+    yield port
+    server.should_exit = True
+    thread.join(CLOSE_WAIT)
+
+
+def test_each_protocol_closes_an_idle_connection(bounded_server: int) -> None:
+    with socket.create_connection(("127.0.0.1", bounded_server), timeout=CLOSE_WAIT) as conn:
+        assert conn.recv(4096) == b""
+
+
+def test_each_protocol_refuses_a_head_past_the_bound(bounded_server: int) -> None:
+    filler = b"X-Filler: " + b"a" * (MAX_HEAD + 1) + b"\r\n"
+    with socket.create_connection(("127.0.0.1", bounded_server), timeout=CLOSE_WAIT) as conn:
+        conn.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n" + filler)
+        answer = conn.recv(4096)
+    assert answer == b"" or answer.startswith((b"HTTP/1.1 400", b"HTTP/1.1 431"))
+
+
+def test_each_protocol_answers_a_head_within_the_bounds(bounded_server: int) -> None:
+    with socket.create_connection(("127.0.0.1", bounded_server), timeout=CLOSE_WAIT) as conn:
+        conn.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert conn.recv(4096).startswith(b"HTTP/1.1 200")

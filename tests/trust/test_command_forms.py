@@ -30,28 +30,13 @@ from hookgate.hooks import parse_hooks
 from hookgate.hooks.files.yamlfile import Where
 from hookgate.hooks.runs.whatruns import HookRuns, what_hook_runs, what_server_runs
 from runtime.project import Project
+from trust.marking import js, py, recipe, sh
 
 EXECUTABLE = 0o755
 
 
-def sh(mark: Path, word: str) -> str:
-    return f"#!/bin/sh\necho {word} >> '{mark}'\n"
-
-
-def py(mark: Path, word: str) -> str:
-    return f"open({str(mark)!r}, 'a').write({word + chr(10)!r})\n"
-
-
-def js(mark: Path, word: str) -> str:
-    return f"require('fs').appendFileSync({json.dumps(str(mark))}, {json.dumps(word + chr(10))});\n"
-
-
 def pm(mark: Path, word: str) -> str:
     return f"package Policy;\nopen(my $f, '>>', '{mark}'); print $f \"{word}\\n\"; close $f;\n1;\n"
-
-
-def recipe(mark: Path, word: str, target: str = "guard") -> str:
-    return f"{target}:\n\techo {word} >> '{mark}'\n"
 
 
 def npmrc(mark: Path, word: str) -> dict[str, str]:

@@ -11,7 +11,6 @@ interpreter loads it; the hook's next run must not run it.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -27,24 +26,9 @@ from hookgate.hooks.runs.pins import FilePins, UnpinnedFile, file_digest
 from hookgate.hooks.runs.shadows import SHADOWS
 from hookgate.hooks.runs.whatruns import HookRuns, _Found, what_server_runs
 from runtime.project import Project
+from trust.marking import js, py, recipe, sh
 
 SITE = f"lib/python{sys.version_info.major}.{sys.version_info.minor}/site-packages"
-
-
-def sh(mark: Path, word: str) -> str:
-    return f"#!/bin/sh\necho {word} >> '{mark}'\n"
-
-
-def py(mark: Path, word: str) -> str:
-    return f"open({str(mark)!r}, 'a').write({word + chr(10)!r})\n"
-
-
-def js(mark: Path, word: str) -> str:
-    return f"require('fs').appendFileSync({json.dumps(str(mark))}, {json.dumps(word + chr(10))});\n"
-
-
-def recipe(mark: Path, word: str, target: str = "guard") -> str:
-    return f"{target}:\n\techo {word} >> '{mark}'\n"
 
 
 @dataclass
