@@ -149,7 +149,8 @@ _GENERIC = Grammar(
 )  # fmt: skip
 #: Attached values that are a number alone, the cluster going on after it (`perl -lne`).
 _NUMBER_VALUED = frozenset({"-l", "-0", "-T", "-W"})
-_PYTHON_NAME = re.compile(r"python(3(\.\d+)?)?|pypy3?")
+#: The names Python interpreters go by (`python3.11`, `pypy3`).
+PYTHON_NAME = re.compile(r"python(3(\.\d+)?)?|pypy3?")
 
 _MAKE = Grammar(
     "*",
@@ -205,7 +206,7 @@ RUNNER_GRAMMARS: dict[str, Grammar] = {
 def interpreter_grammar(program: str) -> Grammar:
     """The option grammar of the interpreter `program` (`_GENERIC` for one not known)."""
     name = os.path.basename(program)
-    if _PYTHON_NAME.fullmatch(name):
+    if PYTHON_NAME.fullmatch(name):
         return _PYTHON
     return INTERPRETER_GRAMMARS.get(name, _GENERIC)
 

@@ -13,6 +13,7 @@ by `options` (`python3 -Bm pkg`, `make -C sub -f x.mk`).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -39,6 +40,7 @@ from hookgate.hooks.runs.cmdwords import (
 )
 from hookgate.hooks.runs.environments import NODE_SUFFIXES, PACKAGE_DIRS, environment_of
 from hookgate.hooks.runs.options import (
+    PYTHON_NAME,
     RUNNER_GRAMMARS,
     Options,
     interpreter_grammar,
@@ -169,7 +171,7 @@ _NOTHING = re.compile(r"(?!)")
 _DEVICES = re.compile(r"/dev/(?:null|tty|stdin|stdout|stderr|fd/\d+)\b")
 #: Words of a script's text that may run another file without a `/` in it (`python3
 #: x.py`, `make guard`, `. lib.sh`, `x.sh`, `PATH=bin:$PATH`): `_may_run_another`.
-_RUN_WORDS = re.compile(
+_RUN_WORDS_PATTERN = (
     r"(?<![\w.-])(?:{}|python[\d.]*|pypy3?)(?![\w.-])|(?:^|[\s;&|(){{}}`])(?:\.|source)\s"
     r"|\.(?:{})\b|\b(?:{})=|\b(?i:{})\w*=|\beval\s".format(
         "|".join(map(re.escape, sorted({*INTERPRETERS, *_RUNS_FROM_ITS_DIRECTORY, *_LAUNCHERS}))),
@@ -178,7 +180,6 @@ _RUN_WORDS = re.compile(
         "|".join(_CODE_LOADING_PREFIXES),
     )
 )
-_PYTHON = re.compile(r"python(3(\.\d+)?)?|pypy3?")
 #: Folders in a hook's folder that hold none of its code: Python's byte code, git's
 #: repository, a package manager's packages.
 _NOT_A_HOOKS = frozenset({"__pycache__", ".git", *PACKAGE_DIRS})
@@ -1157,7 +1158,7 @@ def _interpreter(program: str) -> bool:
 
 
 def _is_python(program: str) -> bool:
-    return _PYTHON.fullmatch(os.path.basename(program)) is not None
+    return PYTHON_NAME.fullmatch(os.path.basename(program)) is not None
 
 
 def _system_file(path: str, project: Path | None = None) -> bool:
@@ -1243,7 +1244,14 @@ def _may_run_another(script: str) -> bool:
     process per event: a script with none of these is read without loading the parser."""
     lines = (line for line in script.splitlines() if not line.lstrip().startswith("#"))
     text = _DEVICES.sub(" ", "\n".join(lines))
-    return "/" in text or _RUN_WORDS.search(text) is not None
+    return "/" in text or _run_words().search(text) is not None
+
+
+@functools.cache
+def _run_words() -> re.Pattern[str]:
+    """`_RUN_WORDS_PATTERN`, compiled at its first use: a long alternation, which most
+    `hookgate hook` events (a hook that is no script) never need."""
+    return re.compile(_RUN_WORDS_PATTERN)
 
 
 def _is_script(path: Path) -> bool:
