@@ -200,3 +200,38 @@ def _running(path: str) -> list[str]:
         except OSError:
             continue  # gone while we looked
     return found
+
+
+#: A key a stopped prompt holds, and a hook in Claude's words that stops any prompt
+#: holding one (`continue: false`: Claude Code never sends it on).
+SECRET = "AKIAQWERTYUIOPASDFGH"
+STOPPER = (
+    "import json, sys\n"
+    "event = json.load(sys.stdin)\n"
+    "stop = 'AKIA' in event.get('prompt', '')\n"
+    "print(json.dumps({'continue': False, 'stopReason': 'it holds a key'} if stop else {}))\n"
+)
+
+
+def test_a_stopped_prompt_is_kept_as_a_blocked_one_is(project: Project, tmp_path: Path) -> None:
+    """Its secret appears nowhere afterwards: not in the audit session, `hookgate
+    sessions` or the next Stop event's postGeneration hooks."""
+    stopper = project.dir / "hooks" / "stop_on_key.py"
+    stopper.write_text(STOPPER)
+    log = tmp_path / "post.log"
+    hooks = {"preGeneration": [{"name": "stopper", "format": "claude",
+                                "command": f"python3 {stopper}"}],
+             "postGeneration": [project.recorder(log)]}  # fmt: skip
+    project.agent_file.write_text(json.dumps({"hooks": hooks}))
+    project.trust()
+
+    stopped = answer(project, "claude",
+                     claude_event(project, "UserPromptSubmit", prompt=f"deploy {SECRET}"))  # fmt: skip
+    answer(project, "claude", claude_event(project, "Stop", stop_hook_active=False))
+    listing = project.hookgate("sessions", trusted=False)
+
+    assert stopped.get("continue") is False
+    assert [p for p in project.files_under_home() if SECRET.encode() in p.read_bytes()] == []
+    assert SECRET not in listing.stdout
+    assert "[prompt blocked by a hook: it holds a key]" in log.read_text()
+    assert SECRET not in log.read_text()

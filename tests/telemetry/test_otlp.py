@@ -178,6 +178,28 @@ def test_content_true_exports_no_blocked_question(project: Project, receiver: Re
     assert AWS_KEY.encode() not in receiver.raw()
 
 
+def test_content_true_exports_no_stopped_question(project: Project, receiver: Receiver) -> None:
+    """A hook that stops the turn (Claude's `continue: false`) keeps the question from
+    the model as a block does; its text does not leave for the collector either."""
+    stopper = project.dir / "stop_on_key.py"
+    stopper.write_text(
+        "import json, sys\n"
+        "stop = 'AKIA' in json.load(sys.stdin).get('prompt', '')\n"
+        "print(json.dumps({'continue': False, 'stopReason': 'a key'} if stop else {}))\n"
+    )
+    hooks = {"preGeneration": [{"name": "stopper", "format": "claude",
+                                "command": f"python3 {stopper}"}]}  # fmt: skip
+    project.write_agent(project.script({"text": "done"}), hooks=hooks,
+                        telemetry={"otlp": receiver.url, "content": True})  # fmt: skip
+
+    done = project.hookgate("-p", f"deploy with {AWS_KEY} please")
+
+    assert done.returncode != 0
+    (event,) = [s for s in receiver.spans() if s.name == "hookgate preGeneration"]
+    assert "[prompt blocked by a hook: a key]" in attributes(event)["hookgate.payload"]
+    assert AWS_KEY.encode() not in receiver.raw()
+
+
 def test_content_true_exports_what_the_hooks_left(project: Project, receiver: Receiver) -> None:
     """A result a hook scrubbed is exported scrubbed, as the model read it."""
     hooks = {"postToolCall": [{"name": "scrub", "command": project.example("scrub_aws_keys.py")}]}

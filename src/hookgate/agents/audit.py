@@ -180,6 +180,8 @@ def _messages(event: AgentEvent, outcome: Outcome | None, refused: str | None) -
     payload = outcome.payload if outcome is not None else event.payload
     blocked = refused or (outcome.reason or "blocked" if outcome and outcome.blocked else None)
     if event.event == "preGeneration":
+        if not blocked and outcome is not None and outcome.stop_reason is not None:
+            blocked = outcome.stop_reason  # stopped (`continue: false`): never asked either
         text = BLOCKED_MARKER.format(reason=blocked) if blocked else str(payload.get("prompt", ""))
         return [Message("user", text)]
     if event.event == "preToolCall":

@@ -169,13 +169,15 @@ WITHHELD_WHEN_BLOCKED = {"preGeneration": ("prompt",), "preAsk": ("question", "c
 
 def exported_payload(event: str, outcome: Outcome) -> dict[str, Any]:
     """What `content: true` exports of an event: its payload as the hooks left it (a
-    result a hook scrubbed, scrubbed: what the model read), and of a blocked question
-    only the marker the history keeps, so that a secret it held appears nowhere."""
+    result a hook scrubbed, scrubbed: what the model read), and of a question a hook
+    blocked or stopped only the marker the history keeps, so that a secret it held
+    appears nowhere."""
     shown = dict(outcome.payload)
-    if outcome.blocked:
+    if outcome.blocked or outcome.stop_reason is not None:  # a stop asks nothing either
+        reason = outcome.reason or outcome.stop_reason or ""
         for field in WITHHELD_WHEN_BLOCKED.get(event, ()):
             if field in shown:
-                shown[field] = BLOCKED_MARKER.format(reason=outcome.reason or "")
+                shown[field] = BLOCKED_MARKER.format(reason=reason)
     return shown
 
 
