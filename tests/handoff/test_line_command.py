@@ -6,6 +6,7 @@ while the history keeps the exchange as postAsk left it.
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,36 @@ async def test_a_refused_ask_command_leaves_the_history_untouched(
 
     assert handled is False  # the line mode then drops the line from its input history
     assert agent.history.messages == []
+
+
+async def test_a_question_the_asked_agent_blocked_is_refused_and_kept_nowhere(
+    asker: AgentDir, asked: AgentDir, open_asker: OpenAsker, tmp_path: Path
+) -> None:
+    """The asked agent's own preGeneration hook (the shipped redactor) stops a question
+    holding a key: to the asking agent that is a refusal, as a preAsk block is. Its
+    history, its model and its postAsk hooks never get the question."""
+    secret = "AKIAQWERTYUIOPASDFGH"
+    post_log = tmp_path / "post.log"
+    asker.write(
+        {"text": "unused"},
+        agents=agents_entry(asked),
+        hooks={"postAsk": [asker.recorder("post", post_log)]},
+    )
+    redactor = asked.dir / "hooks" / "redact_prompt.py"
+    redactor.parent.mkdir(parents=True, exist_ok=True)
+    redactor.write_bytes(
+        resources.files("hookgate.examples").joinpath("redact_prompt.py").read_bytes()
+    )
+    asked.write({"text": "never"}, hooks={"preGeneration": [{"args": [str(redactor)]}]})
+    agent = await open_asker(LineAskDisplay())
+
+    handled = await _ask(agent, f"/ask-helper deploy with {secret} please")
+
+    assert handled is False  # dropped from the input history too
+    assert agent.history.messages == []
+    (posted,) = read_log(post_log)
+    assert posted["question"].startswith("[prompt blocked by a hook: a hook of the asked agent")
+    assert secret not in post_log.read_text()
 
 
 @pytest.mark.parametrize(

@@ -42,6 +42,9 @@ class ChildAnswer:
     error: str | None = None
     session: str | None = None
     """The asked agent's saved session, when it answered: resuming it sends it on."""
+    blocked: bool = False
+    """Whether a hook of the asked agent stopped the question before its model read it:
+    the question may hold what that hook exists to stop."""
 
 
 def child_argv(
@@ -164,9 +167,8 @@ def _judge(reader: StreamReader, result: ProcessResult, timeout: float) -> Child
             f"the asked agent exited with status {result.returncode}{_stderr_tail(result)}",
         )
     if final.kind == "blocked":
-        return ChildAnswer(
-            final.text, f"a hook of the asked agent stopped the question: {final.reason}"
-        )
+        why = f"a hook of the asked agent stopped the question: {final.reason}"
+        return ChildAnswer(final.text, why, blocked=True)
     return ChildAnswer(final.text, session=final.session)
 
 

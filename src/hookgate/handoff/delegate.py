@@ -23,6 +23,7 @@ from typing import Protocol
 from hookgate.config.agentfile import DEFAULT_MAX_ASK_DEPTH, AgentConfig, AgentRef
 from hookgate.handoff.child import ChildAnswer, run_child
 from hookgate.hooks import MAX_CONTINUES, HookEngine, Outcome
+from hookgate.hooks.wording import BLOCKED_MARKER
 
 
 class AskDisplay(Protocol):
@@ -66,7 +67,8 @@ class NoticeDisplay:
 
 @dataclass(frozen=True)
 class Refused:
-    """The hand-off did not happen: unknown agent, too deep, or a preAsk hook said no."""
+    """The hand-off did not happen: unknown agent, too deep, a preAsk hook said no, or a
+    hook of the asked agent stopped the question before its model read it."""
 
     agent: str
     reason: str
@@ -188,6 +190,15 @@ async def delegate(
     question = pre.payload["question"]
     prompt = join_prompt(question, pre.payload["conversation"])
     answer = await _run_asked(handoffs, handoffs.agents[agent], prompt)
+    if answer.blocked:  # refused by the asked agent's own hooks, as by a preAsk
+        assert answer.error is not None
+        shown = BLOCKED_MARKER.format(reason=answer.error)
+        post = await engine.run(
+            "postAsk",
+            {"agent": agent, "question": shown, "answer": answer.text, "error": answer.error},
+        )
+        _show(post, display)
+        return Refused(agent, answer.error, answer.text or None)
     post = await engine.run(
         "postAsk",
         {"agent": agent, "question": question, "answer": answer.text, "error": answer.error},
