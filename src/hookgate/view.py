@@ -73,6 +73,16 @@ class MarksToolCalls(Protocol):
         ...
 
 
+@runtime_checkable
+class HidesBlockedQuestions(Protocol):
+    """A view that keeps what was asked to show again later (the window's event log,
+    which a page loading at any time replays): told as soon as a hook blocked the
+    question, before the end-of-turn hooks run, so that it shows the marker from then
+    on and never the question (optional: the history keeps the marker either way)."""
+
+    def question_blocked(self, marker: str) -> None: ...
+
+
 class QuietView:
     """Shows nothing; collects notices (for tests, and scripts that read them after)."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -261,3 +262,40 @@ def test_the_window_bounds_a_head_and_closes_an_idle_connection(
     with socket.create_connection(("127.0.0.1", window.port), timeout=HEAD_TIMEOUT * 6) as conn:
         assert conn.recv(4096) == b""  # closed by the window, not by our wait
     assert httpx2.get(window.base + "/", timeout=HEAD_TIMEOUT).status_code == 200
+
+
+def test_a_page_that_loads_while_the_turn_ends_never_gets_a_blocked_question(
+    project: Project, start_window: Callable[..., Window], tmp_path: Path
+) -> None:
+    """The redactor blocks a question holding a key; a postGeneration hook is still
+    running (held until the test lets it go) when another page loads the session's
+    events from the start: it replays the marker, never the question."""
+    secret = "AKIAQWERTYUIOPASDFGH"
+    running, release = tmp_path / "post-running", tmp_path / "release"
+    held = f'cat >/dev/null; touch "{running}"; while [ ! -e "{release}" ]; do sleep 0.05; done'
+    project.write_agent(
+        project.script({"text": "never"}),
+        hooks={
+            "preGeneration": [{"name": "redact", "command": project.example("redact_prompt.py")}],
+            "postGeneration": [{"name": "held", "command": held, "timeout": 60}],
+        },
+    )
+    window = start_window()
+    session_id = open_session(window)
+    with client(window) as http:
+        assert ask(http, session_id, f"deploy with {secret} please").status_code == 202
+        deadline = time.monotonic() + 60  # a bound for a broken run, not a timing
+        while not running.exists():  # the end-of-turn hook runs: the block is decided
+            assert time.monotonic() < deadline, "the postGeneration hook never ran"
+            time.sleep(0.05)
+        replayed: list[dict[str, Any]] = []
+        with http.stream("GET", f"/api/sessions/{session_id}/events") as stream:
+            for line in stream.iter_lines():
+                if line.startswith("data: "):
+                    replayed.append(json.loads(line.removeprefix("data: ")))
+                    if replayed[-1]["type"] == "question":
+                        break
+        release.touch()
+
+    question = replayed[-1]
+    assert question["text"] == "[prompt blocked by a hook: the question holds an AWS access key id]"

@@ -27,7 +27,7 @@ from hookgate.runtime.toolcall import (
     show_notices,
 )
 from hookgate.tools import ToolResult
-from hookgate.view import NoticeKind, TurnView
+from hookgate.view import HidesBlockedQuestions, NoticeKind, TurnView
 
 #: The answer recorded for a tool call the user interrupted (or never let start).
 CANCELLED_TOOL_CALL = "[cancelled: the user interrupted the turn]"
@@ -116,6 +116,8 @@ async def run_turn(agent: AgentSession, question: str, view: TurnView) -> TurnOu
             _show_failed_guard(pre, view)
             outcome = _block_question(agent, pre.reason or pre.stop_reason or "", pre.response)
             recorded = BLOCKED_MARKER.format(reason=outcome.reason)
+            if isinstance(view, HidesBlockedQuestions):
+                view.question_blocked(recorded)
             return outcome
         recorded = pre.payload["prompt"]
         agent.history.append(Message("user", recorded))

@@ -142,7 +142,7 @@ class WindowSession:
 
     async def _run(self, question: str, asked: Event, started: asyncio.Event) -> None:
         assert self.agent is not None
-        view = WindowView(self.log.emit, self._blocks)
+        view = WindowView(self.log.emit, self._blocks, asked)
         started.set()  # from here on, run_turn's cleanup is armed: cancel may land
         try:
             outcome = await run_turn(self.agent, question, view)
@@ -159,7 +159,8 @@ class WindowSession:
             self.active = next(_ACTIVITY)
         if isinstance(outcome, PromptBlocked):
             # Kept as the history keeps it: a page that loads later sees the marker, not
-            # what the hook stopped (a password); the page showing it now keeps it.
+            # what the hook stopped (a password); the page showing it now keeps it. (The
+            # view made it so already, before the end-of-turn hooks ran.)
             asked["text"] = BLOCKED_MARKER.format(reason=outcome.reason)
             self.log.emit({"type": "blocked", "reason": outcome.reason,
                            "response": render_markdown(outcome.response)})  # fmt: skip

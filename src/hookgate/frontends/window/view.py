@@ -32,9 +32,17 @@ class WindowView:
     event loop's next turn (`flush` forces it), and shows every piece received by then.
     """
 
-    def __init__(self, emit: Emit, block_ids: itertools.count[int]) -> None:
+    def __init__(
+        self,
+        emit: Emit,
+        block_ids: itertools.count[int],
+        asked: Event | None = None,
+    ) -> None:
         self._emit = emit
         self._block_ids = block_ids
+        self._asked = asked
+        """The turn's `question` event, in the log pages replay: its text becomes the
+        marker the moment a hook blocks the question (`question_blocked`)."""
         self._block: int | None = None
         self._text: list[str] = []
         self._waiting_since: float | None = None
@@ -72,6 +80,10 @@ class WindowView:
     def tool_finished(self, call: ToolCall, result: ToolResult) -> None:
         self._emit({"type": "result", "id": call.id, "content": result.content,
                     "is_error": result.is_error})  # fmt: skip
+
+    def question_blocked(self, marker: str) -> None:
+        if self._asked is not None:
+            self._asked["text"] = marker
 
     def end_block(self) -> None:
         """The answer streamed so far is done: text after this opens a new block."""
