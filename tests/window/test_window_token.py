@@ -15,7 +15,6 @@ import os
 import signal
 import stat
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import suppress
 from pathlib import Path
@@ -39,18 +38,15 @@ class FakeBrowser:
         self.program = folder / "browser"
         self._argv = folder / "browser.argv"
         self._pid = folder / "browser.pid"
+        os.mkfifo(self._argv)  # read by `argv`: it waits for the browser's start
         self.program.write_text(
-            f'#!/bin/sh\nexec >/dev/null 2>&1 </dev/null\nprintf "%s\\n" "$@" > "{self._argv}.new"\nsleep {RUN_TIMEOUT} &\n'
-            f'echo $$ $! > "{self._pid}"\nmv "{self._argv}.new" "{self._argv}"\nwait\n'
+            f"#!/bin/sh\nexec >/dev/null 2>&1 </dev/null\nsleep {RUN_TIMEOUT} &\n"
+            f'echo $$ $! > "{self._pid}"\nprintf "%s\\n" "$@" > "{self._argv}"\nwait\n'
         )
         self.program.chmod(0o755)
 
     def argv(self) -> list[str]:
-        """Its arguments, once it was started."""
-        deadline = time.monotonic() + RUN_TIMEOUT
-        while not self._argv.exists():
-            assert time.monotonic() < deadline, "hookgate window never started the browser"
-            time.sleep(0.05)
+        """Its arguments, once it was started (until then, this waits)."""
         return self._argv.read_text().splitlines()
 
     def kill(self) -> None:
