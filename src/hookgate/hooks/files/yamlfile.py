@@ -51,6 +51,19 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO | None:
     return os.fdopen(descriptor, "rb")
 
 
+def read_regular(path: str | os.PathLike[str], limit: int) -> bytes | None:
+    """At most `limit` bytes of `path`, or None where it cannot be opened or is no
+    regular file (`open_regular`): a repository's file, read without waiting on a pipe."""
+    try:
+        file = open_regular(path)
+    except OSError:
+        return None
+    if file is None:
+        return None
+    with file:
+        return file.read(limit)
+
+
 def script_interpreter(path: Path) -> str | None:
     """The program a script's `#!` line names (`/usr/bin/env -S bash` → `bash`), or
     None: what `hooks check` checks a script's syntax with, and what tells the trust

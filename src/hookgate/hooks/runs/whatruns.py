@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from hookgate.hooks.config import HookSpec
-from hookgate.hooks.files.yamlfile import open_regular, script_interpreter
+from hookgate.hooks.files.yamlfile import read_regular, script_interpreter
 from hookgate.hooks.records import NamedTuple
 from hookgate.hooks.runs.cmdwords import (
     ASSIGNMENT,
@@ -1177,14 +1177,10 @@ def shebang(script: Path) -> list[str] | None:
     """What the kernel runs for `script`'s `#!` line, the script's own path aside: the
     interpreter and its one optional argument (`#!/bin/sh tools/payload`), or the words
     `env -S` splits that argument into; None where the file has no `#!` line."""
-    try:
-        file = open_regular(script)
-    except OSError:
+    data = read_regular(script, _SHEBANG_MAX)
+    if data is None:
         return None
-    if file is None:
-        return None
-    with file:
-        first = file.readline(_SHEBANG_MAX)
+    first = data.partition(b"\n")[0]
     if not first.startswith(b"#!"):
         return None
     words = first[2:].decode("utf-8", "replace").strip().split(None, 1)  # at a space or tab

@@ -13,7 +13,7 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hookgate.hooks.files.yamlfile import open_regular
+from hookgate.hooks.files.yamlfile import read_regular
 from hookgate.hooks.records import NamedTuple
 from hookgate.tools.sandbox.gitconfig import named_by_git
 from hookgate.tools.sandbox.settings import Mode, SandboxSettings
@@ -187,14 +187,10 @@ def submodules(root: Path) -> list[Path]:
     names the submodule's gitdir, whose config and hooks the user's next `git status`
     in the repository above runs. Read as git's own file format is, line by line; a
     file that is no regular one, or a path outside `root`, names none."""
-    try:
-        file = open_regular(root / ".gitmodules")
-    except OSError:
+    data = read_regular(root / ".gitmodules", _GITMODULES_BYTES)
+    if data is None:
         return []
-    if file is None:
-        return []
-    with file:
-        text = file.read(_GITMODULES_BYTES).decode("utf-8", "replace")
+    text = data.decode("utf-8", "replace")
     found: list[Path] = []
     for value in _SUBMODULE_PATH.findall(text):
         folder = Path(os.path.normpath(root / value.strip().strip('"')))

@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from hookgate.hooks.files.yamlfile import open_regular
+from hookgate.hooks.files.yamlfile import read_regular
 
 #: Keys whose value is a command line git runs (its first word may be a program of the
 #: tree), by section and, for the sections of named drivers, by the key's last part;
@@ -215,11 +215,5 @@ def _path(base: str, value: str, env: Mapping[str, str]) -> str:
 
 def _read(path: str) -> str | None:
     """A regular file's text (at most `_MAX_BYTES`), or None."""
-    try:
-        file = open_regular(path)
-    except OSError:
-        return None
-    if file is None:
-        return None
-    with file:
-        return file.read(_MAX_BYTES).decode("utf-8", "surrogateescape")  # names as bytes
+    data = read_regular(path, _MAX_BYTES)
+    return None if data is None else data.decode("utf-8", "surrogateescape")  # names as bytes
