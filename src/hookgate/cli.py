@@ -184,16 +184,18 @@ def _main(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
         if args.ask is not None or args.answer_asked:
             started()
             return _run_handoff(args)
-        import asyncio
-
         if args.question is not None:
             from hookgate.frontends.printmode import print_mode
+            from hookgate.hooks import loop
 
             started()
-            return asyncio.run(
+            # A turn that waits on nothing never imports asyncio (`hookgate.hooks.loop`).
+            return loop.run(
                 print_mode(args.agent, args.question, resume=args.resume,
                            continue_last=args.continue_last, verbose=args.verbose)
             )  # fmt: skip
+        import asyncio
+
         from hookgate.frontends.line import line_mode
 
         started()

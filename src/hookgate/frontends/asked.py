@@ -11,7 +11,6 @@ for consent: calls that need it are denied unless the file says `yolo: true`.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import ctypes
 import os
@@ -28,6 +27,7 @@ from hookgate.handoff.protocol import (
     Final,
     StreamWriter,
 )
+from hookgate.hooks import loop
 from hookgate.messages import ToolCall
 from hookgate.runtime.agent import open_agent
 from hookgate.runtime.consent import AlwaysDeny
@@ -154,19 +154,14 @@ def answer_asked_main(
     stream = take_stdout()
     prompt = sys.stdin.buffer.read().decode("utf-8", "replace")
     with stream:
-        return asyncio.run(
+        # An event loop only once the turn must wait: every hand-off starts one of us.
+        return loop.run(
             answer_asked(
-                agent_file,
-                prompt,
-                stream,
-                depth=depth,
-                depth_limit=depth_limit,
-                trusted_digest=trusted_digest,
-                asked_as=asked_as,
-                resume=resume,
+                agent_file, prompt, stream, depth=depth, depth_limit=depth_limit,
+                trusted_digest=trusted_digest, asked_as=asked_as, resume=resume,
                 caller_deny=caller_deny,
             )
-        )
+        )  # fmt: skip
 
 
 def stop_with_asker() -> None:

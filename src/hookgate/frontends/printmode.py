@@ -46,8 +46,8 @@ async def print_mode(
     if isinstance(received, int):
         notice_line("interrupted; the turn was cancelled")
         return received
-    if interrupts.exit_code is not None:  # the turn was over, but closing was interrupted
-        notice_line("interrupted while closing the session; the answer is not printed")
+    if interrupts.exit_code is not None:  # too late to cancel: the turn was over, or closing
+        notice_line("interrupted; the answer is not printed")
         return interrupts.exit_code
     if isinstance(received, Answered):
         print_answer(received.text)

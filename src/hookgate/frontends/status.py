@@ -8,10 +8,15 @@ terminal it draws nothing. One status at a time: the terminal has one cursor.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 import time
 from typing import TextIO
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import asyncio
+else:
+    from hookgate.hooks.loop import asyncio  # imported once a turn waits
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 #: Seconds between redraws: quick enough to look alive, slow enough to cost nothing.

@@ -9,7 +9,6 @@ colours are added after it. The answer of `-p`/`--ask` on a pipe is left byte fo
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import sys
@@ -23,9 +22,13 @@ from hookgate.tools import ToolResult
 from hookgate.view import MarkKind, NoticeKind, ToolMark, visible
 
 if TYPE_CHECKING:
+    import asyncio
+
     from prompt_toolkit import PromptSession
 
     from hookgate.team import Task  # a team's modules: only a file that declares one
+else:
+    from hookgate.hooks.loop import asyncio  # imported once a turn waits
 
 DIM, RESET = "\033[2m", "\033[0m"
 #: How each kind of notice looks on a terminal that takes colour: each its own.

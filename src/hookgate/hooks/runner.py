@@ -21,6 +21,7 @@ from hookgate.hooks.errors import ConfigError
 from hookgate.hooks.events import EVENT_NAMES, EVENTS, OnError
 from hookgate.hooks.files.yamlfile import did_you_mean
 from hookgate.hooks.formats import FORMATS, HookReply, ReplyFormat
+from hookgate.hooks.loop import needs_loop
 from hookgate.hooks.outcome import HookFailure, Outcome
 from hookgate.hooks.process import (
     DEFAULT_PIPE_SIZE,
@@ -307,11 +308,13 @@ class HookEngine:
         if hook.function is not None:
             answer = call_python(hook, envelope)
             if isinstance(answer, Awaitable):
+                await needs_loop()
                 import asyncio
 
                 async with asyncio.timeout(hook.timeout):
                     answer = await answer
             return python_reply(chain.spec, envelope, answer)
+        await needs_loop()  # every other kind waits on a process or a connection
         if hook.model is not None:
             return await self.checks.verdict(hook.model, chain.spec.name, envelope, hook.timeout)
         fmt = FORMATS[hook.format]

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
 
+from hookgate.hooks.loop import needs_loop
 from hookgate.mcp.config import McpServerConfig
 from hookgate.mcp.connection import McpConnection, describe_error, show_sdk_logs_as_notices
 from hookgate.mcp.tools import McpTool, mcp_tools
@@ -36,6 +37,7 @@ async def start_mcp_servers(
     `confine`: how a server with `sandbox: true` is run in the session's sandbox, within
     `boundaries`.
     """
+    await needs_loop()  # each connection is held by a task of its own
     show_sdk_logs_as_notices()
     connections = [
         McpConnection(config, project_dir=str(project_dir), confine=confine, boundaries=boundaries)

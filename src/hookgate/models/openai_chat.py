@@ -28,6 +28,7 @@ from openai.types.chat import (
 from hookgate.errors import ModelError
 from hookgate.hooks.kinds.http.capped import BodyTooLong, cap_bodies
 from hookgate.hooks.kinds.model.apikey import key_variable
+from hookgate.hooks.loop import needs_loop
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models.base import TextSink
 from hookgate.models.chat_stream import ReplyAssembler, SseReader, StreamFault, cut, excerpt
@@ -114,6 +115,7 @@ class OpenAIChatModel:
         `timeout` bounds each silence; `timeout_total` the whole call, however the
         server trickles its bytes or keeps the stream alive with SSE comments.
         """
+        await needs_loop()
         try:
             async with asyncio.timeout(self.config.timeout_total):
                 return await self._complete(messages, tools, on_text)
@@ -155,6 +157,7 @@ class OpenAIChatModel:
 
     async def aclose(self) -> None:
         """Close the SDK client and its connection pool."""
+        await needs_loop()  # the pool's locks are asyncio's, even where it never connected
         await self._client.close()
 
     async def _read_stream(

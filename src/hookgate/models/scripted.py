@@ -20,7 +20,6 @@ its reply, even one that fails or is cancelled; a call with no reply left, or wh
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any
 from hookgate.errors import ConfigError, ModelError
 from hookgate.hooks.errors import ConfigErrors
 from hookgate.hooks.files.yamlfile import did_you_mean, read_config, read_file
+from hookgate.hooks.loop import needs_loop, pause
 from hookgate.hooks.records import NamedTuple
 from hookgate.messages import Message, ModelReply, ToolCall, ToolSpec
 from hookgate.models.base import TextSink
@@ -89,6 +89,9 @@ class ScriptedModel:
         reply = self.replies[self.used]
         self.used += 1
         if reply.delay:
+            await needs_loop()
+            import asyncio
+
             await asyncio.sleep(reply.delay)
         if reply.expect is not None:
             _check_expect(reply.expect, messages, self.used - 1)
@@ -97,7 +100,7 @@ class ScriptedModel:
         for chunk in _chunks(reply.text, TEXT_CHUNKS):
             if on_text is not None:
                 on_text(chunk)
-            await asyncio.sleep(0)  # let the consumer run between deltas, as with a real stream
+            await pause()  # let the consumer run between deltas, as with a real stream
         return ModelReply(text=reply.text, tool_calls=tuple(map(self._numbered, reply.tool_calls)))
 
     async def aclose(self) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -41,13 +40,19 @@ def create(home: Path, session_id: str) -> Path | None:
 
 def exported(path: Path, env: Mapping[str, str]) -> dict[str, str]:
     """The variables `path`, run by bash with `env`, sets or changes (none if it is
-    empty). Raises `OSError` or `subprocess.SubprocessError` where it cannot run."""
+    empty). Raises `OSError` where it cannot run, or bash fails or times out."""
     if path.stat().st_size == 0:
         return {}
-    done = subprocess.run(
-        ["bash", "-c", 'set -a; . "$1" >/dev/null; exec env -0', "env-file", str(path)],
-        env=dict(env), capture_output=True, timeout=RUN_TIMEOUT, check=True, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+    import subprocess  # here: ~4 ms of a start-up, which mostly has nothing to run
+
+    try:
+        done = subprocess.run(
+            ["bash", "-c", 'set -a; . "$1" >/dev/null; exec env -0', "env-file", str(path)],
+            env=dict(env), capture_output=True, timeout=RUN_TIMEOUT, check=True,
+            stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    except subprocess.SubprocessError as exc:
+        raise OSError(str(exc)) from exc
     after = dict(
         entry.split("=", 1) for entry in done.stdout.decode("utf-8", "surrogateescape").split("\0")
         if "=" in entry
@@ -71,7 +76,7 @@ def applied(
         return {}
     try:
         return exported(path, env)
-    except (OSError, subprocess.SubprocessError) as exc:
+    except OSError as exc:
         notify(f"warning: {ENV_FILE_VAR} ({path}) was not applied: {exc}")
         return {}
     finally:

@@ -9,11 +9,11 @@ turn is over whatever its outcome, cancellation included.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from hookgate.errors import ModelError
 from hookgate.hooks import MAX_CONTINUES, OnError, Outcome
+from hookgate.hooks.loop import loop_running, needs_loop
 from hookgate.hooks.wording import BLOCKED_MARKER, DEFAULT_BLOCK_RESPONSE, UNCHECKED_MARKER
 from hookgate.messages import Message, ToolCall
 from hookgate.runtime.agent import AgentSession
@@ -28,6 +28,12 @@ from hookgate.runtime.toolcall import (
 )
 from hookgate.tools import ToolResult
 from hookgate.view import HidesBlockedQuestions, NoticeKind, TurnView
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import asyncio
+else:
+    from hookgate.hooks.loop import asyncio
 
 #: The answer recorded for a tool call the user interrupted (or never let start).
 CANCELLED_TOOL_CALL = "[cancelled: the user interrupted the turn]"
@@ -187,6 +193,7 @@ async def _model_loop(
         if not reply.tool_calls:
             agent.history.append(Message("assistant", reply.text))
             return Answered(reply.text)
+        await needs_loop()  # the tools, their hooks and the user's consent wait on it
         # Every call is screened before the reply is recorded, so that a redaction by a
         # preToolCall hook is all the history and later requests ever hold; each is
         # screened again right before it runs (`_run_tool_calls`).
@@ -266,6 +273,12 @@ async def _post_generation(
         payload["answer"] = outcome.text
     elif isinstance(outcome, PromptBlocked):
         payload["answer"] = outcome.response
+    if agent.engine.hooks_for("postGeneration"):
+        await needs_loop()
+    if not loop_running():  # no hook to run, and without a loop nothing can cancel it
+        ended = await agent.engine.run("postGeneration", payload)
+        show_notices(ended, view)
+        return ended
     post = asyncio.ensure_future(agent.engine.run("postGeneration", payload))
     cancelled = False
     while not post.done():

@@ -7,7 +7,6 @@ is reported, not shown. File work runs in a worker thread so the event loop neve
 
 from __future__ import annotations
 
-import asyncio
 import os
 import stat
 from collections.abc import Iterator, Mapping
@@ -18,6 +17,12 @@ from hookgate.errors import ToolError
 from hookgate.messages import ToolSpec
 from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult, object_schema
 from hookgate.tools.paths import display_path, open_path, open_resolved
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import asyncio
+else:
+    from hookgate.hooks.loop import asyncio  # imported once a turn waits
 
 #: Lines `read_file` returns when the model gives no `limit`.
 DEFAULT_READ_LINES = 2000

@@ -8,11 +8,9 @@ bounded in time: each line's search, the whole search, and a cancellation stops 
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import stat
-import threading
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -32,7 +30,11 @@ from hookgate.tools.paths import (
 )
 
 if TYPE_CHECKING:
+    import asyncio
+
     import regex
+else:
+    from hookgate.hooks.loop import asyncio  # imported once a turn waits
 
 #: Paths `list_files` returns at most.
 MAX_LISTED = 1000
@@ -205,6 +207,8 @@ class _Search:
         self.pattern = pattern
         self.matcher = matcher
         self.ctx = ctx
+        import threading  # here: a session that never greps does not import it
+
         self.stop = threading.Event()
         self.deadline = time.monotonic() + GREP_TIME_LIMIT
         self.lines: list[str] = []

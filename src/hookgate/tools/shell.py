@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hookgate.errors import ToolError
-from hookgate.hooks.process import ProcessResult, SpawnError, resolve_program, run_process
+from hookgate.hooks.process import ProcessResult, SpawnError, resolve_program
 from hookgate.messages import ToolSpec
 from hookgate.tools.base import BuiltinTool, ToolContext, ToolResult
 from hookgate.tools.paths import display_path
@@ -73,6 +73,8 @@ class ShellTool(BuiltinTool):
                 ctx,
                 bounds,
             )
+            from hookgate.hooks.process.aio import run_process  # asyncio's: once a call runs
+
             result = await run_process(
                 argv, env=env, cwd=str(ctx.project_dir), timeout=timeout, output_cap=ctx.output_cap
             )

@@ -13,7 +13,6 @@ value or a `#!` line, in an environment of its own (no `BASH_ENV` from the hook)
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import sys
@@ -264,6 +263,8 @@ def _find_module(reference: str, base_dir: Path) -> list[str]:
     top = module_name.split(".")[0]
     if any(local_module_files(top, base_dir).values()):
         return []
+    import importlib.util  # a `python:` hook's check alone asks
+
     try:  # imported already (an embedder's own `__main__` has no spec), or findable
         found = top in sys.modules or importlib.util.find_spec(top) is not None
     except (ImportError, ValueError):

@@ -10,6 +10,7 @@ import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+from hookgate.hooks.loop import needs_loop
 from hookgate.hooks.process.core import (
     EOF_GRACE,
     KILL_GRACE,
@@ -49,6 +50,7 @@ async def run_process(
     the caller stops the process group the same way a timeout does, and the
     cancellation goes on once the leader is reaped.
     """
+    await needs_loop()  # waited for on the loop: a coroutine stepped without one moves there
     started = time.monotonic()
     child = _Child.spawn(argv, env=env, cwd=cwd, output_cap=output_cap, pipe_size=pipe_size)
     timed_out = False
@@ -93,6 +95,7 @@ async def stream_process(
     a child that stops processes of its own on SIGTERM (another hookgate) needs more
     than a hook does.
     """
+    await needs_loop()
     started = time.monotonic()
     child = _Child.spawn(argv, env=env, cwd=cwd, output_cap=output_cap, on_stdout=on_stdout)
     timed_out = False

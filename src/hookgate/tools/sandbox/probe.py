@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 from pathlib import Path
 
 from hookgate.hooks.files.digest import sha256
@@ -97,6 +96,8 @@ def _remembered_or_probed(remember: Path | None) -> tuple[str, str | None]:
 
 def _start(argv: list[str]) -> str | None:
     """Start one empty sandbox; None if it ran, else why not."""
+    import subprocess  # here: a success remembered before starts none
+
     try:
         done = subprocess.run(
             argv, capture_output=True, timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL,
