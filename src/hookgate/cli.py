@@ -16,7 +16,6 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from hookgate.agents import cli as agents_cli
 from hookgate.frontends.output import (
     EXIT_BROKEN_PIPE,
     EXIT_OUTPUT_FAILED,
@@ -30,9 +29,6 @@ from hookgate.hooks.author import cli as hooks_cli
 from hookgate.hooks.files import parsecache
 from hookgate.hooks.process import adopt_orphans_at_first_start
 from hookgate.hooks.runs import bytecode
-from hookgate.policytest import cli as policytest_cli
-from hookgate.security.trust import command as trust_command
-from hookgate.serve import cli as serve_cli
 from hookgate.store.home import cache_dir
 
 TYPE_CHECKING = False
@@ -74,12 +70,21 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     hooks_cli.add_parser(
         commands, load_config=_load_hooks_of, offered_tools=_offered_tools,
-        agent_report=_agent_report, more_commands=policytest_cli.add_commands,
-        test_schema=policytest_cli.test_file_schema,
+        agent_report=_agent_report, more_commands=_add_policy_tests, test_schema=_test_file_schema,
     )  # fmt: skip
-    trust_command.add_parser(commands)
-    agents_cli.add_parsers(commands)
-    serve_cli.add_parser(commands)
+    trust = commands.add_parser(
+        "trust",
+        help="review an agent file and trust it: until then hookgate runs nothing it names",
+        description="Show what an agent file makes hookgate run, start and send, then record "
+        "its digests (and those of every file it names) as trusted.",
+    )
+    _build(trust, _trust_arguments)
+    hook = commands.add_parser("hook", help="answer one hook event of another agent (stdin)")
+    _build(hook, _hook_arguments)
+    install = commands.add_parser("install", help="make another agent run hookgate's hooks")
+    _build(install, _install_arguments)
+    serve = commands.add_parser("serve", help="answer hook events over HTTP: a policy service")
+    _build(serve, _serve_arguments)
     init = commands.add_parser("init", help="write a commented starter agent file")
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
     init.set_defaults(handler=_run_init)
@@ -106,6 +111,70 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                              "the longest (default: 32)")  # fmt: skip
     window.set_defaults(handler=_run_window)
     return parser
+
+
+def _add_policy_tests(commands: Any) -> None:
+    """`hooks test` and `hooks replay`, on the `hooks` subparsers `commands`."""
+    test = commands.add_parser(
+        "test", help="run test files of cases through the agent file's hooks and rules"
+    )
+    _build(test, _test_arguments)
+    replay = commands.add_parser(
+        "replay", help="what the agent file's hooks and rules decide on recorded sessions"
+    )
+    _build(replay, _replay_arguments)
+
+
+def _build(command: Any, add_arguments: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Add a command's arguments, from the module of its handler, to its parser, unless
+    it is a command the line does not name (`_Unbuilt`): that module is then not
+    imported at all. A command's name and help are here, so that it is listed without
+    it: importing the modules of the six commands built so was ~4 M instructions of a
+    `hooks fire`."""
+    if not isinstance(command, _Unbuilt):
+        add_arguments(command)
+
+
+def _trust_arguments(parser: argparse.ArgumentParser) -> None:
+    from hookgate.security.trust.command import add_arguments
+
+    add_arguments(parser)
+
+
+def _hook_arguments(parser: argparse.ArgumentParser) -> None:
+    from hookgate.agents.cli import add_hook_arguments
+
+    add_hook_arguments(parser)
+
+
+def _install_arguments(parser: argparse.ArgumentParser) -> None:
+    from hookgate.agents.cli import add_install_arguments
+
+    add_install_arguments(parser)
+
+
+def _serve_arguments(parser: argparse.ArgumentParser) -> None:
+    from hookgate.serve.cli import add_arguments
+
+    add_arguments(parser)
+
+
+def _test_arguments(parser: argparse.ArgumentParser) -> None:
+    from hookgate.policytest.cli import add_test_arguments
+
+    add_test_arguments(parser)
+
+
+def _replay_arguments(parser: argparse.ArgumentParser) -> None:
+    from hookgate.policytest.cli import add_replay_arguments
+
+    add_replay_arguments(parser)
+
+
+def _test_file_schema() -> Any:
+    from hookgate.policytest.cli import test_file_schema
+
+    return test_file_schema()
 
 
 def _offered_tools(path: Path) -> tuple[str, ...] | None:
