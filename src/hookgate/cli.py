@@ -7,14 +7,12 @@ reader that stops early (`| head`) ends it quietly, with the exit code of SIGPIP
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import functools
 import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 
 from hookgate.frontends.output import (
     EXIT_BROKEN_PIPE,
@@ -33,13 +31,8 @@ from hookgate.store.home import cache_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
-
-# argparse asks gettext for each message's translation as the parser is built, and
-# gettext imports `locale` and looks for a catalogue on the file system each time (a
-# stat or two a string). Python ships none for argparse, and hookgate's own messages
-# are English: the messages are taken as they are (~1 ms of every start-up).
-setattr(argparse, "_", str)  # noqa: B010 (not in typeshed)
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
 EXIT_ERROR = 1
@@ -49,13 +42,16 @@ EXIT_INTERRUPTED = 130
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The whole command line, or, given the `argv` it will parse, the parts it can
     use: a command whose name is none of `argv`'s words is listed in help, not built."""
-    _terminal_columns.cache_clear()  # asked once per parser, not once per argument
-    parser = _Parser(
+    import argparse
+
+    from hookgate.commandline import Version, command_line
+
+    parser = command_line(
+        argv,
         prog="hookgate",
         description="An AI agent with hooks: your rules around it, outside its code.",
-        words=None if argv is None else frozenset(argv),
     )
-    parser.add_argument("--version", action=_Version, help="show the version and exit")
+    parser.add_argument("--version", action=Version, help="show the version and exit")
     parser.add_argument("--agent", "--config", dest="agent", type=Path, metavar="FILE",
                         default=DEFAULT_AGENT_FILE,
                         help="the agent file (default: ./hookgate.yaml)")  # fmt: skip
@@ -127,11 +123,13 @@ def _add_policy_tests(commands: Any) -> None:
 
 def _build(command: Any, add_arguments: Callable[[argparse.ArgumentParser], None]) -> None:
     """Add a command's arguments, from the module of its handler, to its parser, unless
-    it is a command the line does not name (`_Unbuilt`): that module is then not
+    it is a command the line does not name (`Unbuilt`): that module is then not
     imported at all. A command's name and help are here, so that it is listed without
     it: importing the modules of the six commands built so was ~4 M instructions of a
     `hooks fire`."""
-    if not isinstance(command, _Unbuilt):
+    from hookgate.commandline import Unbuilt
+
+    if not isinstance(command, Unbuilt):
         add_arguments(command)
 
 
@@ -241,7 +239,7 @@ def _main(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
     """Parse `argv`, import the command's front end, call `started`, run the command."""
     if argv is None:
         argv = sys.argv[1:]
-    args = build_parser(argv).parse_args(argv)
+    args = _fire_line(argv) or build_parser(argv).parse_args(argv)
     adopt_orphans_at_first_start()
     cache = cache_dir()
     parsecache.enable(cache)
@@ -282,6 +280,18 @@ def _main(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
         return EXIT_INTERRUPTED
 
 
+def _fire_line(argv: Sequence[str]) -> Any:
+    """The arguments of a `hookgate hooks fire` line, as `build_parser` would parse them,
+    read without argparse where the line is the usual one (`hooks_cli.fire_arguments`);
+    else None."""
+    if list(argv[:2]) != ["hooks", "fire"]:
+        return None
+    fields = hooks_cli.fire_arguments(argv[2:])
+    if fields is None:
+        return None
+    return SimpleNamespace(**fields, handler=hooks_cli.run_fire, load_config=_load_hooks_of)
+
+
 def _load_hooks_of(path: Path, import_python: bool) -> HooksConfig:
     from hookgate.config.agentfile import load_hooks_of  # the agent file's parts cost ~40 ms
 
@@ -289,6 +299,8 @@ def _load_hooks_of(path: Path, import_python: bool) -> HooksConfig:
 
 
 def _add_handoff_arguments(parser: argparse.ArgumentParser) -> None:
+    import argparse  # for SUPPRESS: `build_parser` has imported it
+
     parser.add_argument("--ask", nargs=2, metavar=("NAME", "QUESTION"),
                         help="hand QUESTION to the agent NAME listed under 'agents:'; "
                              "its answer alone on stdout")  # fmt: skip
@@ -367,6 +379,8 @@ def _run_acp(args: argparse.Namespace) -> int:
 
 
 def _at_least_one(text: str) -> int:
+    import argparse  # the parser that calls this has imported it
+
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
     return int(text)
@@ -387,107 +401,6 @@ def _run_sessions(args: argparse.Namespace) -> int:
     from hookgate.store.session import SessionStore
 
     return print_sessions(SessionStore())
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse's parser, its subcommands' too, with help sized without `shutil`, and
-    with only the subcommands it can meet built.
-
-    argparse builds a help formatter for each argument added and sizes it with
-    `shutil.get_terminal_size`; importing shutil (with bz2 and lzma) is about 2 ms of a
-    start-up that only prints help when asked. Given `words`, the command line's words,
-    a subcommand argparse cannot choose (its name is not one of them: it matches names
-    whole) is only listed, for help (`_OnlyNamed`): building all twenty is ~3 ms of a
-    `hooks fire`.
-    """
-
-    def __init__(
-        self,
-        *args: Any,
-        words: frozenset[str] | None = None,
-        listed_only: bool = False,
-        **kwargs: Any,
-    ) -> None:
-        if listed_only:  # a command no word names: argparse never parses it (`_OnlyNamed`)
-            return
-        kwargs.setdefault("formatter_class", _HelpFormatter)
-        super().__init__(*args, **kwargs)
-        self._words = words
-
-    def add_subparsers(self, **kwargs: Any) -> Any:
-        action = super().add_subparsers(**kwargs)
-        return action if self._words is None else _OnlyNamed(action, self._words)
-
-
-class _OnlyNamed:
-    """A subparsers action that builds a command only if `words` names it; any other is
-    listed with its help, and what its builder adds to it goes nowhere (`_Unbuilt`).
-
-    argparse only ever parses with the parser of a name that is one of the line's words,
-    so an unnamed command's entry in its map is a parser left unbuilt (`listed_only`):
-    constructing one costs what adding a command's arguments does (2.7 M instructions
-    of a `hooks fire`, of its twelve unnamed commands)."""
-
-    def __init__(self, action: Any, words: frozenset[str]) -> None:
-        self._action = action
-        self._words = words
-
-    def add_parser(self, name: str, **kwargs: Any) -> Any:
-        aliases = kwargs.get("aliases", ())
-        if name in self._words or not self._words.isdisjoint(aliases):
-            return self._action.add_parser(name, words=self._words, **kwargs)
-        listed = {key: kwargs[key] for key in ("help", "aliases") if key in kwargs}
-        self._action.add_parser(name, listed_only=True, **listed)
-        return _Unbuilt()
-
-
-class _Unbuilt:
-    """A command that will not be parsed: every call to build it is taken and dropped."""
-
-    def __getattr__(self, name: str) -> Callable[..., _Unbuilt]:
-        return lambda *_, **__: self
-
-
-class _HelpFormatter(argparse.HelpFormatter):
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:  # fmt: skip
-        if width is None:  # as argparse's own: the terminal's columns, less two
-            width = _terminal_columns() - 2
-        super().__init__(prog, indent_increment, max_help_position, width)
-
-
-@functools.cache
-def _terminal_columns() -> int:
-    """`shutil.get_terminal_size().columns`: $COLUMNS, else stdout's terminal, else 80."""
-    with contextlib.suppress(KeyError, ValueError):
-        columns = int(os.environ["COLUMNS"])
-        if columns > 0:
-            return columns
-    try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
-    except (AttributeError, ValueError, OSError):  # no stdout, closed, or not a terminal
-        return 80
-
-
-class _Version(argparse.Action):
-    """`--version`, reading the installed version only when asked: importlib.metadata
-    costs more than the rest of a `hooks fire` start-up."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
-
-    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-        print(f"hookgate {_version()}")
-        parser.exit()
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("hookgate")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        return "unknown"
 
 
 if __name__ == "__main__":
