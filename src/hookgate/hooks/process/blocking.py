@@ -7,7 +7,6 @@ of the two (docs/benchmarks.md).
 
 from __future__ import annotations
 
-import math
 import select
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -94,7 +93,7 @@ def _exited_quietly(process: Process, until: float) -> bool:
         return False
     exit_poll = select.poll()
     exit_poll.register(process.pidfd, select.POLLIN)
-    process.exited = bool(exit_poll.poll(math.ceil(remaining * 1000)))
+    process.exited = bool(exit_poll.poll(remaining * 1000))  # poll(2) rounds it up
     return process.exited
 
 
@@ -154,7 +153,7 @@ class _Poller:
                     process.exited = True
                     continue
                 remaining = min(remaining, _NO_PIDFD_TICK)
-            for fd, _ in self._poll.poll(math.ceil(remaining * 1000)):
+            for fd, _ in self._poll.poll(remaining * 1000):  # rounded up, as above
                 handler = self._handlers.get(fd)
                 if handler is not None:
                     handler()

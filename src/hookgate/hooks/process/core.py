@@ -6,7 +6,6 @@ A `Process` does each step without blocking and without an event loop; `aio` and
 
 from __future__ import annotations
 
-import fcntl
 import os
 import select
 import time
@@ -138,6 +137,8 @@ def enlarge_pipe(fd: int, size: int) -> None:
     until it is read. Where the kernel refuses (over `/proc/sys/fs/pipe-max-size`, or the
     user's pipe budget, shared by all their processes, is spent), the pipe keeps the
     size it was made with: the documented fallback, slower only for long output."""
+    import fcntl  # here: asked for a hook that wrote much before, not by the usual one
+
     # (`contextlib.suppress` would cost three Python calls on every hook.)
     try:  # noqa: SIM105
         fcntl.fcntl(fd, _F_SETPIPE_SZ, size)
