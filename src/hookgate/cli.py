@@ -7,16 +7,13 @@ reader that stops early (`| head`) ends it quietly, with the exit code of SIGPIP
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import functools
 import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 
-from hookgate.agents import cli as agents_cli
 from hookgate.frontends.output import (
     EXIT_BROKEN_PIPE,
     EXIT_OUTPUT_FAILED,
@@ -30,20 +27,12 @@ from hookgate.hooks.author import cli as hooks_cli
 from hookgate.hooks.files import parsecache
 from hookgate.hooks.process import adopt_orphans_at_first_start
 from hookgate.hooks.runs import bytecode
-from hookgate.policytest import cli as policytest_cli
-from hookgate.security.trust import command as trust_command
-from hookgate.serve import cli as serve_cli
 from hookgate.store.home import cache_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
-
-# argparse asks gettext for each message's translation as the parser is built, and
-# gettext imports `locale` and looks for a catalogue on the file system each time (a
-# stat or two a string). Python ships none for argparse, and hookgate's own messages
-# are English: the messages are taken as they are (~1 ms of every start-up).
-setattr(argparse, "_", str)  # noqa: B010 (not in typeshed)
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
 EXIT_ERROR = 1
@@ -53,13 +42,16 @@ EXIT_INTERRUPTED = 130
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The whole command line, or, given the `argv` it will parse, the parts it can
     use: a command whose name is none of `argv`'s words is listed in help, not built."""
-    _terminal_columns.cache_clear()  # asked once per parser, not once per argument
-    parser = _Parser(
+    import argparse
+
+    from hookgate.commandline import Version, command_line
+
+    parser = command_line(
+        argv,
         prog="hookgate",
         description="An AI agent with hooks: your rules around it, outside its code.",
-        words=None if argv is None else frozenset(argv),
     )
-    parser.add_argument("--version", action=_Version, help="show the version and exit")
+    parser.add_argument("--version", action=Version, help="show the version and exit")
     parser.add_argument("--agent", "--config", dest="agent", type=Path, metavar="FILE",
                         default=DEFAULT_AGENT_FILE,
                         help="the agent file (default: ./hookgate.yaml)")  # fmt: skip
@@ -74,12 +66,21 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     hooks_cli.add_parser(
         commands, load_config=_load_hooks_of, offered_tools=_offered_tools,
-        agent_report=_agent_report, more_commands=policytest_cli.add_commands,
-        test_schema=policytest_cli.test_file_schema,
+        agent_report=_agent_report, more_commands=_add_policy_tests, test_schema=_test_file_schema,
     )  # fmt: skip
-    trust_command.add_parser(commands)
-    agents_cli.add_parsers(commands)
-    serve_cli.add_parser(commands)
+    trust = commands.add_parser(
+        "trust",
+        help="review an agent file and trust it: until then hookgate runs nothing it names",
+        description="Show what an agent file makes hookgate run, start and send, then record "
+        "its digests (and those of every file it names) as trusted.",
+    )
+    _build(trust, _trust_arguments)
+    hook = commands.add_parser("hook", help="answer one hook event of another agent (stdin)")
+    _build(hook, _hook_arguments)
+    install = commands.add_parser("install", help="make another agent run hookgate's hooks")
+    _build(install, _install_arguments)
+    serve = commands.add_parser("serve", help="answer hook events over HTTP: a policy service")
+    _build(serve, _serve_arguments)
     init = commands.add_parser("init", help="write a commented starter agent file")
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
     init.set_defaults(handler=_run_init)
@@ -106,6 +107,72 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                              "the longest (default: 32)")  # fmt: skip
     window.set_defaults(handler=_run_window)
     return parser
+
+
+def _add_policy_tests(commands: Any) -> None:
+    """`hooks test` and `hooks replay`, on the `hooks` subparsers `commands`."""
+    test = commands.add_parser(
+        "test", help="run test files of cases through the agent file's hooks and rules"
+    )
+    _build(test, _test_arguments)
+    replay = commands.add_parser(
+        "replay", help="what the agent file's hooks and rules decide on recorded sessions"
+    )
+    _build(replay, _replay_arguments)
+
+
+def _build(command: Any, add_arguments: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Add a command's arguments, from the module of its handler, to its parser, unless
+    it is a command the line does not name (`Unbuilt`): that module is then not
+    imported at all. A command's name and help are here, so that it is listed without
+    it: importing the modules of the six commands built so was ~4 M instructions of a
+    `hooks fire`."""
+    from hookgate.commandline import Unbuilt
+
+    if not isinstance(command, Unbuilt):
+        add_arguments(command)
+
+
+def _trust_arguments(parser: argparse.ArgumentParser) -> None:
+    from hookgate.security.trust.command import add_arguments
+
+    add_arguments(parser)
+
+
+def _hook_arguments(parser: argparse.ArgumentParser) -> None:
+    from hookgate.agents.cli import add_hook_arguments
+
+    add_hook_arguments(parser)
+
+
+def _install_arguments(parser: argparse.ArgumentParser) -> None:
+    from hookgate.agents.cli import add_install_arguments
+
+    add_install_arguments(parser)
+
+
+def _serve_arguments(parser: argparse.ArgumentParser) -> None:
+    from hookgate.serve.cli import add_arguments
+
+    add_arguments(parser)
+
+
+def _test_arguments(parser: argparse.ArgumentParser) -> None:
+    from hookgate.policytest.cli import add_test_arguments
+
+    add_test_arguments(parser)
+
+
+def _replay_arguments(parser: argparse.ArgumentParser) -> None:
+    from hookgate.policytest.cli import add_replay_arguments
+
+    add_replay_arguments(parser)
+
+
+def _test_file_schema() -> Any:
+    from hookgate.policytest.cli import test_file_schema
+
+    return test_file_schema()
 
 
 def _offered_tools(path: Path) -> tuple[str, ...] | None:
@@ -172,7 +239,7 @@ def _main(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
     """Parse `argv`, import the command's front end, call `started`, run the command."""
     if argv is None:
         argv = sys.argv[1:]
-    args = build_parser(argv).parse_args(argv)
+    args = _fire_line(argv) or build_parser(argv).parse_args(argv)
     adopt_orphans_at_first_start()
     cache = cache_dir()
     parsecache.enable(cache)
@@ -215,6 +282,18 @@ def _main(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
         return EXIT_INTERRUPTED
 
 
+def _fire_line(argv: Sequence[str]) -> Any:
+    """The arguments of a `hookgate hooks fire` line, as `build_parser` would parse them,
+    read without argparse where the line is the usual one (`hooks_cli.fire_arguments`);
+    else None."""
+    if list(argv[:2]) != ["hooks", "fire"]:
+        return None
+    fields = hooks_cli.fire_arguments(argv[2:])
+    if fields is None:
+        return None
+    return SimpleNamespace(**fields, handler=hooks_cli.run_fire, load_config=_load_hooks_of)
+
+
 def _load_hooks_of(path: Path, import_python: bool) -> HooksConfig:
     from hookgate.config.agentfile import load_hooks_of  # the agent file's parts cost ~40 ms
 
@@ -222,6 +301,8 @@ def _load_hooks_of(path: Path, import_python: bool) -> HooksConfig:
 
 
 def _add_handoff_arguments(parser: argparse.ArgumentParser) -> None:
+    import argparse  # for SUPPRESS: `build_parser` has imported it
+
     parser.add_argument("--ask", nargs=2, metavar=("NAME", "QUESTION"),
                         help="hand QUESTION to the agent NAME listed under 'agents:'; "
                              "its answer alone on stdout")  # fmt: skip
@@ -300,6 +381,8 @@ def _run_acp(args: argparse.Namespace) -> int:
 
 
 def _at_least_one(text: str) -> int:
+    import argparse  # the parser that calls this has imported it
+
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
     return int(text)
@@ -320,107 +403,6 @@ def _run_sessions(args: argparse.Namespace) -> int:
     from hookgate.store.session import SessionStore
 
     return print_sessions(SessionStore())
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse's parser, its subcommands' too, with help sized without `shutil`, and
-    with only the subcommands it can meet built.
-
-    argparse builds a help formatter for each argument added and sizes it with
-    `shutil.get_terminal_size`; importing shutil (with bz2 and lzma) is about 2 ms of a
-    start-up that only prints help when asked. Given `words`, the command line's words,
-    a subcommand argparse cannot choose (its name is not one of them: it matches names
-    whole) is only listed, for help (`_OnlyNamed`): building all twenty is ~3 ms of a
-    `hooks fire`.
-    """
-
-    def __init__(
-        self,
-        *args: Any,
-        words: frozenset[str] | None = None,
-        listed_only: bool = False,
-        **kwargs: Any,
-    ) -> None:
-        if listed_only:  # a command no word names: argparse never parses it (`_OnlyNamed`)
-            return
-        kwargs.setdefault("formatter_class", _HelpFormatter)
-        super().__init__(*args, **kwargs)
-        self._words = words
-
-    def add_subparsers(self, **kwargs: Any) -> Any:
-        action = super().add_subparsers(**kwargs)
-        return action if self._words is None else _OnlyNamed(action, self._words)
-
-
-class _OnlyNamed:
-    """A subparsers action that builds a command only if `words` names it; any other is
-    listed with its help, and what its builder adds to it goes nowhere (`_Unbuilt`).
-
-    argparse only ever parses with the parser of a name that is one of the line's words,
-    so an unnamed command's entry in its map is a parser left unbuilt (`listed_only`):
-    constructing one costs what adding a command's arguments does (2.7 M instructions
-    of a `hooks fire`, of its twelve unnamed commands)."""
-
-    def __init__(self, action: Any, words: frozenset[str]) -> None:
-        self._action = action
-        self._words = words
-
-    def add_parser(self, name: str, **kwargs: Any) -> Any:
-        aliases = kwargs.get("aliases", ())
-        if name in self._words or not self._words.isdisjoint(aliases):
-            return self._action.add_parser(name, words=self._words, **kwargs)
-        listed = {key: kwargs[key] for key in ("help", "aliases") if key in kwargs}
-        self._action.add_parser(name, listed_only=True, **listed)
-        return _Unbuilt()
-
-
-class _Unbuilt:
-    """A command that will not be parsed: every call to build it is taken and dropped."""
-
-    def __getattr__(self, name: str) -> Callable[..., _Unbuilt]:
-        return lambda *_, **__: self
-
-
-class _HelpFormatter(argparse.HelpFormatter):
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:  # fmt: skip
-        if width is None:  # as argparse's own: the terminal's columns, less two
-            width = _terminal_columns() - 2
-        super().__init__(prog, indent_increment, max_help_position, width)
-
-
-@functools.cache
-def _terminal_columns() -> int:
-    """`shutil.get_terminal_size().columns`: $COLUMNS, else stdout's terminal, else 80."""
-    with contextlib.suppress(KeyError, ValueError):
-        columns = int(os.environ["COLUMNS"])
-        if columns > 0:
-            return columns
-    try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
-    except (AttributeError, ValueError, OSError):  # no stdout, closed, or not a terminal
-        return 80
-
-
-class _Version(argparse.Action):
-    """`--version`, reading the installed version only when asked: importlib.metadata
-    costs more than the rest of a `hooks fire` start-up."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
-
-    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-        print(f"hookgate {_version()}")
-        parser.exit()
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("hookgate")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        return "unknown"
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 `build_parser(argv)` builds in full the commands `argv` names and only lists the others,
 their parsers left unbuilt (start-up is paid on every command). Whatever the words, it must parse them as
-the whole command line does: the same namespace, the same help, the same error.
+the whole command line does: the same namespace, the same help, the same error. The usual
+`hooks fire` line is read without argparse at all, into what argparse makes of it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import io
 
 import pytest
 
-from hookgate.cli import build_parser
+from hookgate.cli import _fire_line, build_parser
+from hookgate.hooks.author.cli import FIRE_OPTIONS
 
 ARGVS = [
     [],
@@ -84,3 +86,61 @@ def test_help_lists_every_command_though_none_is_built() -> None:
     assert len(commands) >= 10
     for name in commands:
         assert f"\n    {name} " in listed
+
+
+#: `hooks fire` lines read without argparse (`hookgate.cli._fire_line`): each option,
+#: the event before or after them, an option given twice, values that are no option.
+FIRE_LINES = [
+    ["preToolCall", "--tool", "shell"],
+    ["--tool", "shell", "PreToolUse"],
+    ["preGeneration"],
+    ["postToolCall", "--agent", "a.yaml", "--tool", "x", "--call-id", "c1"],
+    ["postAsk", "--config", "b.yaml", "--agent-name", "helper"],
+    ["preToolCall", "--tool", "a", "--tool", "b"],
+    ["preToolCall", "--tool", ""],
+    ["", "--tool", "a b"],
+    ["nosuchEvent", "--agent-name", "x=y"],
+]
+#: Lines that are argparse's own to read, answer or refuse.
+FIRE_ARGPARSE_LINES = [
+    [],
+    ["--help"],
+    ["preToolCall", "-h"],
+    ["preToolCall", "--to", "shell"],  # an abbreviation
+    ["preToolCall", "--tool=shell"],
+    ["preToolCall", "--tool"],
+    ["preToolCall", "--tool", "-x"],
+    ["-x y", "--tool", "shell"],  # a positional to argparse (it has a space)
+    ["-"],
+    ["preToolCall", "extra"],
+    ["preToolCall", "--", "x"],
+    ["preToolCall", "--bogus", "x"],
+]
+
+
+@pytest.mark.parametrize("words", FIRE_LINES, ids=" ".join)
+def test_a_usual_fire_line_is_read_without_argparse_as_argparse_reads_it(
+    words: list[str],
+) -> None:
+    argv = ["hooks", "fire", *words]
+    fast = _fire_line(argv)
+    full = parsed(build_parser(), argv)[0]
+
+    assert fast is not None
+    assert isinstance(full, dict)
+    assert comparable(vars(fast)) == comparable({key: full[key] for key in vars(fast)})
+
+
+@pytest.mark.parametrize(
+    "words", FIRE_ARGPARSE_LINES, ids=lambda words: " ".join(words) or "(none)"
+)
+def test_any_other_fire_line_is_left_to_argparse(words: list[str]) -> None:
+    assert _fire_line(["hooks", "fire", *words]) is None
+
+
+def test_every_option_read_without_argparse_is_one_fire_has() -> None:
+    for option, attribute in FIRE_OPTIONS.items():
+        line = ["hooks", "fire", "preToolCall", option, "v"]
+        full = parsed(build_parser(), line)[0]
+        assert isinstance(full, dict), option
+        assert vars(_fire_line(line))[attribute] == full[attribute]

@@ -20,9 +20,8 @@ if TYPE_CHECKING:
     from hookgate.agents.protocol import AgentProtocol, HookSettings
 
 
-def add_parsers(commands: Any) -> None:
-    """Add `hook` and `install` to the main CLI's subparsers."""
-    hook = commands.add_parser("hook", help="answer one hook event of another agent (stdin)")
+def add_hook_arguments(hook: argparse.ArgumentParser) -> None:
+    """Add the arguments of `hookgate hook` to its parser (`hookgate.cli` names it)."""
     hook.add_argument("agent_name", choices=AGENT_NAMES, metavar="AGENT",
                       help="the agent that runs it: " + ", ".join(AGENT_NAMES))  # fmt: skip
     hook.add_argument("--agent", dest="hook_agent_file", type=Path, metavar="FILE",
@@ -30,7 +29,10 @@ def add_parsers(commands: Any) -> None:
     hook.add_argument("--remote", metavar="URL",
                       help="let the hookgate serve at URL decide (token: $HOOKGATE_SERVE_TOKEN)")  # fmt: skip
     hook.set_defaults(handler=run_hook)
-    install = commands.add_parser("install", help="make another agent run hookgate's hooks")
+
+
+def add_install_arguments(install: argparse.ArgumentParser) -> None:
+    """Add the arguments of `hookgate install` to its parser (`hookgate.cli` names it)."""
     install.add_argument("agent_name", choices=AGENT_NAMES, metavar="AGENT",
                          help="the agent to set up: " + ", ".join(AGENT_NAMES))  # fmt: skip
     where = install.add_mutually_exclusive_group()

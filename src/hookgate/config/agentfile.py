@@ -12,15 +12,6 @@ from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 
-from hookgate.config.agentrefs import AGENT_NAME, parse_agent_refs, parse_agents
-
-# An agent file's other agents are read in `agentrefs`; their names stay importable here.
-from hookgate.config.agentrefs import DEFAULT_ASK_TIMEOUT as DEFAULT_ASK_TIMEOUT
-from hookgate.config.agentrefs import DEFAULT_MAX_PARALLEL as DEFAULT_MAX_PARALLEL
-from hookgate.config.agentrefs import DEFAULT_MAX_ROUNDS as DEFAULT_MAX_ROUNDS
-from hookgate.config.agentrefs import AgentRef as AgentRef
-from hookgate.config.agentrefs import TeamConfig as TeamConfig
-from hookgate.config.ruletext import RULE_SHAPE, rule_problem
 from hookgate.hooks import HookgateError, HooksConfig
 from hookgate.hooks.configfile import hooks_of_document, load_hooks_file
 from hookgate.hooks.errors import Collected
@@ -50,9 +41,32 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported by a file that has MCP servers (`hooks fire` reads the rest)
     from typing import Any
 
+    # An agent file's other agents are read in `agentrefs`, imported by a file that
+    # names any (`__getattr__`); their names stay importable here.
+    from hookgate.config.agentrefs import DEFAULT_ASK_TIMEOUT as DEFAULT_ASK_TIMEOUT
+    from hookgate.config.agentrefs import DEFAULT_MAX_PARALLEL as DEFAULT_MAX_PARALLEL
+    from hookgate.config.agentrefs import DEFAULT_MAX_ROUNDS as DEFAULT_MAX_ROUNDS
+    from hookgate.config.agentrefs import AgentRef as AgentRef
+    from hookgate.config.agentrefs import TeamConfig as TeamConfig
     from hookgate.hooks.claude.permissions import ClaudePermissions
     from hookgate.mcp import McpServerConfig
     from hookgate.telemetry import TelemetrySettings
+
+#: The names of `agentrefs` importable from here.
+_AGENT_REFS = (
+    "DEFAULT_ASK_TIMEOUT", "DEFAULT_MAX_PARALLEL", "DEFAULT_MAX_ROUNDS", "AgentRef", "TeamConfig"
+)  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    # `agentrefs` (and `ruletext`) only where a file has other agents (or rules): a file
+    # of hooks and a model, read on every `hooks fire`, needs neither (~2 M instructions).
+    if name in _AGENT_REFS:
+        from hookgate.config import agentrefs
+
+        return getattr(agentrefs, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
 #: The tools a team's supervisor gets (hookgate.team.tools).
@@ -181,7 +195,7 @@ def _sections(
         "system": partial(_text, document, where, "system", DEFAULT_SYSTEM),
         "tools": partial(_tools, document, where),
         "yolo": partial(_bool, document, where, "yolo"),
-        "agents": partial(parse_agents, document, where, base),
+        "agents": partial(_agents, document, where, base),
         "team": partial(_team, document, where, base),
         "mcp_servers": partial(_mcp_servers, document, where, base),
         "max_steps": partial(_positive, document, where, "max_steps", 50),
@@ -354,6 +368,8 @@ def _permissions(
 
 def _rule_list(node: Mapping[Any, Any], at: Where, key: str) -> tuple[str, ...]:
     """The rules under `key`: a rule that does not parse would never apply, in silence."""
+    from hookgate.config.ruletext import RULE_SHAPE, rule_problem
+
     rules = _string_list(node, at, key)
     for index, rule in enumerate(rules):
         problem = rule_problem(rule)
@@ -380,9 +396,25 @@ def _claude_permissions(
     return load_claude_permissions(document["claude_settings"], at, base_dir)
 
 
+def _agents(document: Mapping[Any, Any], where: Where, base_dir: Path) -> dict[str, AgentRef]:
+    if document.get("agents") is None:
+        return {}
+    from hookgate.config.agentrefs import parse_agents
+
+    return parse_agents(document, where, base_dir)
+
+
 def _team(document: Mapping[Any, Any], where: Where, base_dir: Path) -> TeamConfig | None:
     if document.get("team") is None:
         return None
+    from hookgate.config.agentrefs import (
+        AGENT_NAME,
+        DEFAULT_MAX_PARALLEL,
+        DEFAULT_MAX_ROUNDS,
+        TeamConfig,
+        parse_agent_refs,
+    )
+
     at = where.key(document, "team")
     node = expect_mapping(document["team"], at, "a team (name, members, max_parallel, max_rounds)")
     check_keys(node, at, TEAM_KEYS)

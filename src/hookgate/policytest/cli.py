@@ -17,11 +17,8 @@ if TYPE_CHECKING:
 DEFAULT_AGENT_FILE = Path("hookgate.yaml")
 
 
-def add_commands(commands: Any) -> None:
-    """Add `test` and `replay` to the `hooks` subparsers `commands`."""
-    test = commands.add_parser(
-        "test", help="run test files of cases through the agent file's hooks and rules"
-    )
+def add_test_arguments(test: argparse.ArgumentParser) -> None:
+    """Add the arguments of `hookgate hooks test` to its parser (`hookgate.cli` names it)."""
     test.add_argument("files", nargs="*", type=Path, metavar="FILE",
                       help="test files (default: *.hooktest.yaml beside the agent file "
                            "and under its tests/hooks/)")  # fmt: skip
@@ -31,9 +28,9 @@ def add_commands(commands: Any) -> None:
                       help="write the current answers into the cases that have no expect")  # fmt: skip
     test.set_defaults(handler=_run_test)
 
-    replay = commands.add_parser(
-        "replay", help="what the agent file's hooks and rules decide on recorded sessions"
-    )
+
+def add_replay_arguments(replay: argparse.ArgumentParser) -> None:
+    """Add the arguments of `hookgate hooks replay` to its parser (`hookgate.cli` names it)."""
     replay.add_argument("sources", nargs="+", metavar="SOURCE",
                         help="a hookgate session id or file, a Claude Code transcript, a "
                              "Codex rollout or a Gemini CLI chat file")  # fmt: skip

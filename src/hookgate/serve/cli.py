@@ -12,18 +12,13 @@ import os
 import sys
 from pathlib import Path
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
 #: Where the service listens unless told: loopback, so that exposing it is a choice.
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8731
 
 
-def add_parser(commands: Any) -> None:
-    """Add `serve` to the main CLI's subparsers."""
-    serve = commands.add_parser("serve", help="answer hook events over HTTP: a policy service")
+def add_arguments(serve: argparse.ArgumentParser) -> None:
+    """Add the arguments of `hookgate serve` to its parser (`hookgate.cli` names it)."""
     serve.add_argument("--agent", "--config", dest="agent", type=Path, metavar="FILE",
                        default=argparse.SUPPRESS,
                        help="the trusted agent file (default: ./hookgate.yaml)")  # fmt: skip

@@ -9,7 +9,6 @@ the processes the tools start, and the workspace boundaries the file tools check
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Collection
 
 TYPE_CHECKING = False
@@ -57,6 +56,8 @@ BUILTIN_TOOL_NAMES: tuple[str, ...] = tuple(_BUILTIN_TOOLS)
 
 def builtin_tools(names: Collection[str] = BUILTIN_TOOL_NAMES) -> list[Tool]:
     """A fresh instance of each built-in tool `names` lists, in the order they are offered."""
+    import importlib  # a session's tools alone: not imported where an agent file is read
+
     tools = []
     for name, (module, class_name) in _BUILTIN_TOOLS.items():
         if name in names:

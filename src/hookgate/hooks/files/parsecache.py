@@ -12,7 +12,6 @@ grant nothing: trust is checked on the file's own bytes, never on this cache.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from collections.abc import Mapping
@@ -123,7 +122,8 @@ def keep(kind: str, text: str, value: Any) -> None:
         frozen = json.dumps(value, separators=(",", ":"))
     except (RecursionError, ValueError, TypeError):
         return
-    import tempfile  # a miss alone writes
+    import contextlib  # a miss alone writes
+    import tempfile
 
     with contextlib.suppress(OSError):
         _private_folders(entry.parent)

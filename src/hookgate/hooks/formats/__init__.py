@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator, Mapping
 
 from hookgate.hooks.formats.base import ALLOW, BadReply, HookReply, Permission, ReplyFormat
@@ -25,7 +24,8 @@ class _Formats(Mapping[str, ReplyFormat]):
         built = self._built.get(name)
         if built is None:
             module, cls = self._classes[name]  # KeyError: no such format
-            built = self._built[name] = getattr(importlib.import_module(module), cls)()
+            # __import__: importlib's package is ~0.6 M instructions of a `hooks fire`
+            built = self._built[name] = getattr(__import__(module, fromlist=[cls]), cls)()
         return built
 
     def __iter__(self) -> Iterator[str]:

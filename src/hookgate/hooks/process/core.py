@@ -6,11 +6,8 @@ A `Process` does each step without blocking and without an event loop; `aio` and
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import os
 import select
-import signal
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -25,7 +22,12 @@ from hookgate.hooks.records import NamedTuple
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the blocking driver runs without asyncio
     import asyncio
+    import signal
     from typing import Self
+else:
+    # signal's C half, the numbers alone: `signal` makes three enums of them at import
+    # (3 M instructions, 2 % of a `hooks fire`).
+    import _signal as signal
 
 #: Bytes kept of stdout and of stderr each; the rest is read and dropped, so a flood
 #: can neither block the process on a full pipe nor fill our memory.
@@ -111,8 +113,10 @@ def programs_path(path: str, project_dir: str | None = None) -> str:
     own `env:` may say otherwise."""
     project = None
     if project_dir is not None:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 (not `contextlib.suppress`: its import is 2 % of a `hooks fire`)
             project = os.stat(project_dir)
+        except OSError:
+            pass
     kept = [
         entry
         for entry in path.split(os.pathsep)
@@ -133,6 +137,8 @@ def enlarge_pipe(fd: int, size: int) -> None:
     until it is read. Where the kernel refuses (over `/proc/sys/fs/pipe-max-size`, or the
     user's pipe budget, shared by all their processes, is spent), the pipe keeps the
     size it was made with: the documented fallback, slower only for long output."""
+    import fcntl  # here: asked for a hook that wrote much before, not by the usual one
+
     # (`contextlib.suppress` would cost three Python calls on every hook.)
     try:  # noqa: SIM105
         fcntl.fcntl(fd, _F_SETPIPE_SZ, size)
@@ -418,6 +424,8 @@ def _start(
 
 def _kill_unwatched(pid: int) -> None:
     """Kill and reap the group of a child whose start was interrupted."""
+    import contextlib  # here: a start interrupted is rare
+
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
     with contextlib.suppress(ChildProcessError):
@@ -428,6 +436,8 @@ def _kill_unwatched(pid: int) -> None:
 def _child_on_pipes(fds: tuple[int, ...]) -> int | None:
     """Our child whose stdin, stdout or stderr is one of the pipes of `fds` (the ends we
     kept): how a start is found whose pid an interrupt lost. Linux (/proc) only."""
+    import contextlib  # here: an interrupted start alone looks
+
     pipes = {f"pipe:[{os.fstat(fd).st_ino}]" for fd in fds}
     for listing in Path("/proc/self/task").glob("*/children"):
         with contextlib.suppress(OSError):

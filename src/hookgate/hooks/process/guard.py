@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import _thread  # its lock alone: `threading` costs a start-up 1 ms more, for nothing
 import atexit
-import contextlib
 import os
 import select
 import sys
@@ -125,9 +124,11 @@ def _guardian_fds(stdin: int) -> list[tuple[int | str, ...]]:
     ]
     for name in os.listdir("/proc/self/fd"):
         fd = int(name)
-        with contextlib.suppress(OSError):  # the listing's own fd is gone already
+        try:
             if fd > 2 and os.get_inheritable(fd):
                 actions.append((os.POSIX_SPAWN_CLOSE, fd))
+        except OSError:  # the listing's own fd is gone already
+            pass
     return actions
 
 
@@ -139,19 +140,29 @@ def _dismiss(pid: int, tell: int) -> None:
     """
     if _guarded_pid != os.getpid():
         return  # a forked child: the guardian is its parent's
-    with contextlib.suppress(OSError):
+    # try, not `contextlib.suppress`, here and where a hook starts: importing contextlib
+    # is 2 % of a `hooks fire`.
+    try:  # noqa: SIM105
         os.write(tell, b"bye")
-    with contextlib.suppress(OSError):
+    except OSError:
+        pass
+    try:  # noqa: SIM105
         os.close(tell)
+    except OSError:
+        pass
     # A Ctrl-C now only cuts the wait short: the guardian was told, and leaves anyway.
-    with contextlib.suppress(OSError, KeyboardInterrupt):
+    try:
         exited = os.pidfd_open(pid)
         try:
             select.select([exited], [], [], DISMISS_WAIT)
         finally:
             os.close(exited)
-    with contextlib.suppress(ChildProcessError):
+    except (OSError, KeyboardInterrupt):
+        pass
+    try:  # noqa: SIM105
         os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
 
 
 #: The children this process started and waits for itself; every other exited child
@@ -191,6 +202,8 @@ def reap_orphans() -> None:
             return
     except ChildProcessError:
         return
+    import contextlib  # here: an exited orphan is rare (`hookgate acp` runs this on SIGCHLD)
+
     guardian = _guardian[0] if _guardian is not None else 0
     with _starting:
         for pid in _children():
@@ -200,6 +213,8 @@ def reap_orphans() -> None:
 
 
 def _children() -> set[int]:
+    import contextlib  # here: asked for an exited orphan alone (`reap_orphans`)
+
     children: set[int] = set()
     for listing in Path("/proc/self/task").glob("*/children"):
         with contextlib.suppress(OSError):

@@ -4,5 +4,5 @@
 `store.TrustStore` keeps their digests under `$HOOKGATE_HOME`; `check.require_trust`
 is the check every entry point makes first; `record.trust_agent_file` records a
 closure; `command` is `hookgate trust`. Import from those modules: this package
-imports nothing, so that every `hookgate` command can build its parser cheaply.
+imports nothing, so that importing one of them costs that module alone.
 """

@@ -15,19 +15,11 @@ from hookgate.hooks import ConfigError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from hookgate.security.trust.store import TrustStore
 
 
-def add_parser(commands: Any) -> None:
-    """Add the `trust` subcommand to the CLI's subparsers."""
-    trust = commands.add_parser(
-        "trust",
-        help="review an agent file and trust it: until then hookgate runs nothing it names",
-        description="Show what an agent file makes hookgate run, start and send, then record "
-        "its digests (and those of every file it names) as trusted.",
-    )
+def add_arguments(trust: argparse.ArgumentParser) -> None:
+    """Add the arguments of `hookgate trust` to its parser (`hookgate.cli` names it)."""
     trust.add_argument("file", nargs="?", type=Path, metavar="FILE",
                        help="the agent file (default: --agent, else ./hookgate.yaml)")  # fmt: skip
     trust.add_argument("-y", "--yes", action="store_true", help="trust without asking")
@@ -37,7 +29,7 @@ def add_parser(commands: Any) -> None:
 
 
 def run_trust(args: argparse.Namespace) -> int:
-    # Here, not at the top: every `hookgate` command builds this parser.
+    # Here, not at the top: `hookgate --help` builds this parser too.
     from hookgate.security.trust.check import is_trusted
     from hookgate.security.trust.store import TrustStore
     from hookgate.security.trust.summary import shown
