@@ -122,7 +122,7 @@ class PersistentHooks:
         `event` is the bytes its format writes, or a function that makes them, whole or
         in pieces (`event_line`); called again where the event goes to a new process."""
         deadline = time.monotonic() + hook.timeout
-        slot = self._slot(hook)
+        slot = self._slots.get(id(hook)) or self._slot(hook)
         # A free lock is taken without its timeout: parsing that keyword argument costs
         # more than the acquire itself.
         if not (slot.lock.acquire(False) or slot.lock.acquire(timeout=hook.timeout)):
@@ -159,7 +159,7 @@ class PersistentHooks:
     ) -> ProcessResult:
         """`ask_sync` on the event loop: the loop serves others while the hook works."""
         deadline = time.monotonic() + hook.timeout
-        slot = self._slot(hook)
+        slot = self._slots.get(id(hook)) or self._slot(hook)
         loop = running_loop()
         turn = slot.turns.get(loop) or slot.turns.setdefault(loop, Turn())
         if turn.busy:  # another event has its turn: wait for it, within our timeout
@@ -270,6 +270,9 @@ _KNOWN_TAIL_LEN = 512
 def _result(line: bytes, number: int) -> ProcessResult:
     """A reply line as the `ProcessResult` a process hook would have left (its
     `duration` 0: nothing reads it, and the hook's process did not end)."""
+    head = b'{"id": %d,' % number  # `json.dumps`'s spacing, the usual one: looked up here
+    if line.startswith(head) and (result := _KNOWN_TAILS.get(line[len(head) :])) is not None:
+        return result
     tail = _tail_after_id(line, number)
     result = _KNOWN_TAILS.get(tail) if tail is not None else None
     if result is None:
