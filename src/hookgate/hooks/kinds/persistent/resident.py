@@ -208,8 +208,8 @@ class Resident(Pipes):
         pending = self._send(line)
         held = 0.0
         if not pending and not self._buffer and self._slow_runs < SLOW_RUNS:
-            # Comparisons, not `min`: it parses keyword arguments at each call, which on
-            # this path cost more than the line's whole write.
+            # Comparisons, not `min`: it parses keyword arguments at each call, at ten
+            # times their cost.
             held = deadline - written
             held = held if held < HOLD_WAIT else HOLD_WAIT
             reply = self._one_read(held)

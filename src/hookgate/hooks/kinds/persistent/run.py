@@ -172,15 +172,27 @@ class PersistentHooks:
             if resident is None:
                 resident = await self._start(slot, hook, deadline, env=env, cwd=cwd)
             number = slot.take_number()
-            try:
+            # `ask_sync`'s steps (`_asked_sync`) in one coroutine, not two: this is the
+            # usual event's path, and a coroutine costs it more than a function call.
+            while True:
                 line = event_line(number, event)
-                return await _asked(slot, resident, line, deadline, number, loop)
-            except ResidentGone:
-                if fresh:
+                try:
+                    result = _result(await resident.ask(line, deadline, loop), number)
+                except (TimeoutError, ResidentFailure) as exc:
+                    slot.failed()
+                    await resident.stop()
+                    if fresh or not isinstance(exc, ResidentGone):
+                        raise
+                except BaseException:  # cancelled: its reply would answer the next event
+                    slot.failed()
+                    resident.kill()
                     raise
+                else:
+                    slot.failures = 0  # "in a row": a good reply ends the series
+                    return result
+                # It ended while idle, unseen: the event goes to a new one.
                 resident = await self._start(slot, hook, deadline, env=env, cwd=cwd)
-                line = event_line(number, event)
-                return await _asked(slot, resident, line, deadline, number, loop)
+                fresh = True
         finally:
             turn.release()
 
@@ -231,25 +243,6 @@ def _asked_sync(
         resident.kill()
         raise
     slot.failures = 0  # "in a row": a good reply ends the series
-    return result
-
-
-async def _asked(
-    slot: _Slot, resident: Resident, line: bytes | Iterator[bytes], deadline: float,
-    number: int, loop: asyncio.AbstractEventLoop,
-) -> ProcessResult:  # fmt: skip
-    """`_asked_sync` on the event loop."""
-    try:
-        result = _result(await resident.ask(line, deadline, loop), number)
-    except (TimeoutError, ResidentFailure):
-        slot.failed()
-        await resident.stop()
-        raise
-    except BaseException:  # cancelled: its reply would answer the next event
-        slot.failed()
-        resident.kill()
-        raise
-    slot.failures = 0
     return result
 
 
