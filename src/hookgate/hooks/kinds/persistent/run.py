@@ -133,14 +133,26 @@ class PersistentHooks:
             if resident is None:
                 resident = self._start_sync(slot, hook, deadline, env=env, cwd=cwd)
             number = slot.take_number()
-            try:
-                return _asked_sync(slot, resident, event_line(number, event), deadline, number)
-            except ResidentGone:
-                if fresh:
+            while True:
+                line = event_line(number, event)
+                try:
+                    result = _result(resident.ask_sync(line, deadline), number)
+                except (TimeoutError, ResidentFailure) as exc:
+                    # A failure counts for the backoff and stops the process.
+                    slot.failed()
+                    resident.stop_sync()
+                    if fresh or not isinstance(exc, ResidentGone):
+                        raise
+                except BaseException:  # KeyboardInterrupt: its reply would answer the next event
+                    slot.failed()
+                    resident.kill()
                     raise
+                else:
+                    slot.failures = 0  # "in a row": a good reply ends the series
+                    return result
                 # It ended while idle, unseen: the event goes to a new one.
                 resident = self._start_sync(slot, hook, deadline, env=env, cwd=cwd)
-                return _asked_sync(slot, resident, event_line(number, event), deadline, number)
+                fresh = True
         finally:
             slot.lock.release()
 
@@ -172,9 +184,7 @@ class PersistentHooks:
             if resident is None:
                 resident = await self._start(slot, hook, deadline, env=env, cwd=cwd)
             number = slot.take_number()
-            # `ask_sync`'s steps (`_asked_sync`) in one coroutine, not two: this is the
-            # usual event's path, and a coroutine costs it more than a function call.
-            while True:
+            while True:  # as in `ask_sync`, in this one coroutine: another costs each event more
                 line = event_line(number, event)
                 try:
                     result = _result(await resident.ask(line, deadline, loop), number)
@@ -188,7 +198,7 @@ class PersistentHooks:
                     resident.kill()
                     raise
                 else:
-                    slot.failures = 0  # "in a row": a good reply ends the series
+                    slot.failures = 0
                     return result
                 # It ended while idle, unseen: the event goes to a new one.
                 resident = await self._start(slot, hook, deadline, env=env, cwd=cwd)
@@ -226,24 +236,6 @@ class PersistentHooks:
         for slot in slots:
             if slot.resident is not None:
                 await slot.resident.stop()
-
-
-def _asked_sync(
-    slot: _Slot, resident: Resident, line: bytes | Iterator[bytes], deadline: float, number: int
-) -> ProcessResult:
-    """`resident`'s reply to event `number`; a failure counts for the backoff and stops it."""
-    try:
-        result = _result(resident.ask_sync(line, deadline), number)
-    except (TimeoutError, ResidentFailure):
-        slot.failed()
-        resident.stop_sync()
-        raise
-    except BaseException:  # KeyboardInterrupt: its reply would answer the next event
-        slot.failed()
-        resident.kill()
-        raise
-    slot.failures = 0  # "in a row": a good reply ends the series
-    return result
 
 
 _DECODER = json.JSONDecoder()
