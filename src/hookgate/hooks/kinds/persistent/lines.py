@@ -86,7 +86,7 @@ class Pipes:
             if not chunk:
                 self._stdout_eof = True
             self._buffer += chunk
-            if b"\n" in chunk:
+            if chunk.find(b"\n") >= 0:  # not `in`, which raises and clears a TypeError
                 return True
         return True
 
