@@ -834,6 +834,36 @@ def test_an_answer_longer_than_a_pipe_holds_comes_whole(driver: str) -> None:
     assert got == lengths
 
 
+#: A resident child whose answer to each line is the line's length, with its end.
+LENGTH_OF_LINE = (
+    "import sys\n"
+    "for line in sys.stdin.buffer:\n"
+    "    sys.stdout.write('%d\\n' % len(line))\n"
+    "    sys.stdout.flush()\n"
+)
+
+
+@pytest.mark.parametrize("driver", ["sync", "async"])
+def test_a_line_longer_than_a_pipe_holds_goes_whole(driver: str) -> None:
+    """An event line is written in one write where the pipe takes it whole, and the rest
+    of a longer one as the process reads: every byte once, in order."""
+    resident = _resident(LENGTH_OF_LINE)
+    lengths = [10, DEFAULT_PIPE_SIZE - 1, DEFAULT_PIPE_SIZE, DEFAULT_PIPE_SIZE + 1, 600_000, 10]
+    lines = [b"x" * (length - 1) + b"\n" for length in lengths]
+
+    async def asks() -> list[bytes]:
+        return [await resident.ask(line, time.monotonic() + 10) for line in lines]
+
+    try:
+        if driver == "sync":
+            got = [resident.ask_sync(line, time.monotonic() + 10) for line in lines]
+        else:
+            got = asyncio.run(asks())
+    finally:
+        resident.kill()
+    assert got == [b"%d" % length for length in lengths]
+
+
 #: A resident child that logs 1 KiB to stderr with each answer, which is its line.
 LOGS_AND_ECHOES = (
     "import sys\n"

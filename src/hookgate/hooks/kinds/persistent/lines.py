@@ -86,7 +86,7 @@ class Pipes:
             if not chunk:
                 self._stdout_eof = True
             self._buffer += chunk
-            if b"\n" in chunk:
+            if chunk.find(b"\n") >= 0:  # not `in`, which raises and clears a TypeError
                 return True
         return True
 
@@ -164,6 +164,15 @@ class Pipes:
         self._sent = 0
         if isinstance(line, bytes):
             self._pieces = None
+            fd = self.process.stdin_fd
+            if fd is not None:  # the usual line, taken whole by the pipe: one write
+                try:
+                    written = os.write(fd, line)
+                except OSError:  # a full pipe, or a closed one: `_write` tells which
+                    return self._write(line)
+                self._sent = written
+                # The rest, if any, as `_write` writes it: a view, not a copy.
+                return b"" if written == len(line) else self._write(memoryview(line)[written:])
             return self._write(line)
         self._pieces = line
         return self._write(b"")

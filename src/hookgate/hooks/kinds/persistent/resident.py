@@ -121,7 +121,7 @@ class Resident(Pipes):
             # moment (`LOOK_AGAIN`). Each miss in a row doubles the events that go
             # straight to the poll (`_EARLY_SKIPS_MAX`).
             try:
-                chunk = _read_soon(fd, min(wait, LOOK_AGAIN))
+                chunk = _read_soon(fd, wait if wait < LOOK_AGAIN else LOOK_AGAIN)
             except OSError:  # an error `_read_stdout` reads as end of file
                 return None
             if chunk is None:
@@ -137,8 +137,9 @@ class Resident(Pipes):
                 chunk = os.read(fd, READ_CHUNK)
             except OSError:  # EAGAIN, or an error `_read_stdout` reads as end of file
                 return None
-        if chunk.find(b"\n") == len(chunk) - 1 >= 0:
-            return chunk[:-1]
+        line, end, rest = chunk.partition(b"\n")
+        if end and not rest:  # one whole line: the reply
+            return line
         self._buffer += chunk
         self._stdout_eof = not chunk
         return None
@@ -207,10 +208,16 @@ class Resident(Pipes):
         pending = self._send(line)
         held = 0.0
         if not pending and not self._buffer and self._slow_runs < SLOW_RUNS:
-            held = min(deadline - written, HOLD_WAIT)
+            # Comparisons, not `min`: it parses keyword arguments at each call, at ten
+            # times their cost.
+            held = deadline - written
+            held = held if held < HOLD_WAIT else HOLD_WAIT
             reply = self._one_read(held)
             if reply is not None:
-                self._paced(written)
+                if time.monotonic() - written > QUICK:  # else quick, as `_paced` would say
+                    self._paced(written)
+                else:
+                    self._slow_runs = 0
                 return reply
         while True:
             if (not pending or self.process.exited) and (reply := self._reply()) is not None:

@@ -90,7 +90,9 @@ def event_line(number: int, event: Input) -> bytes | Iterator[bytes]:
     made = event() if callable(event) else event
     if not isinstance(made, bytes):
         return _line_in_pieces(number, made)
-    if b"\n" in made:  # a format that indents its JSON: one line on the wire
+    # `find`, not `in`: `in` tries a bytes operand as an integer first, and raises and
+    # clears a TypeError for it, which costs more than the rest of this function.
+    if made.find(b"\n") >= 0:  # a format that indents its JSON: one line on the wire
         made = json.dumps(json.loads(made), ensure_ascii=False).encode()
     return b'{"id":%d,"event":%s}\n' % (number, made)
 
@@ -120,8 +122,10 @@ class PersistentHooks:
         `event` is the bytes its format writes, or a function that makes them, whole or
         in pieces (`event_line`); called again where the event goes to a new process."""
         deadline = time.monotonic() + hook.timeout
-        slot = self._slot(hook)
-        if not slot.lock.acquire(timeout=hook.timeout):
+        slot = self._slots.get(id(hook)) or self._slot(hook)
+        # A free lock is taken without its timeout: parsing that keyword argument costs
+        # more than the acquire itself.
+        if not (slot.lock.acquire(False) or slot.lock.acquire(timeout=hook.timeout)):
             raise TimeoutError
         try:
             resident = slot.usable()
@@ -129,14 +133,26 @@ class PersistentHooks:
             if resident is None:
                 resident = self._start_sync(slot, hook, deadline, env=env, cwd=cwd)
             number = slot.take_number()
-            try:
-                return _asked_sync(slot, resident, event_line(number, event), deadline, number)
-            except ResidentGone:
-                if fresh:
+            while True:
+                line = event_line(number, event)
+                try:
+                    result = _result(resident.ask_sync(line, deadline), number)
+                except (TimeoutError, ResidentFailure) as exc:
+                    # A failure counts for the backoff and stops the process.
+                    slot.failed()
+                    resident.stop_sync()
+                    if fresh or not isinstance(exc, ResidentGone):
+                        raise
+                except BaseException:  # KeyboardInterrupt: its reply would answer the next event
+                    slot.failed()
+                    resident.kill()
                     raise
+                else:
+                    slot.failures = 0  # "in a row": a good reply ends the series
+                    return result
                 # It ended while idle, unseen: the event goes to a new one.
                 resident = self._start_sync(slot, hook, deadline, env=env, cwd=cwd)
-                return _asked_sync(slot, resident, event_line(number, event), deadline, number)
+                fresh = True
         finally:
             slot.lock.release()
 
@@ -155,7 +171,7 @@ class PersistentHooks:
     ) -> ProcessResult:
         """`ask_sync` on the event loop: the loop serves others while the hook works."""
         deadline = time.monotonic() + hook.timeout
-        slot = self._slot(hook)
+        slot = self._slots.get(id(hook)) or self._slot(hook)
         loop = running_loop()
         turn = slot.turns.get(loop) or slot.turns.setdefault(loop, Turn())
         if turn.busy:  # another event has its turn: wait for it, within our timeout
@@ -168,15 +184,25 @@ class PersistentHooks:
             if resident is None:
                 resident = await self._start(slot, hook, deadline, env=env, cwd=cwd)
             number = slot.take_number()
-            try:
+            while True:  # as in `ask_sync`, in this one coroutine: another costs each event more
                 line = event_line(number, event)
-                return await _asked(slot, resident, line, deadline, number, loop)
-            except ResidentGone:
-                if fresh:
+                try:
+                    result = _result(await resident.ask(line, deadline, loop), number)
+                except (TimeoutError, ResidentFailure) as exc:
+                    slot.failed()
+                    await resident.stop()
+                    if fresh or not isinstance(exc, ResidentGone):
+                        raise
+                except BaseException:  # cancelled: its reply would answer the next event
+                    slot.failed()
+                    resident.kill()
                     raise
+                else:
+                    slot.failures = 0
+                    return result
+                # It ended while idle, unseen: the event goes to a new one.
                 resident = await self._start(slot, hook, deadline, env=env, cwd=cwd)
-                line = event_line(number, event)
-                return await _asked(slot, resident, line, deadline, number, loop)
+                fresh = True
         finally:
             turn.release()
 
@@ -212,43 +238,6 @@ class PersistentHooks:
                 await slot.resident.stop()
 
 
-def _asked_sync(
-    slot: _Slot, resident: Resident, line: bytes | Iterator[bytes], deadline: float, number: int
-) -> ProcessResult:
-    """`resident`'s reply to event `number`; a failure counts for the backoff and stops it."""
-    try:
-        result = _result(resident.ask_sync(line, deadline), number)
-    except (TimeoutError, ResidentFailure):
-        slot.failed()
-        resident.stop_sync()
-        raise
-    except BaseException:  # KeyboardInterrupt: its reply would answer the next event
-        slot.failed()
-        resident.kill()
-        raise
-    slot.failures = 0  # "in a row": a good reply ends the series
-    return result
-
-
-async def _asked(
-    slot: _Slot, resident: Resident, line: bytes | Iterator[bytes], deadline: float,
-    number: int, loop: asyncio.AbstractEventLoop,
-) -> ProcessResult:  # fmt: skip
-    """`_asked_sync` on the event loop."""
-    try:
-        result = _result(await resident.ask(line, deadline, loop), number)
-    except (TimeoutError, ResidentFailure):
-        slot.failed()
-        await resident.stop()
-        raise
-    except BaseException:  # cancelled: its reply would answer the next event
-        slot.failed()
-        resident.kill()
-        raise
-    slot.failures = 0
-    return result
-
-
 _DECODER = json.JSONDecoder()
 #: The keys a reply line may have.
 _REPLY_KEYS = frozenset({"id", "reply", "exit", "stderr"})
@@ -266,6 +255,9 @@ _KNOWN_TAIL_LEN = 512
 def _result(line: bytes, number: int) -> ProcessResult:
     """A reply line as the `ProcessResult` a process hook would have left (its
     `duration` 0: nothing reads it, and the hook's process did not end)."""
+    head = b'{"id": %d,' % number  # `json.dumps`'s spacing, the usual one: looked up here
+    if line.startswith(head) and (result := _KNOWN_TAILS.get(line[len(head) :])) is not None:
+        return result
     tail = _tail_after_id(line, number)
     result = _KNOWN_TAILS.get(tail) if tail is not None else None
     if result is None:
@@ -279,9 +271,9 @@ def _result(line: bytes, number: int) -> ProcessResult:
 
 def _tail_after_id(line: bytes, number: int) -> bytes | None:
     """What follows `{"id": NUMBER,` (with a space or without) in `line`, or None."""
-    for head in (b'{"id": %d,' % number, b'{"id":%d,' % number):
-        if line.startswith(head):
-            return line[len(head) :]
+    head = b'{"id": %d,' % number  # `json.dumps`'s spacing, the usual one: tried first
+    if line.startswith(head) or line.startswith(head := b'{"id":%d,' % number):
+        return line[len(head) :]
     return None
 
 
