@@ -345,8 +345,8 @@ class Gate:
 
 def _prompt_decision(outcome: Outcome) -> PromptAllowed | PromptBlocked:
     _log_notices(outcome)
-    if outcome.blocked or outcome.stop_reason is not None:
-        reason = outcome.reason or outcome.stop_reason or "blocked"
+    if outcome.halted:
+        reason = outcome.halt_reason or "blocked"
         return PromptBlocked(reason, outcome.response or DEFAULT_BLOCK_RESPONSE)
     return PromptAllowed(
         str(outcome.payload["prompt"]), outcome.context, rewritten="prompt" in outcome.changed
@@ -405,8 +405,8 @@ def _ask_decision(
     agent: str, arguments: Mapping[str, Any], outcome: Outcome
 ) -> AskAllowed | AskRefused:
     _log_notices(outcome)
-    if outcome.blocked or outcome.stop_reason is not None:
-        reason = outcome.reason or outcome.stop_reason or f"blocked by hook {outcome.blocked_by!r}"
+    if outcome.halted:
+        reason = outcome.halt_reason or f"blocked by hook {outcome.blocked_by!r}"
         text = REFUSED_HANDOFF.format(reason=reason)
         return AskRefused(f"{text}\n{outcome.response}" if outcome.response else text)
     question = str(outcome.payload["question"])

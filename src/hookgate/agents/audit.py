@@ -180,9 +180,10 @@ def _messages(event: AgentEvent, outcome: Outcome | None, refused: str | None) -
     payload = outcome.payload if outcome is not None else event.payload
     blocked = refused or (outcome.reason or "blocked" if outcome and outcome.blocked else None)
     if event.event == "preGeneration":
-        if not blocked and outcome is not None and outcome.stop_reason is not None:
-            blocked = outcome.stop_reason  # stopped (`continue: false`): never asked either
-        text = BLOCKED_MARKER.format(reason=blocked) if blocked else str(payload.get("prompt", ""))
+        halted = refused or (
+            outcome.halt_reason or "blocked" if outcome and outcome.halted else None
+        )
+        text = BLOCKED_MARKER.format(reason=halted) if halted else str(payload.get("prompt", ""))
         return [Message("user", text)]
     if event.event == "preToolCall":
         call = ToolCall(str(payload.get("call_id", "")), str(payload.get("tool", "")),
@@ -220,11 +221,11 @@ def _decision(
         if refused is not None:
             return {**data, "decision": "refused", "reason": refused}
         return {**data, "decision": "unchecked", "reason": unchecked}
-    decision = "blocked" if outcome.blocked else "stopped" if outcome.stop_reason else "allowed"
+    decision = "blocked" if outcome.blocked else "stopped" if outcome.halted else "allowed"
     return {
         **data,
         "decision": decision,
-        "reason": outcome.reason or outcome.stop_reason,
+        "reason": outcome.halt_reason,
         "blocked_by": outcome.blocked_by,
         "changed": list(outcome.changed),
         "permission": outcome.permission,

@@ -156,7 +156,7 @@ def _judged_by_deny_rules(config: AgentConfig, event: AgentEvent, outcome: Outco
     """`outcome`, or a denial where a `permissions: deny` rule names the call, judged on
     the model's own arguments after the hooks, as hookgate's own sessions judge it. Allow
     rules are left to the agent's own permissions."""
-    if outcome.blocked or outcome.stop_reason is not None:
+    if outcome.halted:
         return outcome
     from hookgate.security.policy import Policy, Verdict
 

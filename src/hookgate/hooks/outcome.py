@@ -66,3 +66,14 @@ class Outcome(NamedTuple):
     @property
     def allowed(self) -> bool:
         return not self.blocked
+
+    @property
+    def halted(self) -> bool:
+        """What the event was about does not go ahead: a hook blocked it, or stopped the
+        whole turn (a stopped turn sends no question and runs no call either)."""
+        return self.blocked or self.stop_reason is not None
+
+    @property
+    def halt_reason(self) -> str | None:
+        """Why it was `halted`: the block's reason, else the stop's."""
+        return self.reason or self.stop_reason

@@ -246,9 +246,9 @@ class PolicyGate:
         """The preGeneration hooks' answer to the question `text`, read as `runtime/turn.py` reads it."""
         pre = await self.engine.run("preGeneration", {"prompt": text})
         notices = _notices(pre)
-        if pre.blocked or pre.stop_reason is not None:
+        if pre.halted:
             by = pre.blocked_by or next((failure.hook for failure in pre.errors), None)
-            reason = pre.reason or pre.stop_reason
+            reason = pre.halt_reason
             return Verdict("block", by, reason, context=pre.context, notices=notices)
         prompt = str(pre.payload["prompt"])
         if "prompt" in pre.changed:
@@ -261,8 +261,8 @@ class PolicyGate:
     async def event(self, name: str, payload: Mapping[str, Any]) -> Verdict:
         """Any other event's hooks on `payload`: blocked or not, and their context."""
         outcome = await self.engine.run(name, payload)
-        if outcome.blocked or outcome.stop_reason is not None:
-            reason = outcome.reason or outcome.stop_reason
+        if outcome.halted:
+            reason = outcome.halt_reason
             return Verdict("block", outcome.blocked_by, reason, notices=_notices(outcome))
         return Verdict("allow", context=outcome.context, notices=_notices(outcome))
 

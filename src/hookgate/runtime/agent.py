@@ -224,8 +224,8 @@ async def open_agent(
         start = await engine.run("sessionStart", {"source": source})
         for notice in start.notices:
             notify(notice)
-        if start.blocked or start.stop_reason is not None:
-            reason = start.reason or start.stop_reason
+        if start.halted:
+            reason = start.halt_reason
             history.event("session_stopped", {"reason": reason})
             await _report_aborted_run(engine, notify)
             raise SessionStopped(f"the session was stopped by a sessionStart hook: {reason}")

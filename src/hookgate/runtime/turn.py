@@ -118,9 +118,9 @@ async def run_turn(agent: AgentSession, question: str, view: TurnView) -> TurnOu
     try:
         pre = await agent.engine.run("preGeneration", {"prompt": question})
         show_notices(pre, view)
-        if pre.blocked or pre.stop_reason is not None:
+        if pre.halted:
             _show_failed_guard(pre, view)
-            outcome = _block_question(agent, pre.reason or pre.stop_reason or "", pre.response)
+            outcome = _block_question(agent, pre.halt_reason or "", pre.response)
             recorded = BLOCKED_MARKER.format(reason=outcome.reason)
             if isinstance(view, HidesBlockedQuestions):
                 view.question_blocked(recorded)

@@ -44,8 +44,8 @@ class HookgateNative:
         )  # fmt: skip
 
     def reply(self, event: AgentEvent, outcome: Outcome) -> Reply:
-        if outcome.blocked or outcome.stop_reason is not None:
-            reason = outcome.reason or outcome.stop_reason or "blocked by a hook"
+        if outcome.halted:
+            reason = outcome.halt_reason or "blocked by a hook"
             return self.refuse(event, reason)
         spec = EVENTS[event.event]
         answer: dict[str, Any] = {  # a field a hook set to what it was is no change

@@ -173,8 +173,8 @@ def exported_payload(event: str, outcome: Outcome) -> dict[str, Any]:
     blocked or stopped only the marker the history keeps, so that a secret it held
     appears nowhere."""
     shown = dict(outcome.payload)
-    if outcome.blocked or outcome.stop_reason is not None:  # a stop asks nothing either
-        reason = outcome.reason or outcome.stop_reason or ""
+    if outcome.halted:
+        reason = outcome.halt_reason or ""
         for field in WITHHELD_WHEN_BLOCKED.get(event, ()):
             if field in shown:
                 shown[field] = BLOCKED_MARKER.format(reason=reason)
