@@ -721,12 +721,11 @@ def test_an_answer_already_there_is_read_without_a_poll(
 def test_an_answer_not_there_at_once_is_looked_for_again_before_any_poll(
     driver: str, monkeypatch: pytest.MonkeyPatch, every_run_quick: Callable[[bool], None]
 ) -> None:
-    """A process on another processor answers a short event within microseconds, less
-    than a sleep in poll(2) costs to wake from: an answer the first look misses is
-    looked for again, our processor offered before each look (to the process, if it
-    waits for it), with no poll. Here the first two looks of each event find nothing
-    whether or not the answer is there; `LOOK_AGAIN` is made long, so that a pause of
-    ours cannot end the looking."""
+    """An answer the first look misses is looked for again for `LOOK_AGAIN`, our
+    processor offered before each look (to the process, if it waits for it), with no
+    poll. Here the first two looks of each event find nothing whether or not the answer
+    is there; `LOOK_AGAIN` is made long, so that a pause of ours cannot end the
+    looking."""
     resident = _resident_echo(0)
     counted = resident._poll = CountedPoll(resident._poll)  # type: ignore[assignment]
     stdout, misses, yields = resident.process.stdout.fd, [0], [0]

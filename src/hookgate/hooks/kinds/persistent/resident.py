@@ -9,9 +9,9 @@ the `ResidentFailure` a broken reply is: `lines.Pipes`); the deadline passing is
 closed. stderr is drained whenever a reply is waited for (a process that fills it
 stops replying: it is waited for). Where the process shares our processor, its reply
 is usually there as soon as the line is written (its wake-up preempted us): both
-drivers read it at once, without a poll. Where it runs on another, a quick reply
-comes sooner than a sleep would end: it is looked for again for `LOOK_AGAIN` seconds
-at most; a look that finds nothing backs off. Otherwise `ask_sync` waits in poll(2);
+drivers read it at once, without a poll (once more after offering our processor, to a
+process that shares it and has not run yet); a look that finds nothing backs off.
+Otherwise `ask_sync` waits in poll(2);
 `ask` lets the event loop wake it (its reader resumes the task at once:
 `wakeup.Wakeup`), its fds watched by that loop until another one (or `ask_sync`)
 asks. While the hook's is quick (`pace`: a reply within `QUICK` lately), `ask` waits
@@ -52,12 +52,17 @@ STOP_GRACE = 0.2
 #: Seconds between exit checks where there is no pidfd to wait on (Linux < 5.3).
 _NO_PIDFD_TICK = 0.001
 #: Seconds an answer not there at once is looked for again before we sleep in
-#: poll(2) (`Resident._one_read`). A process on another processor answers a short event
-#: in about 20 µs; sleeping for it costs another 40 µs on a virtual machine, where each
-#: wake-up of an idle processor goes through the hypervisor. A process that does not
-#: answer within this costs us this much processor time, and each such miss in a row
-#: doubles the events that go straight to the poll.
-LOOK_AGAIN = 0.0001
+#: poll(2) (`Resident._one_read`): none, past one more look after our processor is
+#: offered. Looking for 0.1 ms paid where the process ran warm on another processor
+#: (its answer in about 20 µs, where a sleep costs 40 µs more to wake from on a virtual
+#: machine), and cost more wherever else: on a busy machine a processor we spin on is
+#: one the answering process cannot move to, and each offer of it may go to other work
+#: for a time slice. Called event by event (as a session calls its hooks), at load 1.4
+#: to 1.9 on two cores, an event took 1.36-1.53x the bare exchange with the looking,
+#: 1.06-1.23x without, in runs interleaved (`bench/issue34.py`, call by call: up to
+#: 1.47x with it, 1.24x without). Each miss in a row doubles the events that skip even
+#: the first look.
+LOOK_AGAIN = 0.0
 #: The most events in a row that skip the early read (`Resident._one_read`).
 _EARLY_SKIPS_MAX = 63
 
@@ -116,9 +121,8 @@ class Resident(Pipes):
         else:
             # A process on our processor usually runs as soon as it is written to (its
             # wake-up preempts us), and its reply is there before we look: read it
-            # without the poll. One elsewhere is still working, and a quick one has
-            # answered before a sleep in poll(2) would have ended: look again for a
-            # moment (`LOOK_AGAIN`). Each miss in a row doubles the events that go
+            # without the poll (`LOOK_AGAIN`). One elsewhere is still working: the
+            # poll waits for it. Each miss in a row doubles the events that go
             # straight to the poll (`_EARLY_SKIPS_MAX`).
             try:
                 chunk = _read_soon(fd, wait if wait < LOOK_AGAIN else LOOK_AGAIN)
