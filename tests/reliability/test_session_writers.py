@@ -9,6 +9,7 @@ reads back as a conversation a strict server accepts.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -114,8 +115,26 @@ def start_writer(
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert process.stdout is not None
-    assert process.stdout.readline() == "ready\n", process.communicate()
+    assert _read_exactly(process.stdout.fileno(), READY) == READY, process.communicate()
     return process
+
+
+#: What a writer prints once it has its session open (and its size limit set).
+READY = b"ready\n"
+
+
+def _read_exactly(fd: int, expected: bytes) -> bytes:
+    """As many bytes as `expected` has, read from the pipe `fd` itself and never more:
+    `communicate` reads the rest from the same pipe, past anything a buffered reader
+    (`readline`) had taken in, so a writer quick enough to print its answer before we
+    read its "ready" would have lost it."""
+    read = b""
+    while len(read) < len(expected):
+        chunk = os.read(fd, len(expected) - len(read))
+        if not chunk:
+            break
+        read += chunk
+    return read
 
 
 def acknowledged(process: subprocess.Popen[str]) -> list[int]:
