@@ -239,7 +239,7 @@ def _main(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
     """Parse `argv`, import the command's front end, call `started`, run the command."""
     if argv is None:
         argv = sys.argv[1:]
-    args = _fire_line(argv) or build_parser(argv).parse_args(argv)
+    args = _usual_line(argv) or build_parser(argv).parse_args(argv)
     adopt_orphans_at_first_start()
     cache = cache_dir()
     parsecache.enable(cache)
@@ -282,16 +282,22 @@ def _main(argv: Sequence[str] | None, started: Callable[[], None]) -> int:
         return EXIT_INTERRUPTED
 
 
-def _fire_line(argv: Sequence[str]) -> Any:
-    """The arguments of a `hookgate hooks fire` line, as `build_parser` would parse them,
-    read without argparse where the line is the usual one (`hooks_cli.fire_arguments`);
-    else None."""
-    if list(argv[:2]) != ["hooks", "fire"]:
-        return None
-    fields = hooks_cli.fire_arguments(argv[2:])
-    if fields is None:
-        return None
-    return SimpleNamespace(**fields, handler=hooks_cli.run_fire, load_config=_load_hooks_of)
+def _usual_line(argv: Sequence[str]) -> Any:
+    """The arguments of a `hookgate hooks fire` or `hookgate hook AGENT` line, as
+    `build_parser` would parse them, read without argparse where the line is a usual
+    one (`hooks_cli.fire_arguments`, `agents.cli.hook_arguments`); else None. Another
+    agent runs one of them on each of its events."""
+    if list(argv[:2]) == ["hooks", "fire"]:
+        fields = hooks_cli.fire_arguments(argv[2:])
+        if fields is not None:
+            return SimpleNamespace(**fields, handler=hooks_cli.run_fire, load_config=_load_hooks_of)
+    elif list(argv[:1]) == ["hook"]:
+        from hookgate.agents.cli import hook_arguments
+
+        fields = hook_arguments(argv[1:])
+        if fields is not None:
+            return SimpleNamespace(**fields)
+    return None
 
 
 def _load_hooks_of(path: Path, import_python: bool) -> HooksConfig:

@@ -3,7 +3,8 @@
 `build_parser(argv)` builds in full the commands `argv` names and only lists the others,
 their parsers left unbuilt (start-up is paid on every command). Whatever the words, it must parse them as
 the whole command line does: the same namespace, the same help, the same error. The usual
-`hooks fire` line is read without argparse at all, into what argparse makes of it.
+`hooks fire` and `hook AGENT` lines, which another agent runs on each of its events, are
+read without argparse at all, into what argparse makes of them.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import io
 
 import pytest
 
-from hookgate.cli import _fire_line, build_parser
+from hookgate.agents.cli import HOOK_OPTIONS
+from hookgate.cli import _usual_line, build_parser
 from hookgate.hooks.author.cli import FIRE_OPTIONS
 
 ARGVS = [
@@ -88,7 +90,7 @@ def test_help_lists_every_command_though_none_is_built() -> None:
         assert f"\n    {name} " in listed
 
 
-#: `hooks fire` lines read without argparse (`hookgate.cli._fire_line`): each option,
+#: `hooks fire` lines read without argparse (`hookgate.cli._usual_line`): each option,
 #: the event before or after them, an option given twice, values that are no option.
 FIRE_LINES = [
     ["preToolCall", "--tool", "shell"],
@@ -123,7 +125,7 @@ def test_a_usual_fire_line_is_read_without_argparse_as_argparse_reads_it(
     words: list[str],
 ) -> None:
     argv = ["hooks", "fire", *words]
-    fast = _fire_line(argv)
+    fast = _usual_line(argv)
     full = parsed(build_parser(), argv)[0]
 
     assert fast is not None
@@ -135,7 +137,7 @@ def test_a_usual_fire_line_is_read_without_argparse_as_argparse_reads_it(
     "words", FIRE_ARGPARSE_LINES, ids=lambda words: " ".join(words) or "(none)"
 )
 def test_any_other_fire_line_is_left_to_argparse(words: list[str]) -> None:
-    assert _fire_line(["hooks", "fire", *words]) is None
+    assert _usual_line(["hooks", "fire", *words]) is None
 
 
 def test_every_option_read_without_argparse_is_one_fire_has() -> None:
@@ -143,4 +145,51 @@ def test_every_option_read_without_argparse_is_one_fire_has() -> None:
         line = ["hooks", "fire", "preToolCall", option, "v"]
         full = parsed(build_parser(), line)[0]
         assert isinstance(full, dict), option
-        assert vars(_fire_line(line))[attribute] == full[attribute]
+        assert vars(_usual_line(line))[attribute] == full[attribute]
+
+
+#: `hook AGENT` lines read without argparse, then those argparse keeps.
+HOOK_LINES = [
+    ["claude"],
+    ["codex", "--agent", "a.yaml"],
+    ["--remote", "http://127.0.0.1:8700/", "gemini"],
+    ["claude", "--agent", "a.yaml", "--remote", "http://h/", "--agent", "b.yaml"],
+]
+HOOK_ARGPARSE_LINES = [
+    [],
+    ["cursor"],  # no agent hookgate knows: argparse's choices refuse it
+    ["claude", "--help"],
+    ["claude", "--agent=a.yaml"],
+    ["claude", "--ag", "a.yaml"],
+    ["claude", "--agent"],
+    ["claude", "codex"],
+    ["claude", "--remote", "-x"],
+]
+
+
+@pytest.mark.parametrize("words", HOOK_LINES, ids=" ".join)
+def test_a_usual_hook_line_is_read_without_argparse_as_argparse_reads_it(
+    words: list[str],
+) -> None:
+    argv = ["hook", *words]
+    fast = _usual_line(argv)
+    full = parsed(build_parser(), argv)[0]
+
+    assert fast is not None
+    assert isinstance(full, dict)
+    assert comparable(vars(fast)) == comparable({key: full[key] for key in vars(fast)})
+
+
+@pytest.mark.parametrize(
+    "words", HOOK_ARGPARSE_LINES, ids=lambda words: " ".join(words) or "(none)"
+)
+def test_any_other_hook_line_is_left_to_argparse(words: list[str]) -> None:
+    assert _usual_line(["hook", *words]) is None
+
+
+def test_every_option_hook_reads_without_argparse_is_one_it_has() -> None:
+    for option, attribute in HOOK_OPTIONS.items():
+        line = ["hook", "claude", option, "v"]
+        full = parsed(build_parser(), line)[0]
+        assert isinstance(full, dict), option
+        assert vars(_usual_line(line))[attribute] == full[attribute]

@@ -7,14 +7,16 @@ imports its agent's module only when run: `hook` starts once per event.
 
 from __future__ import annotations
 
-import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from hookgate.agents import AGENT_MODULES, AGENT_NAMES
+from hookgate.hooks.author.cli import plain_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
     from hookgate.agents.protocol import AgentProtocol, HookSettings
@@ -29,6 +31,26 @@ def add_hook_arguments(hook: argparse.ArgumentParser) -> None:
     hook.add_argument("--remote", metavar="URL",
                       help="let the hookgate serve at URL decide (token: $HOOKGATE_SERVE_TOKEN)")  # fmt: skip
     hook.set_defaults(handler=run_hook)
+
+
+#: `hook`'s options, as `add_hook_arguments` defines them, and the attribute each sets.
+HOOK_OPTIONS = {"--agent": "hook_agent_file", "--remote": "remote"}
+
+
+def hook_arguments(words: Sequence[str]) -> dict[str, Any] | None:
+    """The arguments of `hook` from the words after it, read as argparse reads them
+    (`add_hook_arguments`), or None where argparse is needed (`plain_line`), or where
+    the agent is missing, one too many or none hookgate knows. The line an installed
+    hook runs on every event of its agent is one of the usual ones."""
+    line = plain_line(words, HOOK_OPTIONS)
+    if line is None or len(line[1]) != 1 or line[1][0] not in AGENT_NAMES:
+        return None
+    given, (agent,) = line
+    agent_file = given.get("hook_agent_file")
+    return {
+        "agent_name": agent, "hook_agent_file": None if agent_file is None else Path(agent_file),
+        "remote": given.get("remote"), "handler": run_hook,
+    }  # fmt: skip
 
 
 def add_install_arguments(install: argparse.ArgumentParser) -> None:

@@ -127,30 +127,44 @@ FIRE_OPTIONS = {
 
 def fire_arguments(words: Sequence[str]) -> dict[str, Any] | None:
     """The arguments of `hooks fire` from the words after it, read as argparse reads
-    them (`add_parser`), or None where argparse is needed: help, an option not written
-    in full, `--option=value`, a value or an event that starts with `-`, an event
-    missing or one too many. Those lines are argparse's to read, to answer or to refuse.
+    them (`add_parser`), or None where argparse is needed (`plain_line`), or where the
+    event is missing or one too many. Those lines are argparse's to read, to answer or
+    to refuse.
 
     A program that runs `hooks fire` on every event of another agent's pays for
     argparse's start-up (with gettext's, ~9 % of a `fire`) where its line is the usual
     `fire EVENT --tool NAME`: that line needs none of it.
     """
-    found: dict[str, Any] = {"config": DEFAULT_CONFIG, "tool": None, "agent_name": None,
-                             "call_id": None}  # fmt: skip
-    events: list[str] = []
+    line = plain_line(words, FIRE_OPTIONS)
+    if line is None or len(line[1]) != 1:
+        return None
+    given, (event,) = line
+    return {
+        "config": Path(given.get("config", DEFAULT_CONFIG)), "tool": given.get("tool"),
+        "agent_name": given.get("agent_name"), "call_id": given.get("call_id"), "event": event,
+    }  # fmt: skip
+
+
+def plain_line(
+    words: Sequence[str], options: Mapping[str, str]
+) -> tuple[dict[str, str], list[str]] | None:
+    """A command's words read as argparse reads a line of positionals and `options`
+    that each take one value (an option written whole, mapped to the attribute it
+    sets): those values, and the positionals in order. None where argparse is needed:
+    any other option (help, an abbreviation, `--option=value`, `--`), an option
+    without its value, or a value or a positional that starts with `-`."""
+    values: dict[str, str] = {}
+    positionals: list[str] = []
     given = iter(words)
     for word in given:
         if not word.startswith("-"):
-            events.append(word)
+            positionals.append(word)
             continue
         value = next(given, None)
-        if word not in FIRE_OPTIONS or value is None or value.startswith("-"):
+        if word not in options or value is None or value.startswith("-"):
             return None
-        found[FIRE_OPTIONS[word]] = value
-    if len(events) != 1:
-        return None
-    found["config"] = Path(found["config"])
-    return {**found, "event": events[0]}
+        values[options[word]] = value
+    return values, positionals
 
 
 def _add_file_option(parser: argparse.ArgumentParser, help_text: str) -> None:
