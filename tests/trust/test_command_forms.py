@@ -4,7 +4,8 @@ The red team's forms (issue: trust holes, classes A, B, C, E, G): an interpreter
 options clustered or attached (`python3 -mhooks.guard`, `node --require=./x.js`, `make
 -ftools.mk`, `perl -Itools`), a directory changed by `env -C`, `pushd`, `cd -P`, `make
 -C`, `npm --prefix`, a command line in an option's value (`env -S 'sh x'`), code fed to
-a shell from a file (`bash -c "$(cat f)"`, `. /dev/stdin < f`, `bash -s -- a < f`), a
+a shell from a file (`bash -c "$(cat f)"`, `. /dev/stdin < f`, `bash -s -- a < f`,
+`cat f | sh`), a
 task runner's other files (a Makefile's `include`, `.npmrc`). Before, the file that
 really ran was left unpinned (or a bogus word pinned in its place): changed after trust,
 the change ran with no question, and the model's sandboxed shell could rewrite it.
@@ -146,6 +147,10 @@ CASES: dict[str, Case] = {
     "bash -s -- arg < tools/policy": Case(
         lambda m, w: {"tools/policy": f"echo {w} >> '{m}'\n"},
         {"command": "bash -s -- arg < tools/policy"},
+    ),
+    "cat tools/policy | sh": Case(
+        lambda m, w: {"tools/policy": f"echo {w} >> '{m}'\n"},
+        {"command": "cat tools/policy | sh"},
     ),
     "source <(cat tools/policy)": Case(
         lambda m, w: {"tools/policy": f"echo {w} >> '{m}'\n"},
@@ -358,6 +363,10 @@ PINS = [
     ("sh /dev/stdin < tools/policy", POLICY, "tools/policy"),
     ("sh -s < tools/policy", POLICY, "tools/policy"),
     ("bash -s -- arg < tools/policy", POLICY, "tools/policy"),
+    ("cat tools/policy | sh", POLICY, "tools/policy"),
+    ("cat -- tools/policy | bash -s -- arg", POLICY, "tools/policy"),
+    ("cat tools/a tools/policy | sh", {"tools/a": "echo a\n", **POLICY}, "tools/policy"),
+    ("cat tools/p.py | python3 -", {"tools/p.py": P}, "tools/p.py"),
     ("source <(cat tools/policy)", POLICY, "tools/policy"),
     ("bash <(cat tools/policy)", POLICY, "tools/policy"),
     ('bash <<< "$(cat tools/policy)"', POLICY, "tools/policy"),
@@ -449,7 +458,10 @@ UNREAD = [
     ("source <(./tools/gen)", {"tools/gen*": S}, "<(./tools/gen)"),
     ('bash <<< "$X"', {}, "$X"),
     ('eval "$X"', {}, "$X"),
-    ("cat tools/policy | sh", POLICY, "sh"),
+    ("cat -n tools/policy | sh", POLICY, "sh"),  # cat's option: not the file as it is
+    ("cat tools/policy - | sh", POLICY, "sh"),  # and its own stdin after it
+    ("curl -s https://x | sh", {}, "sh"),
+    ("cat tools/policy |& sh", POLICY, "sh"),  # cat's errors go into the pipe as well
     ('env -C "$D" ./g', {}, "$D"),
     ('make -C "$D" guard', {}, "$D"),
     (

@@ -37,6 +37,9 @@ class Stdin(NamedTuple):
     """The literal text (a here-string, a here-doc), or None: known only at run time."""
     source: str
     """Where it comes from, in words: "a pipe", "the file x", "a here-doc"."""
+    files: tuple[str, ...] = ()
+    """The files it is the content of, as written, where the line names them: those a
+    `cat` reads into the pipe (`cat g.sh | sh`)."""
 
 
 class Runs(NamedTuple):

@@ -450,7 +450,8 @@ def _add_command(node: Node, walk: _Walk, source: str, around: tuple[Node, ...])
         value if value is not None else node_text(word, source)
         for word, value in zip(words, values, strict=True)
     ]
-    runs = commands_run(values, texts, _stdin(node, own, around, source))
+    stdin = _stdin(node, own, around, source)
+    runs = commands_run(values, texts, stdin)
     # A word's parts may each look harmless ('a['"\$(id)"']'): the whole word is judged.
     spelled = (word_value(word, source) or "" for word in words)
     hidden = runs.hidden or next(filter(None, map(_subscript_code, spelled)), None)
@@ -466,6 +467,8 @@ def _add_command(node: Node, walk: _Walk, source: str, around: tuple[Node, ...])
     opaque = opaque or _redirect_problem([*own, *around], source)
     forms = dict.fromkeys([written, " ".join(texts), *runs.forms])
     files = _redirected_files([*own, *around], source)
+    if stdin is not None:  # `cat g.sh | sh` reads g.sh as `sh < g.sh` does
+        files += tuple(("read", file) for file in stdin.files)
     walk.commands.append(
         ShellCommand(written, tuple(forms), runs.hidden, opaque, files, walk.inside)
     )
@@ -553,8 +556,27 @@ def _stdin(node: Node, own: list[Node], around: tuple[Node, ...], source: str) -
         return fed
     previous = node.prev_sibling
     if previous is not None and previous.type in ("|", "|&"):
-        return Stdin(None, "a pipe")
+        catted = _catted(previous.prev_sibling, source) if previous.type == "|" else ()
+        return Stdin(None, "a pipe", catted)
     return _stdin_of(list(around), source)
+
+
+def _catted(node: Node | None, source: str) -> tuple[str, ...]:
+    """The files a plain `cat FILE…` writes into the pipe after it (`cat g.sh | sh`);
+    none where it is anything else (an option, `-`, a word built at run time, a
+    redirect of its own, another program)."""
+    if node is None or node.type != "command":
+        return ()
+    parts = [child for child in node.children if child.type != "variable_assignment"]
+    if any(part.type.endswith("_redirect") for part in parts):
+        return ()
+    values = [literal(word, source) for word in _words(parts)]
+    if values[:1] != ["cat"]:
+        return ()
+    files = values[2:] if values[1:2] == ["--"] else values[1:]
+    if not files or any(file is None or file.startswith("-") for file in files):
+        return ()
+    return tuple(cast("list[str]", files))
 
 
 def _stdin_of(redirects: list[Node], source: str) -> Stdin | None:
