@@ -64,10 +64,12 @@ def test_ctrl_c_mid_team_cancels_every_task_and_runs_every_end_of_turn_hook(
     )
     for member in (reviewer, tester):
         name = member.dir.name
+        # The pid is written once the member's turn has begun: a signal before that
+        # (its start-up) ends it with no turn, and so with no end of a turn to hook.
         member.write(
             {"delay": 60, "text": "too late"},
             hooks={
-                "sessionStart": [member.hook("pid", f'echo "$PPID" > "{pids[name]}"')],
+                "preGeneration": [member.hook("pid", f'echo "$PPID" > "{pids[name]}"')],
                 "postGeneration": [member.recorder("end", ends[name])],
             },
         )
