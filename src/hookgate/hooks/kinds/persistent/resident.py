@@ -218,10 +218,7 @@ class Resident(Pipes):
             held = held if held < HOLD_WAIT else HOLD_WAIT
             reply = self._one_read(held)
             if reply is not None:
-                if time.monotonic() - written > QUICK:  # else quick, as `_paced` would say
-                    self._paced(written)
-                else:
-                    self._slow_runs = 0
+                self._paced(written)
                 return reply
         while True:
             if (not pending or self.process.exited) and (reply := self._reply()) is not None:

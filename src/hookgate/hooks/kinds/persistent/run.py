@@ -255,9 +255,6 @@ _KNOWN_TAIL_LEN = 512
 def _result(line: bytes, number: int) -> ProcessResult:
     """A reply line as the `ProcessResult` a process hook would have left (its
     `duration` 0: nothing reads it, and the hook's process did not end)."""
-    head = b'{"id": %d,' % number  # `json.dumps`'s spacing, the usual one: looked up here
-    if line.startswith(head) and (result := _KNOWN_TAILS.get(line[len(head) :])) is not None:
-        return result
     tail = _tail_after_id(line, number)
     result = _KNOWN_TAILS.get(tail) if tail is not None else None
     if result is None:
