@@ -68,19 +68,15 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         commands, load_config=_load_hooks_of, offered_tools=_offered_tools,
         agent_report=_agent_report, more_commands=_add_policy_tests, test_schema=_test_file_schema,
     )  # fmt: skip
-    trust = commands.add_parser(
-        "trust",
+    _build(
+        commands, "trust",
         help="review an agent file and trust it: until then hookgate runs nothing it names",
         description="Show what an agent file makes hookgate run, start and send, then record "
         "its digests (and those of every file it names) as trusted.",
-    )
-    _build(trust, _trust_arguments)
-    hook = commands.add_parser("hook", help="answer one hook event of another agent (stdin)")
-    _build(hook, _hook_arguments)
-    install = commands.add_parser("install", help="make another agent run hookgate's hooks")
-    _build(install, _install_arguments)
-    serve = commands.add_parser("serve", help="answer hook events over HTTP: a policy service")
-    _build(serve, _serve_arguments)
+    )  # fmt: skip
+    _build(commands, "hook", help="answer one hook event of another agent (stdin)")
+    _build(commands, "install", help="make another agent run hookgate's hooks")
+    _build(commands, "serve", help="answer hook events over HTTP: a policy service")
     init = commands.add_parser("init", help="write a commented starter agent file")
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
     init.set_defaults(handler=_run_init)
@@ -111,62 +107,37 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def _add_policy_tests(commands: Any) -> None:
     """`hooks test` and `hooks replay`, on the `hooks` subparsers `commands`."""
-    test = commands.add_parser(
-        "test", help="run test files of cases through the agent file's hooks and rules"
+    _build(
+        commands, "test", help="run test files of cases through the agent file's hooks and rules"
     )
-    _build(test, _test_arguments)
-    replay = commands.add_parser(
-        "replay", help="what the agent file's hooks and rules decide on recorded sessions"
+    _build(
+        commands, "replay", help="what the agent file's hooks and rules decide on recorded sessions"
     )
-    _build(replay, _replay_arguments)
 
 
-def _build(command: Any, add_arguments: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Add a command's arguments, from the module of its handler, to its parser, unless
-    it is a command the line does not name (`Unbuilt`): that module is then not
-    imported at all. A command's name and help are here, so that it is listed without
-    it: importing the modules of the six commands built so was ~4 M instructions of a
-    `hooks fire`."""
+#: The commands whose arguments their handler's module adds: that module, and its
+#: function that takes the command's parser.
+_ARGUMENTS = {
+    "trust": ("hookgate.security.trust.command", "add_arguments"),
+    "hook": ("hookgate.agents.cli", "add_hook_arguments"),
+    "install": ("hookgate.agents.cli", "add_install_arguments"),
+    "serve": ("hookgate.serve.cli", "add_arguments"),
+    "test": ("hookgate.policytest.cli", "add_test_arguments"),
+    "replay": ("hookgate.policytest.cli", "add_replay_arguments"),
+}
+
+
+def _build(commands: Any, name: str, **listed: str) -> None:
+    """Add the command `name` (its help and description `listed` here) to `commands`,
+    and its arguments from its handler's module (`_ARGUMENTS`), unless the line does not
+    name it (`Unbuilt`): that module is then not imported at all. Importing the modules
+    of the six commands built so was ~4 M instructions of a `hooks fire`."""
     from hookgate.commandline import Unbuilt
 
+    command = commands.add_parser(name, **listed)
     if not isinstance(command, Unbuilt):
-        add_arguments(command)
-
-
-def _trust_arguments(parser: argparse.ArgumentParser) -> None:
-    from hookgate.security.trust.command import add_arguments
-
-    add_arguments(parser)
-
-
-def _hook_arguments(parser: argparse.ArgumentParser) -> None:
-    from hookgate.agents.cli import add_hook_arguments
-
-    add_hook_arguments(parser)
-
-
-def _install_arguments(parser: argparse.ArgumentParser) -> None:
-    from hookgate.agents.cli import add_install_arguments
-
-    add_install_arguments(parser)
-
-
-def _serve_arguments(parser: argparse.ArgumentParser) -> None:
-    from hookgate.serve.cli import add_arguments
-
-    add_arguments(parser)
-
-
-def _test_arguments(parser: argparse.ArgumentParser) -> None:
-    from hookgate.policytest.cli import add_test_arguments
-
-    add_test_arguments(parser)
-
-
-def _replay_arguments(parser: argparse.ArgumentParser) -> None:
-    from hookgate.policytest.cli import add_replay_arguments
-
-    add_replay_arguments(parser)
+        module, function = _ARGUMENTS[name]
+        getattr(__import__(module, fromlist=[function]), function)(command)
 
 
 def _test_file_schema() -> Any:
