@@ -90,41 +90,51 @@ def test_help_lists_every_command_though_none_is_built() -> None:
         assert f"\n    {name} " in listed
 
 
-#: `hooks fire` lines read without argparse (`hookgate.cli._usual_line`): each option,
-#: the event before or after them, an option given twice, values that are no option.
-FIRE_LINES = [
-    ["preToolCall", "--tool", "shell"],
-    ["--tool", "shell", "PreToolUse"],
-    ["preGeneration"],
-    ["postToolCall", "--agent", "a.yaml", "--tool", "x", "--call-id", "c1"],
-    ["postAsk", "--config", "b.yaml", "--agent-name", "helper"],
-    ["preToolCall", "--tool", "a", "--tool", "b"],
-    ["preToolCall", "--tool", ""],
-    ["", "--tool", "a b"],
-    ["nosuchEvent", "--agent-name", "x=y"],
+FIRE, HOOK = ["hooks", "fire"], ["hook"]
+#: Lines read without argparse (`hookgate.cli._usual_line`): each option, the event or
+#: agent before or after them, an option given twice, values that are no option.
+USUAL_LINES = [
+    [*FIRE, "preToolCall", "--tool", "shell"],
+    [*FIRE, "--tool", "shell", "PreToolUse"],
+    [*FIRE, "preGeneration"],
+    [*FIRE, "postToolCall", "--agent", "a.yaml", "--tool", "x", "--call-id", "c1"],
+    [*FIRE, "postAsk", "--config", "b.yaml", "--agent-name", "helper"],
+    [*FIRE, "preToolCall", "--tool", "a", "--tool", "b"],
+    [*FIRE, "preToolCall", "--tool", ""],
+    [*FIRE, "", "--tool", "a b"],
+    [*FIRE, "nosuchEvent", "--agent-name", "x=y"],
+    [*HOOK, "claude"],
+    [*HOOK, "codex", "--agent", "a.yaml"],
+    [*HOOK, "--remote", "http://127.0.0.1:8700/", "gemini"],
+    [*HOOK, "claude", "--agent", "a.yaml", "--remote", "http://h/", "--agent", "b.yaml"],
 ]
 #: Lines that are argparse's own to read, answer or refuse.
-FIRE_ARGPARSE_LINES = [
-    [],
-    ["--help"],
-    ["preToolCall", "-h"],
-    ["preToolCall", "--to", "shell"],  # an abbreviation
-    ["preToolCall", "--tool=shell"],
-    ["preToolCall", "--tool"],
-    ["preToolCall", "--tool", "-x"],
-    ["-x y", "--tool", "shell"],  # a positional to argparse (it has a space)
-    ["-"],
-    ["preToolCall", "extra"],
-    ["preToolCall", "--", "x"],
-    ["preToolCall", "--bogus", "x"],
+ARGPARSE_LINES = [
+    FIRE,
+    [*FIRE, "--help"],
+    [*FIRE, "preToolCall", "-h"],
+    [*FIRE, "preToolCall", "--to", "shell"],  # an abbreviation
+    [*FIRE, "preToolCall", "--tool=shell"],
+    [*FIRE, "preToolCall", "--tool"],
+    [*FIRE, "preToolCall", "--tool", "-x"],
+    [*FIRE, "-x y", "--tool", "shell"],  # a positional to argparse (it has a space)
+    [*FIRE, "-"],
+    [*FIRE, "preToolCall", "extra"],
+    [*FIRE, "preToolCall", "--", "x"],
+    [*FIRE, "preToolCall", "--bogus", "x"],
+    HOOK,
+    [*HOOK, "cursor"],  # no agent hookgate knows: argparse's choices refuse it
+    [*HOOK, "claude", "--help"],
+    [*HOOK, "claude", "--agent=a.yaml"],
+    [*HOOK, "claude", "--ag", "a.yaml"],
+    [*HOOK, "claude", "--agent"],
+    [*HOOK, "claude", "codex"],
+    [*HOOK, "claude", "--remote", "-x"],
 ]
 
 
-@pytest.mark.parametrize("words", FIRE_LINES, ids=" ".join)
-def test_a_usual_fire_line_is_read_without_argparse_as_argparse_reads_it(
-    words: list[str],
-) -> None:
-    argv = ["hooks", "fire", *words]
+@pytest.mark.parametrize("argv", USUAL_LINES, ids=" ".join)
+def test_a_usual_line_is_read_without_argparse_as_argparse_reads_it(argv: list[str]) -> None:
     fast = _usual_line(argv)
     full = parsed(build_parser(), argv)[0]
 
@@ -133,63 +143,21 @@ def test_a_usual_fire_line_is_read_without_argparse_as_argparse_reads_it(
     assert comparable(vars(fast)) == comparable({key: full[key] for key in vars(fast)})
 
 
+@pytest.mark.parametrize("argv", ARGPARSE_LINES, ids=" ".join)
+def test_any_other_line_is_left_to_argparse(argv: list[str]) -> None:
+    assert _usual_line(argv) is None
+
+
 @pytest.mark.parametrize(
-    "words", FIRE_ARGPARSE_LINES, ids=lambda words: " ".join(words) or "(none)"
+    ("line", "options"),
+    [([*FIRE, "preToolCall"], FIRE_OPTIONS), ([*HOOK, "claude"], HOOK_OPTIONS)],
+    ids=["fire", "hook"],
 )
-def test_any_other_fire_line_is_left_to_argparse(words: list[str]) -> None:
-    assert _usual_line(["hooks", "fire", *words]) is None
-
-
-def test_every_option_read_without_argparse_is_one_fire_has() -> None:
-    for option, attribute in FIRE_OPTIONS.items():
-        line = ["hooks", "fire", "preToolCall", option, "v"]
-        full = parsed(build_parser(), line)[0]
-        assert isinstance(full, dict), option
-        assert vars(_usual_line(line))[attribute] == full[attribute]
-
-
-#: `hook AGENT` lines read without argparse, then those argparse keeps.
-HOOK_LINES = [
-    ["claude"],
-    ["codex", "--agent", "a.yaml"],
-    ["--remote", "http://127.0.0.1:8700/", "gemini"],
-    ["claude", "--agent", "a.yaml", "--remote", "http://h/", "--agent", "b.yaml"],
-]
-HOOK_ARGPARSE_LINES = [
-    [],
-    ["cursor"],  # no agent hookgate knows: argparse's choices refuse it
-    ["claude", "--help"],
-    ["claude", "--agent=a.yaml"],
-    ["claude", "--ag", "a.yaml"],
-    ["claude", "--agent"],
-    ["claude", "codex"],
-    ["claude", "--remote", "-x"],
-]
-
-
-@pytest.mark.parametrize("words", HOOK_LINES, ids=" ".join)
-def test_a_usual_hook_line_is_read_without_argparse_as_argparse_reads_it(
-    words: list[str],
+def test_every_option_read_without_argparse_is_one_the_command_has(
+    line: list[str], options: dict[str, str]
 ) -> None:
-    argv = ["hook", *words]
-    fast = _usual_line(argv)
-    full = parsed(build_parser(), argv)[0]
-
-    assert fast is not None
-    assert isinstance(full, dict)
-    assert comparable(vars(fast)) == comparable({key: full[key] for key in vars(fast)})
-
-
-@pytest.mark.parametrize(
-    "words", HOOK_ARGPARSE_LINES, ids=lambda words: " ".join(words) or "(none)"
-)
-def test_any_other_hook_line_is_left_to_argparse(words: list[str]) -> None:
-    assert _usual_line(["hook", *words]) is None
-
-
-def test_every_option_hook_reads_without_argparse_is_one_it_has() -> None:
-    for option, attribute in HOOK_OPTIONS.items():
-        line = ["hook", "claude", option, "v"]
-        full = parsed(build_parser(), line)[0]
+    for option, attribute in options.items():
+        argv = [*line, option, "v"]
+        full = parsed(build_parser(), argv)[0]
         assert isinstance(full, dict), option
-        assert vars(_usual_line(line))[attribute] == full[attribute]
+        assert vars(_usual_line(argv))[attribute] == full[attribute]
