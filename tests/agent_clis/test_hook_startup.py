@@ -7,6 +7,7 @@ import pytest
 
 from agent_clis.conftest import bash, claude_event
 from frontends.test_startup_imports import (
+    ARGPARSE,
     EVENT_LOOP,
     OPENSSL_HASHES,
     PARSER,
@@ -42,7 +43,7 @@ def test_a_hook_event_imports_no_event_loop_parser_or_session_parts(
     assert "hookgate.agents.claude" in modules
     unused = tuple(name for name in UNUSED_PARTS if name not in NEEDED)
     assert_none_of(modules, EVENT_LOOP + SESSION_ONLY + PARSER + OPENSSL_HASHES + SUBPROCESS
-                   + SLOW_STDLIB + TYPING + unused + NOT_PER_EVENT)  # fmt: skip
+                   + SLOW_STDLIB + TYPING + ARGPARSE + unused + NOT_PER_EVENT)  # fmt: skip
 
 
 def test_an_event_no_hook_matches_starts_no_process(project: Project) -> None:
